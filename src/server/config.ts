@@ -1,0 +1,229 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The only reader of process.env (guide §4). Every variable is parsed once, here; an invalid
+ * environment fails fast with one message that names every bad variable.
+ */
+
+const emptyToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+const optionalUrl = z.preprocess(emptyToUndefined, z.url().optional());
+
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int({ error: 'must be a whole number' })
+      .min(min, { error: `must be at least ${min}` })
+      .max(max, { error: `must be at most ${max}` })
+      .default(def),
+  );
+
+const bool = (def: boolean) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .default(def ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  );
+
+const mailbox = z
+  .string()
+  .refine((v) => /^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(v.trim()), {
+    error: 'must be an address like "Name <user@example.com>" or "user@example.com"',
+  });
+
+const envSchema = z.object({
+  PORT: int(3000, 0, 65535),
+  HOST: z.preprocess(emptyToUndefined, z.string().default('127.0.0.1')),
+  PUBLIC_URL: z.preprocess(emptyToUndefined, z.url().default('http://localhost:3000')),
+  DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
+  DATABASE_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, { error: 'must be a postgres:// or postgresql:// URL' })
+      .optional(),
+  ),
+  DATABASE_POOL_SIZE: int(10, 1, 200),
+  SMTP_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^smtps?:\/\//, { error: 'must be an smtp:// or smtps:// URL' })
+      .optional(),
+  ),
+  MAIL_FROM: z.preprocess(emptyToUndefined, mailbox.default('Proofmail <no-reply@localhost>')),
+  MAIL_WORKERS: int(4, 0, 64),
+  FREE_MONTHLY_LIMIT: int(10, 0),
+  PRO_MONTHLY_LIMIT: int(10_000, 0),
+  FREE_SENDS_PER_MINUTE: int(5, 1),
+  PRO_SENDS_PER_MINUTE: int(30, 1),
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  STRIPE_PRICE_PRO_MONTHLY: optionalString,
+  STRIPE_API_URL: optionalUrl,
+  GOOGLE_CLIENT_ID: optionalString,
+  GOOGLE_CLIENT_SECRET: optionalString,
+  GOOGLE_AUTHORIZATION_URL: z.preprocess(
+    emptyToUndefined,
+    z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  ),
+  GOOGLE_TOKEN_URL: z.preprocess(emptyToUndefined, z.url().default('https://oauth2.googleapis.com/token')),
+  GOOGLE_JWKS_URL: z.preprocess(emptyToUndefined, z.url().default('https://www.googleapis.com/oauth2/v3/certs')),
+  GOOGLE_ISSUER: z.preprocess(emptyToUndefined, z.string().default('https://accounts.google.com')),
+  GITHUB_CLIENT_ID: optionalString,
+  GITHUB_CLIENT_SECRET: optionalString,
+  GITHUB_AUTHORIZATION_URL: z.preprocess(
+    emptyToUndefined,
+    z.url().default('https://github.com/login/oauth/authorize'),
+  ),
+  GITHUB_TOKEN_URL: z.preprocess(emptyToUndefined, z.url().default('https://github.com/login/oauth/access_token')),
+  GITHUB_API_URL: z.preprocess(emptyToUndefined, z.url().default('https://api.github.com')),
+  CAPTCHA_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['altcha', 'none']).default('altcha')),
+  CAPTCHA_MAX_NUMBER: int(100_000, 10, 10_000_000),
+  ABUSE_EMAIL: optionalString,
+  SUPPORT_EMAIL: optionalString,
+  CORS_ORIGINS: optionalString,
+  TRUST_PROXY: bool(false),
+  LOG_LEVEL: z.preprocess(
+    emptyToUndefined,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface OAuthProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  mailWorkers: number;
+  freeMonthlyLimit: number;
+  proMonthlyLimit: number;
+  freeSendsPerMinute: number;
+  proSendsPerMinute: number;
+  stripe:
+    | { secretKey: string; webhookSecret: string | undefined; priceProMonthly: string | undefined; apiUrl: string | undefined }
+    | undefined;
+  google: (OAuthProviderConfig & { jwksUrl: string; issuer: string }) | undefined;
+  github: (OAuthProviderConfig & { apiUrl: string }) | undefined;
+  captcha: { provider: 'altcha' | 'none'; maxNumber: number };
+  abuseEmail: string;
+  supportEmail: string;
+  corsOrigins: string[];
+  trustProxy: boolean;
+  logLevel: Env['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** The domain part of "Name <user@domain>" or "user@domain". */
+function mailDomain(address: string): string {
+  const match = /@([^\s>]+)>?\s*$/.exec(address);
+  return match?.[1] ?? 'localhost';
+}
+
+function originOf(url: string, variable: string, problems: string[]): string | undefined {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('protocol');
+    return parsed.origin;
+  } catch {
+    problems.push(`${variable}: "${url}" is not an http(s) origin`);
+    return undefined;
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const parsed = envSchema.safeParse(env);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = issue.path.join('.');
+      const raw = env[name];
+      problems.push(`${name}: ${issue.message}${raw === undefined ? '' : ` (got "${raw}")`}`);
+    }
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+
+  const pair = (idName: string, id: string | undefined, secretName: string, secret: string | undefined) => {
+    if (Boolean(id) !== Boolean(secret)) problems.push(`${idName} and ${secretName} must be set together`);
+    return id && secret ? { clientId: id, clientSecret: secret } : undefined;
+  };
+  const google = pair('GOOGLE_CLIENT_ID', e.GOOGLE_CLIENT_ID, 'GOOGLE_CLIENT_SECRET', e.GOOGLE_CLIENT_SECRET);
+  const github = pair('GITHUB_CLIENT_ID', e.GITHUB_CLIENT_ID, 'GITHUB_CLIENT_SECRET', e.GITHUB_CLIENT_SECRET);
+  const corsOrigins = (e.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
+    .map((o) => originOf(o, 'CORS_ORIGINS', problems))
+    .filter((o): o is string => o !== undefined);
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const domain = mailDomain(e.MAIL_FROM);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+    dataDir: path.resolve(cwd, e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM.trim(),
+    mailWorkers: e.MAIL_WORKERS,
+    freeMonthlyLimit: e.FREE_MONTHLY_LIMIT,
+    proMonthlyLimit: e.PRO_MONTHLY_LIMIT,
+    freeSendsPerMinute: e.FREE_SENDS_PER_MINUTE,
+    proSendsPerMinute: e.PRO_SENDS_PER_MINUTE,
+    stripe: e.STRIPE_SECRET_KEY
+      ? {
+          secretKey: e.STRIPE_SECRET_KEY,
+          webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+          priceProMonthly: e.STRIPE_PRICE_PRO_MONTHLY,
+          apiUrl: e.STRIPE_API_URL,
+        }
+      : undefined,
+    google: google && {
+      ...google,
+      authorizationUrl: e.GOOGLE_AUTHORIZATION_URL,
+      tokenUrl: e.GOOGLE_TOKEN_URL,
+      jwksUrl: e.GOOGLE_JWKS_URL,
+      issuer: e.GOOGLE_ISSUER,
+    },
+    github: github && {
+      ...github,
+      authorizationUrl: e.GITHUB_AUTHORIZATION_URL,
+      tokenUrl: e.GITHUB_TOKEN_URL,
+      apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
+    },
+    captcha: { provider: e.CAPTCHA_PROVIDER, maxNumber: e.CAPTCHA_MAX_NUMBER },
+    abuseEmail: e.ABUSE_EMAIL ?? `abuse@${domain}`,
+    supportEmail: e.SUPPORT_EMAIL ?? `support@${domain}`,
+    corsOrigins,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,40 @@
+import { sql } from 'kysely';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { healthResponse, publicConfig, type PublicConfig } from '../../../shared/contract/system.ts';
+import { MAX_RECIPIENTS, PRO_PRICE_ID, PRO_PRICE_MONTHLY } from '../../../shared/plans.ts';
+import type { AppDeps } from '../../app.ts';
+
+export function publicConfigOf(deps: AppDeps): PublicConfig {
+  const { config } = deps;
+  return {
+    freeMonthlyLimit: config.freeMonthlyLimit,
+    proMonthlyLimit: config.proMonthlyLimit,
+    proPriceMonthly: PRO_PRICE_MONTHLY,
+    proPriceId: PRO_PRICE_ID,
+    maxRecipients: MAX_RECIPIENTS,
+    providers: { google: Boolean(config.google), github: Boolean(config.github) },
+    billingEnabled: Boolean(config.stripe),
+    // Sign-up (and its challenge) arrives with the accounts feature; until then it is off.
+    captcha: { provider: 'none', challengeUrl: null },
+    mailCatcher: deps.mailCatcher ?? false,
+    supportEmail: config.supportEmail,
+    abuseEmail: config.abuseEmail,
+  };
+}
+
+export function registerSystemRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const body = publicConfigOf(deps);
+
+  r.get('/api/health', { schema: { response: { 200: healthResponse } } }, async (_req, res) => {
+    await sql`select 1`.execute(deps.db);
+    void res.header('Cache-Control', 'no-store');
+    return { ok: true as const, database: 'up' as const };
+  });
+
+  r.get('/api/config', { schema: { response: { 200: publicConfig } } }, async (_req, res) => {
+    void res.header('Cache-Control', 'no-cache');
+    return body;
+  });
+}

@@ -1,0 +1,87 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import type { ErrorResponse } from '../../shared/contract/common.ts';
+
+/**
+ * The one error type. Throw it from routes and services; the handler below turns it, and every
+ * other failure, into the one JSON shape `{ error, code? }` (guide §6).
+ */
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (message: string, code?: string) => new AppError(400, message, code);
+export const unauthorized = (message = 'Not authenticated', code = 'unauthenticated') =>
+  new AppError(401, message, code);
+export const forbidden = (message: string, code?: string) => new AppError(403, message, code);
+export const notFound = (message = 'Not found', code = 'not_found') => new AppError(404, message, code);
+export const tooManyRequests = (message: string, code = 'rate_limited') => new AppError(429, message, code);
+
+/** Errors that mean "the database is unreachable right now": answer 503, never a 2xx. */
+function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03'].includes(code) ||
+    code.startsWith('08') ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      message,
+    )
+  );
+}
+
+function describeValidation(error: { validation: { instancePath?: string; message?: string }[] }): string {
+  const first = error.validation[0];
+  if (!first) return 'Invalid request';
+  const field = first.instancePath?.replace(/^\//, '').replaceAll('/', '.');
+  return field ? `${field}: ${first.message ?? 'is invalid'}` : (first.message ?? 'Invalid request');
+}
+
+function reply(statusCode: number, error: string, code?: string): { statusCode: number; body: ErrorResponse } {
+  return { statusCode, body: code ? { error, code } : { error } };
+}
+
+export function toErrorResponse(err: unknown): { statusCode: number; body: ErrorResponse } {
+  if (err instanceof AppError) return reply(err.statusCode, err.message, err.code);
+  if (hasZodFastifySchemaValidationErrors(err)) return reply(400, describeValidation(err), 'invalid_request');
+  const fe = err as Partial<FastifyError>;
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return reply(413, 'Request body is too large', 'body_too_large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return reply(415, 'Unsupported content type: send JSON', 'unsupported_media_type');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return reply(400, 'Request body is not valid JSON', 'invalid_json');
+    case 'FST_ERR_VALIDATION':
+      return reply(400, fe.message ?? 'Invalid request', 'invalid_request');
+  }
+  if (err instanceof SyntaxError) return reply(400, 'Request body is not valid JSON', 'invalid_json');
+  if (isDatabaseUnavailable(err)) {
+    return reply(503, 'Service temporarily unavailable, please try again shortly', 'unavailable');
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return reply(fe.statusCode, fe.message ?? 'Bad request');
+  }
+  return reply(500, 'Internal server error', 'internal');
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, res) => {
+    const { statusCode, body } = toErrorResponse(err);
+    if (statusCode >= 500) {
+      // Serialization failures mean a route answered with a field its schema does not allow.
+      const kind = isResponseSerializationError(err) ? 'response did not match its schema' : 'request failed';
+      request.log.error({ err }, kind);
+    }
+    void res.status(statusCode).send(body);
+  });
+}

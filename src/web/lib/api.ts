@@ -1,0 +1,79 @@
+import type { ErrorResponse } from '../../shared/contract/common.ts';
+
+/**
+ * The one way the SPA talks to the API: JSON in and out, the bearer token from localStorage
+ * (spec §3: key auth_token), and failures as ApiError carrying the server's message.
+ */
+
+export const TOKEN_KEY = 'auth_token';
+export const API_BASE: string = (import.meta.env.VITE_API_URL ?? '').replace(/\/+$/, '');
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export function getToken(): string | null {
+  try {
+    return localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function setToken(token: string | null): void {
+  if (token) localStorage.setItem(TOKEN_KEY, token);
+  else localStorage.removeItem(TOKEN_KEY);
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(`${API_BASE}${path}`, {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: 'include',
+      signal: options.signal,
+    });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 'Network error: check your connection and try again');
+  }
+  const text = await res.text();
+  let data: unknown = undefined;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+  }
+  if (!res.ok) {
+    const body = data as Partial<ErrorResponse> | undefined;
+    throw new ApiError(res.status, body?.error ?? 'Unknown error', body?.code);
+  }
+  return data as T;
+}
+
+/** The message to show for any failure: the server's text, else "Unknown error" (spec §8). */
+export function errorMessage(err: unknown): string {
+  if (err instanceof ApiError || err instanceof Error) return err.message || 'Unknown error';
+  return 'Unknown error';
+}
