@@ -1,5 +1,6 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as appMeta from './migrations/0001-app-meta.ts';
+import * as mailOutbox from './migrations/0002-mail-outbox.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -7,6 +8,7 @@ import * as appMeta from './migrations/0001-app-meta.ts';
  */
 const migrations: Record<string, Migration> = {
   '0001-app-meta': appMeta,
+  '0002-mail-outbox': mailOutbox,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

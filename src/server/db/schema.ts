@@ -11,9 +11,31 @@ export interface AppMetaTable {
   created_at: ColumnType<Date, never, never>;
 }
 
-export interface Database {
-  app_meta: AppMetaTable;
+export type OutboxState = 'queued' | 'sending' | 'sent' | 'retry_wait' | 'failed';
+
+export interface MailOutboxTable {
+  id: Generated<string>;
+  priority: number;
+  state: Generated<OutboxState>;
+  message_id: string;
+  to_addresses: string[];
+  reply_to: string | null;
+  subject: string;
+  html: string;
+  text: string | null;
+  email_id: string | null;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  lease_until: Date | null;
+  locked_by: string | null;
+  uncertain: Generated<boolean>;
+  last_error_code: number | null;
+  last_error: string | null;
+  created_at: Generated<Date>;
+  sent_at: Date | null;
 }
 
-/** Marker so unused-import lint does not strip the helper types other features will use. */
-export type _Generated<T> = Generated<T>;
+export interface Database {
+  app_meta: AppMetaTable;
+  mail_outbox: MailOutboxTable;
+}
