@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { MAX_PASSWORD_LENGTH, PLANS, SUBSCRIPTION_STATUSES } from '../plans.ts';
+
+/**
+ * Auth and user API contract (spec §3, §7). Requests are strict objects: unknown fields are
+ * rejected. Field-level messages are the spec's texts where the spec has one.
+ */
+
+export const user = z.object({
+  id: z.string(),
+  email: z.string(),
+  verified: z.boolean(),
+  plan: z.enum(PLANS),
+  createdAt: z.string(),
+  subscriptionStatus: z.enum(SUBSCRIPTION_STATUSES),
+  /** True when the account has a password (social-only accounts do not). */
+  hasPassword: z.boolean(),
+});
+export type User = z.infer<typeof user>;
+
+const email = z.string().trim().max(254);
+const password = z.string().max(MAX_PASSWORD_LENGTH, { error: `Password must be at most ${MAX_PASSWORD_LENGTH} characters` });
+
+export const signUpRequest = z.strictObject({
+  email,
+  password,
+  captchaToken: z.string().max(10_000).optional(),
+});
+export const signInRequest = z.strictObject({ email, password });
+export const sessionResponse = z.object({ user, token: z.string() });
+export type SessionResponse = z.infer<typeof sessionResponse>;
+
+export const meResponse = z.object({ user });
+export const okResponse = z.object({ ok: z.literal(true) });
+
+export const verifyEmailRequest = z.strictObject({ token: z.string().max(200) });
+export const verifyEmailResponse = z.object({ ok: z.literal(true), emailChanged: z.boolean() });
+
+export const requestPasswordResetRequest = z.strictObject({ email });
+export const resetPasswordRequest = z.strictObject({ token: z.string().max(200), newPassword: password });
+
+export const exchangeRequest = z.strictObject({ ticket: z.string().max(200) });
+
+export const settingsResponse = z.object({
+  ok: z.literal(true),
+  user,
+  prefs: z.object({ loginAlerts: z.boolean() }),
+});
+export type SettingsResponse = z.infer<typeof settingsResponse>;
+export const updateSettingsRequest = z.strictObject({ loginAlerts: z.boolean() });
+export const updateSettingsResponse = z.object({ ok: z.literal(true), prefs: z.object({ loginAlerts: z.boolean() }) });
+
+export const changeEmailRequest = z.strictObject({ newEmail: email });
+export const changePasswordRequest = z.strictObject({ currentPassword: password, newPassword: password });
+
+/** Social sign-in providers; a provider is offered only when the server has it configured. */
+export const OAUTH_PROVIDERS = ['google', 'github'] as const;
+export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
