@@ -22,8 +22,14 @@ export interface TestContextOptions {
   deps?: Partial<AppDeps>;
 }
 
-/** A real app on a fresh database; env entries override the defaults a test run uses. */
-export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
+/** An app on a fresh database, before it listens: shared by API tests and the browser-test server. */
+export type TestApp = Omit<TestContext, 'clock'>;
+
+/**
+ * Builds a real app on a fresh database cloned from the run's template. `env` overrides the
+ * defaults a test run uses; `deps` are passed to buildApp as they are (clock, webRoot, mailer, …).
+ */
+export async function createTestApp(options: TestContextOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({
     DATABASE_URL: database.url,
@@ -33,23 +39,34 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   });
   const pool = createPool(database.url, config.databasePoolSize);
   const db = createDb(pool);
-  const clock = new ManualClock();
   const stream = new PassThrough();
   let logged = '';
   stream.on('data', (chunk: Buffer) => (logged += chunk.toString()));
-  const app = await buildApp({ config, db, clock, logStream: stream, ...options.deps });
-  await app.ready();
-  return {
-    app,
-    db,
-    config,
-    clock,
-    databaseUrl: database.url,
-    logs: () => logged,
-    close: async () => {
-      await app.close();
-      await db.destroy();
-      await database.drop();
-    },
-  };
+  try {
+    const app = await buildApp({ config, db, logStream: stream, ...options.deps });
+    await app.ready();
+    return {
+      app,
+      db,
+      config,
+      databaseUrl: database.url,
+      logs: () => logged,
+      close: async () => {
+        await app.close();
+        await db.destroy();
+        await database.drop();
+      },
+    };
+  } catch (err) {
+    await db.destroy();
+    await database.drop();
+    throw err;
+  }
+}
+
+/** A real app on a fresh database, with a manual clock; for `app.inject()` API tests. */
+export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
+  const clock = new ManualClock();
+  const parts = await createTestApp({ env: options.env, deps: { clock, ...options.deps } });
+  return { ...parts, clock };
 }

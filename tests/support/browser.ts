@@ -1,0 +1,176 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+} from 'playwright-core';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
+
+/** Debian's Chromium (playwright's own download is not available here); CHROMIUM_PATH overrides. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** Where screenshots of failed tests go. */
+export const FAILURE_DIR = path.join(os.tmpdir(), 'proofmail-e2e-failures');
+
+/** Defaults for every context: a laptop viewport, light system theme, UTC, no motion. */
+export const DEFAULT_CONTEXT: BrowserContextOptions = {
+  viewport: { width: 1280, height: 800 },
+  locale: 'en-US',
+  timezoneId: 'UTC',
+  colorScheme: 'light',
+  reducedMotion: 'reduce',
+};
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!fs.existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)`,
+    );
+  }
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: LAUNCH_ARGS });
+}
+
+export interface BrowserHarness {
+  /** The file's Chromium (launched in beforeAll). */
+  readonly browser: Browser;
+  /**
+   * A fresh incognito context (own storage, cookies, cache), closed when the current test
+   * ends. Call it inside a test. `baseURL` lets pages use relative paths: page.goto('/plan').
+   */
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+  /** A page in its own fresh context (see newContext). */
+  newPage(options?: BrowserContextOptions): Promise<Page>;
+}
+
+/**
+ * One Chromium per test file: call at the top of a describe block (or file). Every context a
+ * test opens is closed when that test finishes; a failing test first leaves a full-page
+ * screenshot of each open page in FAILURE_DIR.
+ */
+export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarness {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  const harness: BrowserHarness = {
+    get browser() {
+      if (!browser) throw new Error('The browser is not running yet (use it inside tests or hooks)');
+      return browser;
+    },
+    async newContext(options = {}) {
+      const context = await harness.browser.newContext({ ...DEFAULT_CONTEXT, ...defaults, ...options });
+      context.setDefaultTimeout(15_000);
+      context.setDefaultNavigationTimeout(20_000);
+      onTestFinished(async ({ task }) => {
+        if (task.result?.state === 'fail') await screenshotPages(context, task.name);
+        await context.close().catch(() => undefined);
+      });
+      return context;
+    },
+    async newPage(options = {}) {
+      const context = await harness.newContext(options);
+      return context.newPage();
+    },
+  };
+  return harness;
+}
+
+async function screenshotPages(context: BrowserContext, testName: string): Promise<void> {
+  fs.mkdirSync(FAILURE_DIR, { recursive: true });
+  const slug = testName
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 80);
+  for (const [i, page] of context.pages().entries()) {
+    const file = path.join(FAILURE_DIR, `${slug}-${i}.png`);
+    try {
+      await page.screenshot({ path: file, fullPage: true, timeout: 5000 });
+      console.error(`[e2e] screenshot of the failed page (${page.url()}): ${file}`);
+    } catch {
+      // the page may already be gone; the assertion error is what matters
+    }
+  }
+}
+
+export interface PageProblems {
+  /** console.error output, including CSP violations and resource load failures Chrome logs. */
+  consoleErrors: string[];
+  /** Uncaught exceptions in the page. */
+  pageErrors: string[];
+  /** Requests that never got a response (connection refused, blocked, …), except aborted navigations. */
+  failedRequests: string[];
+  /** Responses with status >= 400. */
+  httpErrors: string[];
+  /** Everything above, one line each, for `expect(problems.all()).toEqual([])`. */
+  all(): string[];
+}
+
+export interface WatchOptions {
+  /** Problems matching any of these are expected (e.g. a deliberate 401) and left out. */
+  ignore?: RegExp[];
+}
+
+/**
+ * Records what went wrong on a page while a test drives it. Start watching before the first
+ * goto; assert at the end: `expect(problems.all()).toEqual([])`.
+ */
+export function watchProblems(page: Page, options: WatchOptions = {}): PageProblems {
+  const ignored = (text: string) => (options.ignore ?? []).some((re) => re.test(text));
+  const problems: PageProblems = {
+    consoleErrors: [],
+    pageErrors: [],
+    failedRequests: [],
+    httpErrors: [],
+    all: () => [
+      ...problems.consoleErrors.map((t) => `console: ${t}`),
+      ...problems.pageErrors.map((t) => `exception: ${t}`),
+      ...problems.failedRequests.map((t) => `request failed: ${t}`),
+      ...problems.httpErrors.map((t) => `http: ${t}`),
+    ],
+  };
+  page.on('console', (msg) => {
+    if (msg.type() !== 'error') return;
+    const where = msg.location().url;
+    const text = where ? `${msg.text()} (${where})` : msg.text();
+    if (!ignored(text)) problems.consoleErrors.push(text);
+  });
+  page.on('pageerror', (err) => {
+    const text = err.stack ?? err.message;
+    if (!ignored(text)) problems.pageErrors.push(text);
+  });
+  page.on('requestfailed', (req) => {
+    const reason = req.failure()?.errorText ?? 'failed';
+    // Leaving a page cancels its pending requests; that is not a fault.
+    if (reason === 'net::ERR_ABORTED') return;
+    const text = `${req.method()} ${req.url()} ${reason}`;
+    if (!ignored(text)) problems.failedRequests.push(text);
+  });
+  page.on('response', (res) => {
+    if (res.status() < 400) return;
+    const text = `${res.request().method()} ${res.url()} ${res.status()}`;
+    if (!ignored(text)) problems.httpErrors.push(text);
+  });
+  return problems;
+}
+
+/**
+ * @deprecated Use setupBrowser: a `use…` name makes eslint's react-hooks rule treat it as a hook.
+ */
+export const useBrowser = setupBrowser;
