@@ -59,6 +59,7 @@ const envSchema = z.object({
   ),
   MAIL_FROM: z.preprocess(emptyToUndefined, mailbox.default('Proofmail <no-reply@localhost>')),
   MAIL_WORKERS: int(4, 0, 64),
+  MAIL_LEASE_SECONDS: int(120, 2, 3600),
   FREE_MONTHLY_LIMIT: int(10, 0),
   PRO_MONTHLY_LIMIT: int(10_000, 0),
   FREE_SENDS_PER_MINUTE: int(5, 1),
@@ -115,6 +116,8 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   mailWorkers: number;
+  /** How long a worker's claim on a mail lasts without renewal (a dead worker's mail waits this long). */
+  mailLeaseSeconds: number;
   freeMonthlyLimit: number;
   proMonthlyLimit: number;
   freeSendsPerMinute: number;
@@ -194,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM.trim(),
     mailWorkers: e.MAIL_WORKERS,
+    mailLeaseSeconds: e.MAIL_LEASE_SECONDS,
     freeMonthlyLimit: e.FREE_MONTHLY_LIMIT,
     proMonthlyLimit: e.PRO_MONTHLY_LIMIT,
     freeSendsPerMinute: e.FREE_SENDS_PER_MINUTE,

@@ -306,3 +306,28 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       })()),
   };
 }
+
+/**
+ * The connection string of an embedded server already running on `dataDir` (normally started by
+ * a running app), or undefined when none runs. Tools such as `npm run admin` use it to work next
+ * to a running server, which owns the data directory and would make a second start refuse.
+ */
+export async function runningEmbeddedConnectionString(
+  dataDir: string,
+  database = 'postgres',
+): Promise<string | undefined> {
+  const baseDir = path.resolve(dataDir);
+  let lines: string[];
+  try {
+    lines = (await fs.readFile(path.join(baseDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n');
+  } catch {
+    return undefined;
+  }
+  // postmaster.pid: pid, data dir, start time, port, socket dir, listen address, ...
+  const pid = Number(lines[0]?.trim());
+  const port = Number(lines[3]?.trim());
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return undefined;
+  if (!isAlive(pid) || !(await commandLine(pid)).includes('postgres')) return undefined;
+  const password = (await fs.readFile(path.join(baseDir, 'postgres.password'), 'utf8')).trim();
+  return `postgresql://${DB_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+}

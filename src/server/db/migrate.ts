@@ -1,6 +1,11 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as appMeta from './migrations/0001-app-meta.ts';
 import * as mailOutbox from './migrations/0002-mail-outbox.ts';
+import * as caughtMail from './migrations/0003-caught-mail.ts';
+import * as accounts from './migrations/0004-accounts.ts';
+import * as emailsAndUsage from './migrations/0005-emails-and-usage.ts';
+import * as emailSearch from './migrations/0006-email-search.ts';
+import * as billing from './migrations/0007-billing.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -9,6 +14,11 @@ import * as mailOutbox from './migrations/0002-mail-outbox.ts';
 const migrations: Record<string, Migration> = {
   '0001-app-meta': appMeta,
   '0002-mail-outbox': mailOutbox,
+  '0003-caught-mail': caughtMail,
+  '0004-accounts': accounts,
+  '0005-emails-and-usage': emailsAndUsage,
+  '0006-email-search': emailSearch,
+  '0007-billing': billing,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Plan, SubscriptionStatus } from '../../shared/plans.ts';
 
 /**
  * Table types for Kysely. Each feature adds its tables here, next to its migration.
@@ -35,7 +36,150 @@ export interface MailOutboxTable {
   sent_at: Date | null;
 }
 
+export interface CaughtMailHeader {
+  name: string;
+  value: string;
+}
+
+/** Mail caught by the local SMTP catcher (migration 0003). */
+export interface CaughtMailTable {
+  id: Generated<string>;
+  message_id: string | null;
+  envelope_from: string | null;
+  from_header: string;
+  to_addresses: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: ColumnType<CaughtMailHeader[], string, string>;
+  size: number;
+  received_at: Generated<Date>;
+}
+
+/** Accounts (migration 0004). */
+export interface UsersTable {
+  id: Generated<string>;
+  email: string;
+  password_hash: string | null;
+  verified_at: Date | null;
+  plan: Generated<Plan>;
+  subscription_status: Generated<SubscriptionStatus>;
+  stripe_customer_id: string | null;
+  stripe_subscription_id: string | null;
+  current_period_end: Date | null;
+  cancel_at_period_end: Generated<boolean>;
+  login_alerts: Generated<boolean>;
+  last_login_alert_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export type OAuthProviderName = 'google' | 'github';
+
+export interface OAuthAccountsTable {
+  id: Generated<string>;
+  provider: OAuthProviderName;
+  provider_user_id: string;
+  user_id: string;
+  email: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface SessionsTable {
+  id: Generated<string>;
+  user_id: string;
+  /** SHA-256 of the bearer token; the token itself is never stored. */
+  token_hash: Buffer;
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export type TokenPurpose = 'verify' | 'reset' | 'change_email' | 'oauth_ticket';
+
+export interface TokensTable {
+  id: Generated<string>;
+  /** SHA-256 of the token sent to the user. */
+  hash: Buffer;
+  user_id: string;
+  purpose: TokenPurpose;
+  payload: ColumnType<Record<string, string> | null, string | null, string | null>;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  window_start: Date;
+  count: number;
+}
+
+export interface CaptchaRedemptionsTable {
+  challenge_id: string;
+  expires_at: Date;
+}
+
+/** Sent emails and usage (migration 0005). */
+export interface EmailsTable {
+  id: Generated<string>;
+  user_id: string;
+  /** Recipients joined by commas, as the spec's Email.to. */
+  to_addresses: string;
+  subject: string;
+  /** The HTML as sent (after inlining, when asked). */
+  html: string;
+  inline_css: Generated<boolean>;
+  public_slug: string | null;
+  shared_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+export interface UsageCountersTable {
+  user_id: string;
+  month: ColumnType<Date, string, string>;
+  count: number;
+}
+
+export interface UsageLedgerTable {
+  id: Generated<number>;
+  user_id: string;
+  email_id: string | null;
+  outbox_id: string;
+  month: ColumnType<Date, string, string>;
+  created_at: Generated<Date>;
+  refunded_at: Date | null;
+}
+
+export interface SendRateTable {
+  user_id: string;
+  minute: Date;
+  count: number;
+}
+
+/** Stripe webhook events already applied (migration 0007). */
+export interface StripeEventsTable {
+  id: string;
+  type: string;
+  customer_id: string | null;
+  received_at: Generated<Date>;
+}
+
 export interface Database {
   app_meta: AppMetaTable;
   mail_outbox: MailOutboxTable;
+  caught_mail: CaughtMailTable;
+  users: UsersTable;
+  oauth_accounts: OAuthAccountsTable;
+  sessions: SessionsTable;
+  tokens: TokensTable;
+  rate_limits: RateLimitsTable;
+  captcha_redemptions: CaptchaRedemptionsTable;
+  emails: EmailsTable;
+  usage_counters: UsageCountersTable;
+  usage_ledger: UsageLedgerTable;
+  send_rate: SendRateTable;
+  stripe_events: StripeEventsTable;
 }

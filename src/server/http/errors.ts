@@ -65,6 +65,10 @@ export function toErrorResponse(err: unknown): { statusCode: number; body: Error
       return reply(400, fe.message ?? 'Invalid request', 'invalid_request');
   }
   if (err instanceof SyntaxError) return reply(400, 'Request body is not valid JSON', 'invalid_json');
+  // PostgreSQL text cannot hold NUL (22021) or characters outside UTF-8 (22P05): bad input, not a crash.
+  if (fe.code === '22021' || fe.code === '22P05') {
+    return reply(400, 'Text must not contain NUL or invalid characters', 'invalid_text');
+  }
   if (isDatabaseUnavailable(err)) {
     return reply(503, 'Service temporarily unavailable, please try again shortly', 'unavailable');
   }

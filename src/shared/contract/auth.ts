@@ -56,3 +56,17 @@ export const changePasswordRequest = z.strictObject({ currentPassword: password,
 /** Social sign-in providers; a provider is offered only when the server has it configured. */
 export const OAUTH_PROVIDERS = ['google', 'github'] as const;
 export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
+
+/** GET /api/auth/captcha/challenge: an ALTCHA v2 challenge, passed to the widget as is. */
+export const captchaChallengeResponse = z.object({
+  parameters: z.looseObject({
+    algorithm: z.string(),
+    nonce: z.string(),
+    salt: z.string(),
+    cost: z.number(),
+    keyLength: z.number(),
+    keyPrefix: z.string(),
+  }),
+  signature: z.string(),
+});
+export type CaptchaChallenge = z.infer<typeof captchaChallengeResponse>;

@@ -15,8 +15,11 @@ export function publicConfigOf(deps: AppDeps): PublicConfig {
     maxRecipients: MAX_RECIPIENTS,
     providers: { google: Boolean(config.google), github: Boolean(config.github) },
     billingEnabled: Boolean(config.stripe),
-    // Sign-up (and its challenge) arrives with the accounts feature; until then it is off.
-    captcha: { provider: 'none', challengeUrl: null },
+    // Sign-up's bot challenge (ALTCHA, self-hosted); 'none' means sign-up needs no token.
+    captcha:
+      config.captcha.provider === 'altcha'
+        ? { provider: 'altcha', challengeUrl: '/api/auth/captcha/challenge' }
+        : { provider: 'none', challengeUrl: null },
     mailCatcher: deps.mailCatcher ?? false,
     supportEmail: config.supportEmail,
     abuseEmail: config.abuseEmail,

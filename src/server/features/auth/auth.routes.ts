@@ -1,0 +1,234 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  captchaChallengeResponse,
+  exchangeRequest,
+  meResponse,
+  okResponse,
+  requestPasswordResetRequest,
+  resetPasswordRequest,
+  sessionResponse,
+  signInRequest,
+  signUpRequest,
+  verifyEmailRequest,
+  verifyEmailResponse,
+  type CaptchaChallenge,
+} from '../../../shared/contract/auth.ts';
+import { requireSession, requireUser, SESSION_IDLE_MS } from '../../http/auth.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import { enforceRateLimits, pruneRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
+import { toUserResponse } from './account-view.ts';
+import { pruneAccounts, type AccountUser } from './account.repo.ts';
+import {
+  AUTH_MESSAGES,
+  exchangeTicket,
+  resendVerification,
+  resetPassword,
+  sendPasswordReset,
+  signIn,
+  signOut,
+  signUp,
+  validateNewPassword,
+  validateSignIn,
+  validateSignUp,
+  verifyEmail,
+  type AuthDeps,
+  type ClientInfo,
+} from './auth.service.ts';
+import { pruneRedemptions } from './captcha.repo.ts';
+import { createCaptchaChallenge } from './captcha.service.ts';
+import { registerOAuthRoutes } from './oauth.routes.ts';
+import { RATE_RULES } from './rate-rules.ts';
+
+const HOUSEKEEPING_INTERVAL_MS = 3600_000;
+
+export function clientOf(request: FastifyRequest): ClientInfo {
+  // request.ip honours X-Forwarded-For only when TRUST_PROXY is set (Fastify's trustProxy).
+  return { ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
+}
+
+function session(result: { user: AccountUser; token: string }) {
+  return { user: toUserResponse(result.user), token: result.token };
+}
+
+export function registerAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
+  // Work that runs after the answer has gone out (password reset mail); awaited on shutdown.
+  const pending = new Set<Promise<void>>();
+  const afterResponse = new WeakMap<FastifyRequest, () => Promise<void>>();
+  const runLater = (request: FastifyRequest, task: () => Promise<void>) => afterResponse.set(request, task);
+
+  let housekeeping: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    housekeeping = setInterval(() => {
+      const now = deps.clock.now();
+      void Promise.all([
+        pruneAccounts(deps.db, now, SESSION_IDLE_MS),
+        pruneRateLimits(deps.db, now),
+        pruneRedemptions(deps.db, now),
+      ]).catch((err: unknown) => app.log.warn({ err }, 'accounts housekeeping failed'));
+    }, HOUSEKEEPING_INTERVAL_MS);
+    housekeeping.unref();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(housekeeping);
+    await Promise.allSettled([...pending]);
+  });
+
+  void app.register(async (api) => {
+    // Answers here carry tokens or account data: never cache them anywhere.
+    api.addHook('onSend', async (_request, reply, payload) => {
+      if (!reply.hasHeader('Cache-Control')) void reply.header('Cache-Control', 'no-store');
+      return payload;
+    });
+    api.addHook('onResponse', async (request) => {
+      const task = afterResponse.get(request);
+      if (!task) return;
+      afterResponse.delete(request);
+      const running: Promise<void> = task()
+        .catch((err: unknown) => request.log.error({ err }, 'background account task failed'))
+        .finally(() => pending.delete(running));
+      pending.add(running);
+    });
+
+    const r = api.withTypeProvider<ZodTypeProvider>();
+    const now = () => deps.clock.now();
+
+    r.post(
+      '/api/auth/signup',
+      { schema: { body: signUpRequest, response: { 200: sessionResponse } } },
+      async (request, reply) => {
+        const input = validateSignUp(request.body);
+        await enforceRateLimits(
+          deps.db,
+          reply,
+          [{ rule: RATE_RULES.signUpPerIp, subject: request.ip }],
+          now(),
+        );
+        const result = await signUp(
+          deps,
+          { ...input, captchaToken: request.body.captchaToken },
+          clientOf(request),
+        );
+        return session(result);
+      },
+    );
+
+    r.post(
+      '/api/auth/signin',
+      { schema: { body: signInRequest, response: { 200: sessionResponse } } },
+      async (request, reply) => {
+        const input = validateSignIn(request.body);
+        const at = now();
+        const checks = [
+          { rule: RATE_RULES.signInPerIp, subject: request.ip },
+          { rule: RATE_RULES.signInPerAccount, subject: input.email.toLowerCase() },
+        ];
+        await enforceRateLimits(deps.db, reply, checks, at);
+        const result = await signIn(deps, input, clientOf(request));
+        await refundRateLimits(deps.db, checks, at); // only failed attempts count
+        return session(result);
+      },
+    );
+
+    r.post('/api/auth/signout', { schema: { response: { 200: okResponse } } }, async (request) => {
+      const { sessionId } = requireSession(request);
+      await signOut(deps, sessionId);
+      return { ok: true as const };
+    });
+
+    r.get('/api/auth/me', { schema: { response: { 200: meResponse } } }, async (request) => {
+      return { user: toUserResponse(requireUser(request)) };
+    });
+
+    r.post(
+      '/api/auth/resend-verification',
+      { schema: { response: { 200: okResponse } } },
+      async (request, reply) => {
+        const user = requireUser(request);
+        await enforceRateLimits(
+          deps.db,
+          reply,
+          [
+            { rule: RATE_RULES.resendPerIp, subject: request.ip },
+            { rule: RATE_RULES.resendPerAccount, subject: user.id },
+          ],
+          now(),
+        );
+        await resendVerification(deps, user);
+        return { ok: true as const };
+      },
+    );
+
+    r.post(
+      '/api/auth/verify-email',
+      { schema: { body: verifyEmailRequest, response: { 200: verifyEmailResponse } } },
+      async (request) => {
+        const { emailChanged } = await verifyEmail(deps, request.body.token.trim());
+        return { ok: true as const, emailChanged };
+      },
+    );
+
+    r.post(
+      '/api/auth/request-password-reset',
+      { schema: { body: requestPasswordResetRequest, response: { 200: okResponse } } },
+      async (request, reply) => {
+        const email = request.body.email.trim();
+        if (!email) throw badRequest(AUTH_MESSAGES.missingEmail, 'missing_fields');
+        await enforceRateLimits(
+          deps.db,
+          reply,
+          [
+            { rule: RATE_RULES.resetRequestPerIp, subject: request.ip },
+            { rule: RATE_RULES.resetRequestPerAccount, subject: email.toLowerCase() },
+          ],
+          now(),
+        );
+        // Same answer, status and timing for every address: the lookup and the mail happen after
+        // the response is sent (decision §8.5).
+        runLater(request, () => sendPasswordReset(deps, email));
+        return { ok: true as const };
+      },
+    );
+
+    r.post(
+      '/api/auth/reset-password',
+      { schema: { body: resetPasswordRequest, response: { 200: okResponse } } },
+      async (request, reply) => {
+        const token = request.body.token.trim();
+        if (!token) throw badRequest(AUTH_MESSAGES.invalidReset, 'invalid_token');
+        validateNewPassword(request.body.newPassword);
+        await enforceRateLimits(
+          deps.db,
+          reply,
+          [{ rule: RATE_RULES.resetPerIp, subject: request.ip }],
+          now(),
+        );
+        await resetPassword(deps, token, request.body.newPassword);
+        return { ok: true as const };
+      },
+    );
+
+    r.post(
+      '/api/auth/exchange',
+      { schema: { body: exchangeRequest, response: { 200: sessionResponse } } },
+      async (request) => {
+        return session(await exchangeTicket(deps, request.body.ticket.trim(), clientOf(request)));
+      },
+    );
+
+    r.get(
+      '/api/auth/captcha/challenge',
+      { schema: { response: { 200: captchaChallengeResponse } } },
+      async () => {
+        if (deps.config.captcha.provider !== 'altcha') throw notFound();
+        const challenge = await createCaptchaChallenge(deps);
+        return {
+          parameters: { ...challenge.parameters } as CaptchaChallenge['parameters'],
+          signature: challenge.signature ?? '',
+        };
+      },
+    );
+
+    registerOAuthRoutes(api, deps);
+  });
+}

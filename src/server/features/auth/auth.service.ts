@@ -1,0 +1,334 @@
+import type { AppDeps } from '../../app.ts';
+import type { Clock } from '../../clock.ts';
+import { AppError, badRequest, unauthorized } from '../../http/errors.ts';
+import { SESSION_TTL_MS } from '../../http/auth.ts';
+import {
+  loginAlertMail,
+  passwordChangedMail,
+  passwordResetMail,
+  verificationMail,
+} from '../../mail/templates.ts';
+import { isPlainAddress } from '../../../shared/recipients.ts';
+import { issueToken, queueAccountMail } from './account-mail.ts';
+import {
+  setEmail,
+  claimLoginAlert,
+  consumeToken,
+  deleteSession,
+  deleteUserSessions,
+  findCredentialsByEmail,
+  findUserByEmail,
+  findUserById,
+  insertSession,
+  insertUser,
+  isTokenUsable,
+  isUniqueViolation,
+  markVerified,
+  retireTokens,
+  setPasswordHash,
+  type AccountUser,
+} from './account.repo.ts';
+import type { Executor } from '../../db/executor.ts';
+import { redeemCaptcha } from './captcha.service.ts';
+import {
+  hashPassword,
+  hashSecret,
+  isAcceptablePassword,
+  isWellFormedToken,
+  newSecretToken,
+  verifyPassword,
+} from './credentials.ts';
+import { describeUserAgent } from './user-agent.ts';
+
+/** Rules and transactions of sign-up, sign-in, sessions, verification and password reset. */
+
+export type AuthDeps = AppDeps & { clock: Clock };
+
+/** Who is asking: recorded on the session and shown in login alerts. */
+export interface ClientInfo {
+  ip: string;
+  userAgent: string | null;
+}
+
+export const AUTH_MESSAGES = {
+  missingFields: 'Please fill in all fields',
+  captcha: 'Please complete the CAPTCHA',
+  passwordTooShort: 'Password must be at least 8 characters',
+  invalidEmail: 'Please enter a valid email address',
+  missingEmail: 'Please enter your email address',
+  emailTaken: 'An account with this email already exists',
+  invalidCredentials: 'Invalid email or password',
+  invalidVerification: 'Invalid or expired verification link',
+  invalidReset: 'Invalid or expired reset link',
+  invalidTicket: 'This sign-in link is invalid or has expired. Please sign in again.',
+} as const;
+
+/** Login alerts go out at most this often per account. */
+export const LOGIN_ALERT_MIN_GAP_MS = 10 * 60_000;
+
+const MAX_USER_AGENT = 512;
+
+// ---------- validation (routes call these before rate limits, so bad input costs nothing) ----------
+
+export function normaliseEmail(email: string): string {
+  return email.trim();
+}
+
+/** Sign-up input rules, in the order the form shows them; the captcha is checked afterwards. */
+export function validateSignUp(input: { email: string; password: string }): {
+  email: string;
+  password: string;
+} {
+  const email = normaliseEmail(input.email);
+  if (!email || !input.password) throw badRequest(AUTH_MESSAGES.missingFields, 'missing_fields');
+  if (!isAcceptablePassword(input.password))
+    throw badRequest(AUTH_MESSAGES.passwordTooShort, 'weak_password');
+  if (!isPlainAddress(email)) throw badRequest(AUTH_MESSAGES.invalidEmail, 'invalid_email');
+  return { email, password: input.password };
+}
+
+export function validateSignIn(input: { email: string; password: string }): {
+  email: string;
+  password: string;
+} {
+  const email = normaliseEmail(input.email);
+  if (!email || !input.password) throw badRequest(AUTH_MESSAGES.missingFields, 'missing_fields');
+  return { email, password: input.password };
+}
+
+export function validateNewPassword(password: string): void {
+  if (!isAcceptablePassword(password)) throw badRequest(AUTH_MESSAGES.passwordTooShort, 'weak_password');
+}
+
+// ---------- sessions ----------
+
+/** Opens a session for the user and returns its bearer token (the only time it exists in clear). */
+export async function startSession(
+  db: Executor,
+  userId: string,
+  client: ClientInfo,
+  now: Date,
+): Promise<string> {
+  const token = newSecretToken();
+  await insertSession(db, {
+    userId,
+    tokenHash: hashSecret(token),
+    now,
+    expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+    ip: client.ip,
+    userAgent: client.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+  });
+  return token;
+}
+
+/** A sign-in: new session plus, when the user asked for them, a rate-limited login alert. */
+async function signInAs(deps: AuthDeps, userId: string, client: ClientInfo): Promise<string> {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (trx) => {
+    const token = await startSession(trx, userId, client, now);
+    const alert = await claimLoginAlert(trx, userId, now, LOGIN_ALERT_MIN_GAP_MS);
+    if (alert) {
+      await queueAccountMail(
+        trx,
+        deps.config,
+        alert.email,
+        loginAlertMail({
+          publicUrl: deps.config.publicUrl,
+          time: now,
+          ip: client.ip,
+          browser: describeUserAgent(client.userAgent),
+        }),
+      );
+    }
+    return token;
+  });
+}
+
+async function reloadUser(db: Executor, userId: string): Promise<AccountUser> {
+  const user = await findUserById(db, userId);
+  if (!user) throw unauthorized();
+  return user;
+}
+
+export async function signOut(deps: AuthDeps, sessionId: string): Promise<void> {
+  await deleteSession(deps.db, sessionId);
+}
+
+// ---------- sign-up / sign-in ----------
+
+export async function signUp(
+  deps: AuthDeps,
+  input: { email: string; password: string; captchaToken?: string | undefined },
+  client: ClientInfo,
+): Promise<{ user: AccountUser; token: string }> {
+  if (deps.config.captcha.provider === 'altcha' && !(await redeemCaptcha(deps, input.captchaToken))) {
+    throw badRequest(AUTH_MESSAGES.captcha, 'captcha_required');
+  }
+  // Decision §8.5: sign-up returns a session, so an existing email cannot be hidden here.
+  if (await findUserByEmail(deps.db, input.email))
+    throw new AppError(409, AUTH_MESSAGES.emailTaken, 'email_taken');
+  const passwordHash = await hashPassword(input.password);
+  const now = deps.clock.now();
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const user = await insertUser(trx, { email: input.email, passwordHash, verifiedAt: null, now });
+      const verifyToken = await issueToken(trx, {
+        userId: user.id,
+        purpose: 'verify',
+        payload: { email: user.email.toLowerCase() },
+        now,
+      });
+      await queueAccountMail(
+        trx,
+        deps.config,
+        user.email,
+        verificationMail({ publicUrl: deps.config.publicUrl, token: verifyToken }),
+      );
+      const token = await startSession(trx, user.id, client, now);
+      return { user, token };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError(409, AUTH_MESSAGES.emailTaken, 'email_taken');
+    throw err;
+  }
+}
+
+/**
+ * Unknown email, social-only account and wrong password all answer the same 401 after the same
+ * work (a dummy hash is verified when there is no real one).
+ */
+export async function signIn(
+  deps: AuthDeps,
+  input: { email: string; password: string },
+  client: ClientInfo,
+): Promise<{ user: AccountUser; token: string }> {
+  const found = await findCredentialsByEmail(deps.db, input.email);
+  const ok = await verifyPassword(found?.passwordHash ?? null, input.password);
+  if (!found || !ok) throw unauthorized(AUTH_MESSAGES.invalidCredentials, 'invalid_credentials');
+  const token = await signInAs(deps, found.user.id, client);
+  return { user: found.user, token };
+}
+
+/** Trades a one-time social sign-in ticket for a session. */
+export async function exchangeTicket(
+  deps: AuthDeps,
+  ticket: string,
+  client: ClientInfo,
+): Promise<{ user: AccountUser; token: string }> {
+  const invalid = () => badRequest(AUTH_MESSAGES.invalidTicket, 'invalid_ticket');
+  if (!isWellFormedToken(ticket)) throw invalid();
+  const consumed = await consumeToken(deps.db, hashSecret(ticket), ['oauth_ticket'], deps.clock.now());
+  if (!consumed) throw invalid();
+  const token = await signInAs(deps, consumed.userId, client);
+  return { user: await reloadUser(deps.db, consumed.userId), token };
+}
+
+// ---------- email verification ----------
+
+/** Sends a fresh verification link; silently does nothing for an already verified address. */
+export async function resendVerification(deps: AuthDeps, user: AccountUser): Promise<void> {
+  if (user.verified) return;
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    const token = await issueToken(trx, {
+      userId: user.id,
+      purpose: 'verify',
+      payload: { email: user.email.toLowerCase() },
+      now,
+    });
+    await queueAccountMail(
+      trx,
+      deps.config,
+      user.email,
+      verificationMail({ publicUrl: deps.config.publicUrl, token }),
+    );
+  });
+}
+
+/**
+ * Uses a verification link. A sign-up link verifies the address it was sent to (and only while it
+ * is still the account's address); an email-change link switches the address, retires every other
+ * open link and ends every session, so the user signs in again with the new address.
+ */
+export async function verifyEmail(deps: AuthDeps, token: string): Promise<{ emailChanged: boolean }> {
+  const invalid = () => badRequest(AUTH_MESSAGES.invalidVerification, 'invalid_token');
+  if (!isWellFormedToken(token)) throw invalid();
+  const now = deps.clock.now();
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const consumed = await consumeToken(trx, hashSecret(token), ['verify', 'change_email'], now);
+      if (!consumed) throw invalid();
+      const user = await findUserById(trx, consumed.userId);
+      if (!user) throw invalid();
+      if (consumed.purpose === 'verify') {
+        if (consumed.payload?.email !== user.email.toLowerCase()) throw invalid();
+        await markVerified(trx, user.id, now);
+        return { emailChanged: false };
+      }
+      const newEmail = consumed.payload?.newEmail;
+      if (!newEmail) throw invalid();
+      await setEmail(trx, user.id, newEmail, now);
+      await retireTokens(trx, user.id, now);
+      await deleteUserSessions(trx, user.id);
+      return { emailChanged: true };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw new AppError(409, 'This email address is now used by another account', 'email_taken');
+    }
+    throw err;
+  }
+}
+
+// ---------- password reset ----------
+
+/**
+ * Issues a reset link if the account exists. Runs after the answer has been sent, so the answer
+ * (body, status and timing) is the same whether or not the account exists.
+ */
+export async function sendPasswordReset(deps: AuthDeps, email: string): Promise<void> {
+  const user = await findUserByEmail(deps.db, email);
+  if (!user) return;
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    await retireTokens(trx, user.id, now, ['reset']); // only the newest link works
+    const token = await issueToken(trx, { userId: user.id, purpose: 'reset', now });
+    await queueAccountMail(
+      trx,
+      deps.config,
+      user.email,
+      passwordResetMail({ publicUrl: deps.config.publicUrl, token }),
+    );
+  });
+}
+
+/**
+ * Sets a new password from a reset link: ends every session, marks the address verified (the link
+ * proved it), and tells the user by mail.
+ */
+export async function resetPassword(deps: AuthDeps, token: string, newPassword: string): Promise<void> {
+  const invalid = () => badRequest(AUTH_MESSAGES.invalidReset, 'invalid_token');
+  validateNewPassword(newPassword);
+  if (!isWellFormedToken(token)) throw invalid();
+  const hash = hashSecret(token);
+  // Cheap check first, so dead links do not cost an argon2 hash.
+  if (!(await isTokenUsable(deps.db, hash, 'reset', deps.clock.now()))) throw invalid();
+  const passwordHash = await hashPassword(newPassword);
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    const consumed = await consumeToken(trx, hash, ['reset'], now);
+    if (!consumed) throw invalid();
+    const user = await findUserById(trx, consumed.userId);
+    if (!user) throw invalid();
+    await setPasswordHash(trx, user.id, passwordHash, now);
+    await markVerified(trx, user.id, now);
+    await retireTokens(trx, user.id, now, ['reset']);
+    await deleteUserSessions(trx, user.id);
+    await queueAccountMail(
+      trx,
+      deps.config,
+      user.email,
+      passwordChangedMail({ publicUrl: deps.config.publicUrl, time: now }),
+    );
+  });
+}

@@ -1,0 +1,56 @@
+import { hash, verify, type Algorithm, type Options } from '@node-rs/argon2';
+import { createHash, randomBytes } from 'node:crypto';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
+
+/**
+ * Secrets of the accounts domain: password hashing (argon2id, OWASP's m=19 MiB, t=2, p=1) and
+ * the random tokens we hand out (sessions, links, tickets), which are stored only as SHA-256.
+ */
+
+// `Algorithm` is an ambient const enum, which isolatedModules cannot read: 2 is Argon2id.
+const ARGON2ID = 2 as Algorithm;
+const ARGON2_OPTIONS: Options = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+
+export function isAcceptablePassword(password: string): boolean {
+  return password.length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH;
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, ARGON2_OPTIONS);
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Checks a password against a stored hash. Without a hash (unknown account, social-only account)
+ * it still verifies against a dummy hash, so the answer takes the same time either way.
+ */
+export async function verifyPassword(storedHash: string | null, password: string): Promise<boolean> {
+  if (!storedHash) {
+    dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
+    await verify(await dummyHash, password).catch(() => false);
+    return false;
+  }
+  try {
+    return await verify(storedHash, password);
+  } catch {
+    return false;
+  }
+}
+
+/** 256 random bits, URL-safe: 43 characters of base64url. */
+export function newSecretToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Cheap pre-check so malformed tokens never reach the database. */
+export function isWellFormedToken(token: string): boolean {
+  return TOKEN_SHAPE.test(token);
+}
+
+/** What we store and look up instead of the token. */
+export function hashSecret(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}

@@ -1,0 +1,85 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  changeEmailRequest,
+  changePasswordRequest,
+  meResponse,
+  okResponse,
+  settingsResponse,
+  updateSettingsRequest,
+  updateSettingsResponse,
+} from '../../../shared/contract/auth.ts';
+import { requireSession, requireUser } from '../../http/auth.ts';
+import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
+import { toUserResponse } from '../auth/account-view.ts';
+import type { AuthDeps } from '../auth/auth.service.ts';
+import { RATE_RULES } from '../auth/rate-rules.ts';
+import {
+  changePassword,
+  requestEmailChange,
+  updateLoginAlerts,
+  validateEmailChange,
+  validatePasswordChange,
+} from './user.service.ts';
+
+/** The signed-in user's own account: /api/user/me, settings, change email, change password. */
+export function registerUserRoutes(app: FastifyInstance, deps: AuthDeps): void {
+  void app.register(async (api) => {
+    api.addHook('onSend', async (_request, reply, payload) => {
+      if (!reply.hasHeader('Cache-Control')) void reply.header('Cache-Control', 'no-store');
+      return payload;
+    });
+    const r = api.withTypeProvider<ZodTypeProvider>();
+
+    r.get('/api/user/me', { schema: { response: { 200: meResponse } } }, async (request) => {
+      return { user: toUserResponse(requireUser(request)) };
+    });
+
+    r.get('/api/user/settings', { schema: { response: { 200: settingsResponse } } }, async (request) => {
+      const user = requireUser(request);
+      return { ok: true as const, user: toUserResponse(user), prefs: { loginAlerts: user.loginAlerts } };
+    });
+
+    r.patch(
+      '/api/user/settings',
+      { schema: { body: updateSettingsRequest, response: { 200: updateSettingsResponse } } },
+      async (request) => {
+        const user = requireUser(request);
+        const loginAlerts = await updateLoginAlerts(deps, user, request.body.loginAlerts);
+        return { ok: true as const, prefs: { loginAlerts } };
+      },
+    );
+
+    r.post(
+      '/api/user/change-email',
+      { schema: { body: changeEmailRequest, response: { 200: okResponse } } },
+      async (request, reply) => {
+        const user = requireUser(request);
+        const newEmail = validateEmailChange(user, request.body.newEmail);
+        await enforceRateLimits(
+          deps.db,
+          reply,
+          [{ rule: RATE_RULES.changeEmailPerAccount, subject: user.id }],
+          deps.clock.now(),
+        );
+        await requestEmailChange(deps, user, newEmail);
+        return { ok: true as const };
+      },
+    );
+
+    r.post(
+      '/api/user/change-password',
+      { schema: { body: changePasswordRequest, response: { 200: okResponse } } },
+      async (request, reply) => {
+        const auth = requireSession(request);
+        validatePasswordChange(request.body);
+        const at = deps.clock.now();
+        const checks = [{ rule: RATE_RULES.changePasswordPerAccount, subject: auth.user.id }];
+        await enforceRateLimits(deps.db, reply, checks, at);
+        await changePassword(deps, auth, request.body);
+        await refundRateLimits(deps.db, checks, at); // only wrong current passwords count
+        return { ok: true as const };
+      },
+    );
+  });
+}

@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { FastifyReply } from 'fastify';
+import type { Executor } from '../db/executor.ts';
+import { tooManyRequests } from './errors.ts';
+
+/**
+ * Fixed-window counters kept in PostgreSQL (guide §5), so a limit holds across every app process.
+ * Each hit is one atomic upsert that returns the new count; nothing is read-then-written.
+ */
+
+export interface RateRule {
+  /** Stable name; part of the counter key. */
+  name: string;
+  limit: number;
+  windowMs: number;
+  /** What the user reads, e.g. "Too many sign-in attempts. Try again in 3 minutes." */
+  message: (wait: string) => string;
+}
+
+export interface RateHit {
+  count: number;
+  allowed: boolean;
+  /** Milliseconds until the current window ends. */
+  retryAfterMs: number;
+}
+
+function windowStart(rule: RateRule, now: Date): Date {
+  return new Date(Math.floor(now.getTime() / rule.windowMs) * rule.windowMs);
+}
+
+/** Subjects such as email addresses are hashed, so the table holds no personal data. */
+function counterKey(rule: RateRule, subject: string): string {
+  const digest = createHash('sha256').update(subject).digest('base64url').slice(0, 32);
+  return `${rule.name}:${digest}`;
+}
+
+/** Counts one hit for `subject` under `rule` and says whether it is still within the limit. */
+export async function hitRateLimit(
+  db: Executor,
+  rule: RateRule,
+  subject: string,
+  now: Date,
+): Promise<RateHit> {
+  const start = windowStart(rule, now);
+  const row = await db
+    .insertInto('rate_limits')
+    .values({ key: counterKey(rule, subject), window_start: start, count: 1 })
+    .onConflict((oc) =>
+      oc.columns(['key', 'window_start']).doUpdateSet({ count: sql`rate_limits.count + 1` }),
+    )
+    .returning('count')
+    .executeTakeFirstOrThrow();
+  return {
+    count: row.count,
+    allowed: row.count <= rule.limit,
+    retryAfterMs: start.getTime() + rule.windowMs - now.getTime(),
+  };
+}
+
+/** Gives back one hit (e.g. a sign-in attempt that succeeded, so only failures count). */
+export async function refundRateLimit(
+  db: Executor,
+  rule: RateRule,
+  subject: string,
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('rate_limits')
+    .set({ count: sql`greatest(count - 1, 0)` })
+    .where('key', '=', counterKey(rule, subject))
+    .where('window_start', '=', windowStart(rule, now))
+    .execute();
+}
+
+/** "1 minute", "14 minutes": rounded up, never "0 minutes". */
+export function describeWait(ms: number): string {
+  const minutes = Math.max(1, Math.ceil(ms / 60_000));
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}
+
+/**
+ * Counts a hit on every (rule, subject) pair and, if any is over its limit, answers 429 with the
+ * rule's message and a Retry-After header. Every counter is hit even when an earlier one is over,
+ * so a blocked client keeps being counted.
+ */
+export async function enforceRateLimits(
+  db: Executor,
+  reply: FastifyReply,
+  checks: { rule: RateRule; subject: string }[],
+  now: Date,
+): Promise<void> {
+  let blocked: { rule: RateRule; hit: RateHit } | undefined;
+  for (const { rule, subject } of checks) {
+    const hit = await hitRateLimit(db, rule, subject, now);
+    if (!hit.allowed && (!blocked || hit.retryAfterMs > blocked.hit.retryAfterMs)) blocked = { rule, hit };
+  }
+  if (blocked) {
+    void reply.header('Retry-After', String(Math.max(1, Math.ceil(blocked.hit.retryAfterMs / 1000))));
+    throw tooManyRequests(blocked.rule.message(describeWait(blocked.hit.retryAfterMs)));
+  }
+}
+
+/** Gives back the hits of a request that turned out fine (only failures should count). */
+export async function refundRateLimits(
+  db: Executor,
+  checks: { rule: RateRule; subject: string }[],
+  now: Date,
+): Promise<void> {
+  for (const { rule, subject } of checks) await refundRateLimit(db, rule, subject, now);
+}
+
+/** Drops windows that ended long ago (called by a periodic sweep). */
+export async function pruneRateLimits(
+  db: Executor,
+  now: Date,
+  olderThanMs = 2 * 24 * 3600_000,
+): Promise<void> {
+  await db
+    .deleteFrom('rate_limits')
+    .where('window_start', '<', new Date(now.getTime() - olderThanMs))
+    .execute();
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { parseRecipients } from './recipients.ts';
+
+describe('parseRecipients', () => {
+  it('splits on commas, trims, drops empties and duplicates', () => {
+    expect(parseRecipients('a@x.com, , b@y.com')).toEqual({ ok: true, recipients: ['a@x.com', 'b@y.com'] });
+    expect(parseRecipients(' a@x.com ,A@X.com,a@x.com')).toEqual({ ok: true, recipients: ['a@x.com'] });
+  });
+
+  it('allows five and rejects six', () => {
+    const five = ['1', '2', '3', '4', '5'].map((n) => `u${n}@x.com`);
+    expect(parseRecipients(five.join(','))).toMatchObject({ ok: true });
+    expect(parseRecipients([...five, 'u6@x.com'].join(','))).toEqual({ ok: false, reason: 'too_many' });
+  });
+
+  it('reports missing when nothing is left', () => {
+    expect(parseRecipients(' , ,')).toEqual({ ok: false, reason: 'missing' });
+  });
+
+  it.each([
+    '"quoted"@x.com',
+    'Name <a@x.com>',
+    '<a@x.com>',
+    'group: a@x.com;',
+    'a@x.com\r\nBcc: c@z.com',
+    'a@x.com\nb@y.com',
+    'a@x.com (comment)',
+    'a@localhost',
+    'a@@x.com',
+    'a b@x.com',
+    'a@-x.com',
+    '.a@x.com',
+  ])('rejects %j', (input) => {
+    expect(parseRecipients(input)).toMatchObject({ ok: false, reason: 'invalid' });
+  });
+});

@@ -1,0 +1,38 @@
+import { MAX_RECIPIENTS } from './plans.ts';
+
+/**
+ * Recipients rule (spec §5, guide §6): split on commas, trim, drop empties, drop duplicates
+ * (case-insensitively), at most 5, and each a plain address — no display names, quotes, groups,
+ * angle brackets, comments or line breaks. Shared so the form and the server agree.
+ */
+
+// Local part: dot-atoms of RFC 5322 atext; domain: LDH labels with a dot, or localhost.
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+const LOCAL = `${ATEXT}(?:\\.${ATEXT})*`;
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const PLAIN_ADDRESS = new RegExp(`^${LOCAL}@${LABEL}(?:\\.${LABEL})+$`);
+
+export function isPlainAddress(address: string): boolean {
+  return address.length <= 254 && (address.split('@')[0]?.length ?? 0) <= 64 && PLAIN_ADDRESS.test(address);
+}
+
+export type RecipientsResult =
+  | { ok: true; recipients: string[] }
+  | { ok: false; reason: 'missing' | 'too_many' | 'invalid'; invalid?: string };
+
+export function parseRecipients(input: string, max = MAX_RECIPIENTS): RecipientsResult {
+  const seen = new Set<string>();
+  const recipients: string[] = [];
+  for (const raw of input.split(',')) {
+    const address = raw.trim();
+    if (!address) continue;
+    if (!isPlainAddress(address)) return { ok: false, reason: 'invalid', invalid: address };
+    const key = address.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    recipients.push(address);
+  }
+  if (recipients.length === 0) return { ok: false, reason: 'missing' };
+  if (recipients.length > max) return { ok: false, reason: 'too_many' };
+  return { ok: true, recipients };
+}

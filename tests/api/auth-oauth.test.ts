@@ -1,0 +1,347 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/test-app.ts';
+import {
+  FAKE_GOOGLE_CLIENT,
+  startFakeGitHub,
+  startFakeGoogle,
+  type FakeGitHub,
+  type FakeGoogle,
+} from '../support/fake-oauth.ts';
+import { bearer, expectNoSecrets, mailTo, PASSWORD, signIn, signUp, uniqueEmail } from './auth-helpers.ts';
+
+const PUBLIC_URL = 'http://proofmail.test';
+
+describe('social sign-in', () => {
+  let ctx: TestContext;
+  let google: FakeGoogle;
+  let github: FakeGitHub;
+
+  beforeAll(async () => {
+    google = await startFakeGoogle();
+    github = await startFakeGitHub();
+    ctx = await createTestContext({
+      env: { CAPTCHA_PROVIDER: 'none', PUBLIC_URL, ...google.env, ...github.env },
+    });
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await google?.stop();
+    await github?.stop();
+  });
+
+  interface FlowResult {
+    /** Where the callback sent the browser. */
+    landing: URL;
+    start: Awaited<ReturnType<TestContext['app']['inject']>>;
+  }
+
+  /**
+   * Plays the browser: start at /api/auth/<p>, follow the provider's redirect (it approves at
+   * once), and come back to our callback with the state cookie.
+   */
+  async function flow(
+    provider: 'google' | 'github',
+    tamper: { state?: string; dropCookie?: boolean; cookie?: string } = {},
+  ): Promise<FlowResult> {
+    const start = await ctx.app.inject({ method: 'GET', url: `/api/auth/${provider}` });
+    expect(start.statusCode).toBe(302);
+    const setCookie = String(start.headers['set-cookie']);
+    const cookie = setCookie.split(';')[0]!;
+    const authorize = await fetch(String(start.headers.location), { redirect: 'manual' });
+    expect(authorize.status).toBe(302);
+    const back = new URL(authorize.headers.get('location')!);
+    expect(back.origin + back.pathname).toBe(`${PUBLIC_URL}/api/auth/${provider}/callback`);
+    if (tamper.state) back.searchParams.set('state', tamper.state);
+    const callback = await ctx.app.inject({
+      method: 'GET',
+      url: back.pathname + back.search,
+      headers: tamper.dropCookie ? {} : { cookie: tamper.cookie ?? cookie },
+    });
+    expect(callback.statusCode).toBe(302);
+    return { landing: new URL(String(callback.headers.location)), start };
+  }
+
+  const exchange = (ticket: string | null) =>
+    ctx.app.inject({ method: 'POST', url: '/api/auth/exchange', payload: { ticket } });
+
+  async function signInVia(provider: 'google' | 'github') {
+    const { landing } = await flow(provider);
+    expect(landing.pathname).toBe('/auth/callback');
+    expect(landing.searchParams.get('error')).toBeNull();
+    expect(landing.searchParams.get('provider')).toBe(provider);
+    const ticket = landing.searchParams.get('token')!;
+    const res = await exchange(ticket);
+    expect(res.statusCode, res.body).toBe(200);
+    return {
+      ticket,
+      res,
+      body: res.json() as {
+        user: { id: string; email: string; verified: boolean; hasPassword: boolean };
+        token: string;
+      },
+    };
+  }
+
+  it('GET /api/auth/google redirects to the provider with PKCE (S256), state and a bound cookie', async () => {
+    const { start } = await flow('google');
+    const url = new URL(String(start.headers.location));
+    expect(url.origin + url.pathname).toBe(`${google.issuer}/authorize`);
+    expect(url.searchParams.get('client_id')).toBe(FAKE_GOOGLE_CLIENT.id);
+    expect(url.searchParams.get('response_type')).toBe('code');
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(url.searchParams.get('redirect_uri')).toBe(`${PUBLIC_URL}/api/auth/google/callback`);
+    expect(url.searchParams.get('scope')).toBe('openid email profile');
+    const state = url.searchParams.get('state')!;
+    const cookie = String(start.headers['set-cookie']);
+    expect(cookie).toContain(`pm_oauth_google=${state}.`);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Path=\/api\/auth\/google\/callback/);
+  });
+
+  it('Google: a new person gets a new verified, password-less account', async () => {
+    const email = uniqueEmail('g-new');
+    google.setIdentity({ sub: 'g-new-1', email, email_verified: true });
+    const { ticket, res, body } = await signInVia('google');
+    expect(body.user).toMatchObject({ email, verified: true, hasPassword: false, plan: 'free' });
+    expect(body.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(body.token).not.toBe(ticket);
+    expectNoSecrets(res, [ticket]);
+    const me = await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(body.token) });
+    expect(me.json().user.email).toBe(email);
+    // The same Google account later signs in to the same user.
+    const again = await signInVia('google');
+    expect(again.body.user.id).toBe(body.user.id);
+    // No password exists: password sign-in fails like any wrong password, and change-password explains.
+    const byPassword = await signIn(ctx, email, PASSWORD);
+    expect(byPassword.statusCode).toBe(401);
+    expect(byPassword.json().error).toBe('Invalid email or password');
+    const change = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/user/change-password',
+      headers: bearer(body.token),
+      payload: { currentPassword: 'anything at all', newPassword: 'a new password' },
+    });
+    expect(change.statusCode).toBe(400);
+    expect(change.json().code).toBe('no_password');
+  });
+
+  it('Google: links to an existing account only by a verified email, keeping its password', async () => {
+    const account = await signUp(ctx);
+    // Make the password account verified first.
+    await ctx.db
+      .updateTable('users')
+      .set({ verified_at: new Date() })
+      .where('id', '=', account.userId)
+      .execute();
+    google.setIdentity({ sub: 'g-link-1', email: account.email.toUpperCase(), email_verified: true });
+    const { body } = await signInVia('google');
+    expect(body.user.id).toBe(account.userId);
+    expect(body.user.hasPassword).toBe(true);
+    expect((await signIn(ctx, account.email)).statusCode).toBe(200);
+    const link = await ctx.db
+      .selectFrom('oauth_accounts')
+      .selectAll()
+      .where('provider_user_id', '=', 'g-link-1')
+      .executeTakeFirstOrThrow();
+    expect(link.user_id).toBe(account.userId);
+  });
+
+  it('Google: an unverified provider email is not linked and creates nothing', async () => {
+    const account = await signUp(ctx);
+    google.setIdentity({ sub: 'g-unverified-1', email: account.email, email_verified: false });
+    const { landing } = await flow('google');
+    expect(landing.pathname).toBe('/auth/callback');
+    expect(landing.searchParams.get('error')).toBe('email_not_verified');
+    expect(landing.searchParams.get('token')).toBeNull();
+    const links = await ctx.db
+      .selectFrom('oauth_accounts')
+      .select('id')
+      .where('provider_user_id', '=', 'g-unverified-1')
+      .execute();
+    expect(links).toHaveLength(0);
+
+    google.setIdentity({ sub: 'g-unverified-2', email: uniqueEmail('g-unv'), email_verified: false });
+    expect((await flow('google')).landing.searchParams.get('error')).toBe('email_not_verified');
+    google.setIdentity({ sub: 'g-no-email' });
+    expect((await flow('google')).landing.searchParams.get('error')).toBe('email_not_verified');
+  });
+
+  it('Google: taking over an unverified password account removes the squatter’s password and sessions', async () => {
+    const squatter = await signUp(ctx); // never verified the address it claimed
+    google.setIdentity({ sub: 'g-owner-1', email: squatter.email, email_verified: true });
+    const { body } = await signInVia('google');
+    expect(body.user).toMatchObject({ id: squatter.userId, verified: true, hasPassword: false });
+    expect(
+      (await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(squatter.token) }))
+        .statusCode,
+    ).toBe(401);
+    expect((await signIn(ctx, squatter.email, PASSWORD)).statusCode).toBe(401);
+  });
+
+  it('Google: an id token for another audience is refused', async () => {
+    google.setIdentity({ sub: 'g-aud', email: uniqueEmail('g-aud'), email_verified: true });
+    google.wrongAudienceOnce();
+    const { landing } = await flow('google');
+    expect(landing.searchParams.get('error')).toBe('auth_failed');
+    expect(ctx.logs()).toMatch(
+      /"reason":"JWTClaimValidationFailed: unexpected \\"aud\\" claim value","msg":"social sign-in failed"/,
+    );
+  });
+
+  it('GitHub: a new person with a verified primary email gets a verified account', async () => {
+    const email = uniqueEmail('gh-new');
+    github.setIdentity({
+      id: 424242,
+      login: 'newbie',
+      emails: [
+        { email: uniqueEmail('gh-secondary'), primary: false, verified: true },
+        { email, primary: true, verified: true },
+      ],
+    });
+    const before = github.tokenExchanges();
+    const { body } = await signInVia('github');
+    expect(github.tokenExchanges()).toBe(before + 1);
+    expect(body.user).toMatchObject({ email, verified: true, hasPassword: false });
+  });
+
+  it('GitHub: links by a verified primary email', async () => {
+    const account = await signUp(ctx);
+    await ctx.db
+      .updateTable('users')
+      .set({ verified_at: new Date() })
+      .where('id', '=', account.userId)
+      .execute();
+    github.setIdentity({
+      id: 5150,
+      login: 'linker',
+      emails: [{ email: account.email, primary: true, verified: true }],
+    });
+    const { body } = await signInVia('github');
+    expect(body.user.id).toBe(account.userId);
+  });
+
+  it('GitHub: an unverified primary email is not used, even when another address is verified', async () => {
+    const account = await signUp(ctx);
+    github.setIdentity({
+      id: 7007,
+      login: 'unverified',
+      emails: [
+        { email: account.email, primary: true, verified: false },
+        { email: uniqueEmail('gh-other'), primary: false, verified: true },
+      ],
+    });
+    const { landing } = await flow('github');
+    expect(landing.searchParams.get('error')).toBe('email_not_verified');
+    expect(
+      await ctx.db.selectFrom('oauth_accounts').select('id').where('provider_user_id', '=', '7007').execute(),
+    ).toHaveLength(0);
+  });
+
+  it('passes the provider’s error on, and reports auth_failed for anything else', async () => {
+    const denied = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/auth/google/callback?error=access_denied&state=x',
+    });
+    expect(denied.statusCode).toBe(302);
+    expect(denied.headers.location).toBe(`${PUBLIC_URL}/auth/callback?error=access_denied&provider=google`);
+
+    const weird = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/auth/github/callback?error=%3Cscript%3E',
+    });
+    expect(weird.headers.location).toBe(`${PUBLIC_URL}/auth/callback?error=auth_failed&provider=github`);
+
+    const noCode = await ctx.app.inject({ method: 'GET', url: '/api/auth/github/callback' });
+    expect(noCode.headers.location).toBe(`${PUBLIC_URL}/auth/callback?error=auth_failed&provider=github`);
+  });
+
+  it('refuses a callback whose state does not match this browser’s cookie (login CSRF)', async () => {
+    google.setIdentity({ sub: 'g-csrf', email: uniqueEmail('g-csrf'), email_verified: true });
+    expect((await flow('google', { state: 'forged-state' })).landing.searchParams.get('error')).toBe(
+      'auth_failed',
+    );
+    expect((await flow('google', { dropCookie: true })).landing.searchParams.get('error')).toBe(
+      'auth_failed',
+    );
+    expect(
+      (await flow('google', { cookie: 'pm_oauth_google=other.verifier' })).landing.searchParams.get('error'),
+    ).toBe('auth_failed');
+  });
+
+  it('reports auth_failed when the provider refuses the code', async () => {
+    google.setIdentity({ sub: 'g-fail', email: uniqueEmail('g-fail'), email_verified: true });
+    google.failNextTokenRequest('invalid_grant');
+    const { landing } = await flow('google');
+    expect(landing.toString()).toBe(`${PUBLIC_URL}/auth/callback?error=auth_failed&provider=google`);
+  });
+
+  describe('POST /api/auth/exchange', () => {
+    it('a ticket works once', async () => {
+      google.setIdentity({ sub: 'g-once', email: uniqueEmail('g-once'), email_verified: true });
+      const { ticket } = await signInVia('google');
+      const again = await exchange(ticket);
+      expect(again.statusCode).toBe(400);
+      expect(again.json().code).toBe('invalid_ticket');
+    });
+
+    it('a ticket expires after 60 seconds (injected clock)', async () => {
+      google.setIdentity({ sub: 'g-late', email: uniqueEmail('g-late'), email_verified: true });
+      const { landing } = await flow('google');
+      const ticket = landing.searchParams.get('token')!;
+      ctx.clock.advance(61_000);
+      const res = await exchange(ticket);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toBe('This sign-in link is invalid or has expired. Please sign in again.');
+    });
+
+    it('only oauth tickets are accepted, not verification links', async () => {
+      const account = await signUp(ctx);
+      const verifyMail = (await mailTo(ctx, account.email))[0]!;
+      const verifyToken = /token=([A-Za-z0-9_-]{43})/.exec(verifyMail.text!)![1]!;
+      expect((await exchange(verifyToken)).statusCode).toBe(400);
+      expect((await exchange('garbage')).statusCode).toBe(400);
+    });
+  });
+
+  it('never puts a session token in a URL', async () => {
+    google.setIdentity({ sub: 'g-url', email: uniqueEmail('g-url'), email_verified: true });
+    const { landing } = await flow('google');
+    const ticket = landing.searchParams.get('token')!;
+    const { token } = (await exchange(ticket)).json();
+    expect(landing.toString()).not.toContain(token);
+    // The ticket in the URL is not a session: it opens nothing by itself.
+    const asSession = await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(ticket) });
+    expect(asSession.statusCode).toBe(401);
+    const rows = await ctx.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('token_hash', '=', createHash('sha256').update(ticket).digest())
+      .execute();
+    expect(rows).toHaveLength(0);
+  });
+});
+
+describe('social sign-in not configured', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext({ env: { CAPTCHA_PROVIDER: 'none' } });
+  });
+  afterAll(async () => ctx?.close());
+
+  it('answers 404 on the provider routes and reports the providers off', async () => {
+    for (const url of [
+      '/api/auth/google',
+      '/api/auth/github',
+      '/api/auth/google/callback',
+      '/api/auth/github/callback?code=x',
+    ]) {
+      const res = await ctx.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(404);
+    }
+    const config = await ctx.app.inject({ method: 'GET', url: '/api/config' });
+    expect(config.json().providers).toEqual({ google: false, github: false });
+  });
+});
