@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { user as userSchema } from '../../../shared/contract/auth.ts';
+import {
+  emailIdParams,
+  emailListResponse,
+  email as emailSchema,
+  listEmailsQuery,
+  MAX_HTML_BYTES,
+  publicEmail,
+  sendEmailRequest,
+  sendEmailResponse,
+  shareResponse,
+  slugParams,
+  unshareResponse,
+  usage as usageSchema,
+} from '../../../shared/contract/email.ts';
+import type { AppDeps } from '../../app.ts';
+import type { Clock } from '../../clock.ts';
+import { requireUser } from '../../http/auth.ts';
+import { toUserResponse } from '../auth/account-view.ts';
+import { markPrivatePublicPage } from '../../http/security-headers.ts';
+import {
+  getEmail,
+  getPublicEmail,
+  listHistory,
+  removeEmail,
+  shareEmail,
+  unshareEmail,
+  usageFor,
+} from './email.service.ts';
+import { sendTestEmail } from './send.service.ts';
+
+/** Sending, usage, history, sharing and the public view (spec §7 email calls). */
+export function registerEmailRoutes(app: FastifyInstance, deps: AppDeps & { clock: Clock }): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.post(
+    '/api/email/send',
+    {
+      // Room for 1 MB of HTML in JSON (escaping can double it); the service enforces 1 MB itself.
+      bodyLimit: MAX_HTML_BYTES * 3,
+      schema: { body: sendEmailRequest, response: { 200: sendEmailResponse } },
+    },
+    async (request) => {
+      const user = requireUser(request);
+      return sendTestEmail(deps, user, request.body);
+    },
+  );
+
+  r.get(
+    '/api/user/usage',
+    { schema: { response: { 200: z.object({ ok: z.literal(true), user: userSchema, usage: usageSchema }) } } },
+    async (request) => {
+      const user = requireUser(request);
+      return { ok: true as const, user: toUserResponse(user), usage: await usageFor(deps, user) };
+    },
+  );
+
+  r.get('/api/email', { schema: { querystring: listEmailsQuery, response: { 200: emailListResponse } } }, async (request) =>
+    listHistory(deps, requireUser(request), request.query),
+  );
+
+  r.get('/api/email/:id', { schema: { params: emailIdParams, response: { 200: emailSchema } } }, async (request) =>
+    getEmail(deps, requireUser(request).id, request.params.id),
+  );
+
+  r.delete(
+    '/api/email/:id',
+    { schema: { params: emailIdParams, response: { 200: z.object({ ok: z.literal(true) }) } } },
+    async (request) => {
+      await removeEmail(deps, requireUser(request).id, request.params.id);
+      return { ok: true as const };
+    },
+  );
+
+  r.post('/api/email/:id/share', { schema: { params: emailIdParams, response: { 200: shareResponse } } }, async (request) =>
+    shareEmail(deps, requireUser(request), request.params.id),
+  );
+
+  r.delete(
+    '/api/email/:id/share',
+    { schema: { params: emailIdParams, response: { 200: unshareResponse } } },
+    async (request) => ({ ok: true as const, email: await unshareEmail(deps, requireUser(request).id, request.params.id) }),
+  );
+
+  r.get(
+    '/api/email/public/:slug',
+    { schema: { params: slugParams, response: { 200: publicEmail } } },
+    async (request, reply) => {
+      markPrivatePublicPage(reply);
+      void reply.header('Cache-Control', 'no-store');
+      return getPublicEmail(deps, request.params.slug);
+    },
+  );
+}

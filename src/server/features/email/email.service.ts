@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import type { Email, EmailSummary, PublicEmail, Usage } from '../../../shared/contract/email.ts';
+import type { Plan } from '../../../shared/plans.ts';
+import {
+  deleteEmail,
+  findEmail,
+  findPublicEmail,
+  isUuid,
+  listEmails,
+  setPublicSlug,
+  type Cursor,
+  type EmailRow,
+} from './email.repo.ts';
+import { monthOf, nextMonthStart, usageOf } from './usage.repo.ts';
+
+interface Deps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+}
+
+const DELIVERY_STATE = { queued: 'queued', sending: 'sending', sent: 'sent', retry_wait: 'retrying', failed: 'failed' } as const;
+
+/** Builds the API shape by listing fields (guide §1.4): a new column stays private. */
+export function toSummary(row: EmailRow): EmailSummary {
+  const error =
+    row.last_error === null ? null : row.last_error_code ? `${row.last_error_code} ${row.last_error}` : row.last_error;
+  return {
+    id: row.id,
+    to: row.to_addresses,
+    subject: row.subject,
+    createdAt: row.created_at.toISOString(),
+    isPublic: row.public_slug !== null,
+    publicSlug: row.public_slug,
+    delivery: {
+      state: DELIVERY_STATE[row.outbox_state ?? 'queued'],
+      attempts: row.attempts ?? 0,
+      error,
+      sentAt: row.sent_at ? row.sent_at.toISOString() : null,
+    },
+  };
+}
+
+export function publicUrlOf(config: Config, slug: string): string {
+  return `${config.publicUrl}/s/${slug}`;
+}
+
+// Cursor: the (created_at, id) of the last row of a page, opaque to clients.
+function encodeCursor(row: EmailRow): string {
+  return Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
+}
+
+function decodeCursor(value: string): Cursor {
+  const [at, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || !isUuid(id) || Number.isNaN(createdAt.getTime())) throw badRequest('Invalid cursor', 'invalid_cursor');
+  return { createdAt, id };
+}
+
+export const PLAN_REQUIRED_HISTORY = 'Email history is a Pro feature. Upgrade to Pro to view your history.';
+export const PLAN_REQUIRED_SHARE = 'Public share links are a Pro feature. Upgrade to Pro to share emails.';
+
+export async function listHistory(
+  deps: Deps,
+  user: { id: string; plan: Plan },
+  query: { cursor?: string; limit: number; q: string },
+): Promise<{ items: EmailSummary[]; nextCursor: string | null }> {
+  if (user.plan !== 'pro') throw forbidden(PLAN_REQUIRED_HISTORY, 'plan_required');
+  const cursor = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const q = query.q.trim();
+  const rows = await listEmails(deps.db, user.id, { limit: query.limit + 1, cursor, q: q || undefined });
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return { items: page.map(toSummary), nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null };
+}
+
+export async function getEmail(deps: Deps, userId: string, id: string): Promise<Email> {
+  const row = await findEmail(deps.db, userId, id);
+  if (!row) throw notFound('Email not found');
+  return { ...toSummary(row), html: row.html };
+}
+
+export async function removeEmail(deps: Deps, userId: string, id: string): Promise<void> {
+  if (!(await deleteEmail(deps.db, userId, id))) throw notFound('Email not found');
+}
+
+/** ≥ 128 random bits (decisions §8.4): 18 bytes → 24 URL-safe characters. */
+function newSlug(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+export async function shareEmail(
+  deps: Deps,
+  user: { id: string; plan: Plan },
+  id: string,
+): Promise<{ publicUrl: string; email: Email }> {
+  // Ownership first: another user's id is a 404 whatever the plan.
+  if (!(await findEmail(deps.db, user.id, id))) throw notFound('Email not found');
+  if (user.plan !== 'pro') throw forbidden(PLAN_REQUIRED_SHARE, 'plan_required');
+  await setPublicSlug(deps.db, user.id, id, newSlug(), deps.clock.now());
+  const email = await getEmail(deps, user.id, id);
+  return { publicUrl: publicUrlOf(deps.config, email.publicSlug!), email };
+}
+
+export async function unshareEmail(deps: Deps, userId: string, id: string): Promise<Email> {
+  if (!(await setPublicSlug(deps.db, userId, id, null, deps.clock.now()))) throw notFound('Email not found');
+  return getEmail(deps, userId, id);
+}
+
+/** Unknown, withdrawn and deleted slugs all answer this same 404. */
+export async function getPublicEmail(deps: Deps, slug: string): Promise<PublicEmail> {
+  const row = /^[A-Za-z0-9_-]{16,64}$/.test(slug) ? await findPublicEmail(deps.db, slug) : undefined;
+  if (!row) throw notFound('Email not found');
+  return { id: row.id, subject: row.subject, html: row.html, createdAt: row.created_at.toISOString() };
+}
+
+export async function usageFor(deps: Deps, user: { id: string; plan: Plan }): Promise<Usage> {
+  const now = deps.clock.now();
+  const { thisMonth, total } = await usageOf(deps.db, user.id, monthOf(now));
+  const limit = user.plan === 'pro' ? null : deps.config.freeMonthlyLimit;
+  return {
+    emailsThisMonth: thisMonth,
+    limit,
+    remaining: limit === null ? null : Math.max(0, limit - thisMonth),
+    totalEmails: total,
+    resetsAt: nextMonthStart(now).toISOString(),
+  };
+}

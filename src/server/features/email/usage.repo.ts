@@ -1,0 +1,71 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { Executor } from '../../db/executor.ts';
+
+/** First day of the UTC calendar month of `at`, as a date string (decisions §8.2). */
+export function monthOf(at: Date): string {
+  return `${at.getUTCFullYear()}-${String(at.getUTCMonth() + 1).padStart(2, '0')}-01`;
+}
+
+/** When the allowance of the month of `at` starts over. */
+export function nextMonthStart(at: Date): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+}
+
+/**
+ * Takes one send from the month's allowance if one is left. The conditional upsert locks the
+ * counter row, so concurrent sends (from any process) queue on it and the limit holds exactly.
+ * Returns false when the limit is reached.
+ */
+export async function takeMonthlySend(trx: Executor, userId: string, month: string, limit: number): Promise<boolean> {
+  if (limit <= 0) return false;
+  const row = await sql<{ count: number }>`
+    insert into usage_counters (user_id, month, count) values (${userId}, ${month}, 1)
+    on conflict (user_id, month) do update set count = usage_counters.count + 1
+      where usage_counters.count < ${limit}
+    returning count`.execute(trx);
+  return row.rows.length > 0;
+}
+
+/** Per-minute send rate, enforced the same way as the monthly allowance. */
+export async function takeMinuteSend(trx: Executor, userId: string, minute: Date, limit: number): Promise<boolean> {
+  const row = await sql<{ count: number }>`
+    insert into send_rate (user_id, minute, count) values (${userId}, ${minute}, 1)
+    on conflict (user_id, minute) do update set count = send_rate.count + 1
+      where send_rate.count < ${limit}
+    returning count`.execute(trx);
+  return row.rows.length > 0;
+}
+
+export async function recordSend(
+  trx: Executor,
+  entry: { userId: string; emailId: string; outboxId: string; month: string },
+): Promise<void> {
+  await trx
+    .insertInto('usage_ledger')
+    .values({ user_id: entry.userId, email_id: entry.emailId, outbox_id: entry.outboxId, month: entry.month })
+    .execute();
+}
+
+export async function usageOf(db: Db, userId: string, month: string): Promise<{ thisMonth: number; total: number }> {
+  const [counter, total] = await Promise.all([
+    db
+      .selectFrom('usage_counters')
+      .select('count')
+      .where('user_id', '=', userId)
+      .where('month', '=', sql<Date>`${month}::date`)
+      .executeTakeFirst(),
+    db
+      .selectFrom('usage_ledger')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('refunded_at', 'is', null)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { thisMonth: counter?.count ?? 0, total: Number(total.n) };
+}
+
+/** Old per-minute counters are useless after a minute; trimmed now and then by the sender. */
+export async function pruneSendRate(db: Db, before: Date): Promise<void> {
+  await db.deleteFrom('send_rate').where('minute', '<', before).execute();
+}

@@ -1,0 +1,229 @@
+import { Send } from 'lucide-react';
+import { lazy, Suspense, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { Button } from '../../components/ui/button.tsx';
+import { Card, CardContent } from '../../components/ui/card.tsx';
+import { Field, Input, fieldDescription } from '../../components/ui/input.tsx';
+import { Skeleton } from '../../components/ui/skeleton.tsx';
+import { Switch } from '../../components/ui/switch.tsx';
+import { toast } from '../../components/ui/toast.tsx';
+import { errorMessage } from '../../lib/api.ts';
+import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
+import { PRO_REDIRECT_DELAY_MS } from '../../../shared/plans.ts';
+import { parseRecipients } from '../../../shared/recipients.ts';
+import { AppPageHeader } from '../app-shell/page-header.tsx';
+import { useSession } from '../auth/session.ts';
+import { useSendEmail, useUsage } from './api.ts';
+import { UsageBanner } from './usage-banner.tsx';
+import { VerificationRequiredNotice } from './verification-required-notice.tsx';
+
+const HtmlEditor = lazy(() => import('./html-editor.tsx'));
+
+interface FormProblem {
+  title: string;
+  detail?: string;
+  field?: 'to' | 'html';
+}
+
+/** Client-side check with the spec's messages (§5); the server enforces the same rules. */
+function validate(to: string, html: string): FormProblem | null {
+  if (!to.trim() || !html.trim()) {
+    return {
+      title: SEND_MESSAGES.missingTitle,
+      detail: SEND_MESSAGES.missingDetail,
+      field: !to.trim() ? 'to' : 'html',
+    };
+  }
+  const parsed = parseRecipients(to);
+  if (!parsed.ok && parsed.reason === 'too_many') {
+    return { title: SEND_MESSAGES.tooManyTitle, detail: SEND_MESSAGES.tooManyDetail, field: 'to' };
+  }
+  if (!parsed.ok && parsed.reason === 'missing') {
+    return { title: SEND_MESSAGES.missingTitle, detail: SEND_MESSAGES.missingDetail, field: 'to' };
+  }
+  if (!parsed.ok) {
+    return {
+      title: 'Invalid recipient',
+      detail: `"${parsed.invalid}" is not a plain email address`,
+      field: 'to',
+    };
+  }
+  return null;
+}
+
+export function SendPage() {
+  const { user } = useSession();
+  const usage = useUsage(Boolean(user));
+  const send = useSendEmail();
+  const navigate = useNavigate();
+  const [to, setTo] = useState('');
+  const [subject, setSubject] = useState('');
+  const [html, setHtml] = useState('');
+  const [inlineCss, setInlineCss] = useState(false);
+  const [problem, setProblem] = useState<FormProblem | null>(null);
+  // Remounts the editor after a send: the CodeMirror wrapper ignores a new `value` that arrives
+  // within its typing window, so a prop change alone may not clear it.
+  const [editorKey, setEditorKey] = useState(0);
+  const redirectTimer = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(redirectTimer.current), []);
+
+  const verified = user?.verified ?? false;
+  const isPro = user?.plan === 'pro';
+  const outOfSends = usage.data?.usage.remaining === 0;
+
+  const submit = () => {
+    if (send.isPending) return;
+    if (!verified) {
+      setProblem({ title: SEND_MESSAGES.unverified });
+      return;
+    }
+    const found = validate(to, html);
+    setProblem(found);
+    if (found) return;
+    send.mutate(
+      { to, subject, html, inlineCss },
+      {
+        onSuccess: ({ id }) => {
+          toast.success('Email sent successfully!');
+          setTo('');
+          setSubject('');
+          setHtml('');
+          setEditorKey((k) => k + 1);
+          setProblem(null);
+          if (isPro) {
+            redirectTimer.current = window.setTimeout(
+              () => navigate(`/app/email/${id}`),
+              PRO_REDIRECT_DELAY_MS,
+            );
+          }
+        },
+        onError: (err) => toast.error('Failed to send email', errorMessage(err)),
+      },
+    );
+  };
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    submit();
+  };
+
+  // Ctrl/Cmd+Enter sends from any field; the editor handles it itself (and marks it handled).
+  const onKeyDown = (e: KeyboardEvent<HTMLFormElement>) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !e.defaultPrevented) {
+      e.preventDefault();
+      submit();
+    }
+  };
+
+  const toIds = fieldDescription('send-to', { hint: true, error: problem?.field === 'to' });
+  const htmlIds = fieldDescription('send-html', { error: problem?.field === 'html' });
+
+  return (
+    <div className="mx-auto max-w-3xl">
+      <AppPageHeader
+        title="Send Test Email"
+        description="Paste your HTML, optionally inline its CSS, and send a real test to up to 5 inboxes."
+      />
+      <div className="space-y-6">
+        {user && !verified ? <VerificationRequiredNotice /> : null}
+        {!isPro && usage.data ? <UsageBanner usage={usage.data.usage} /> : null}
+
+        <Card>
+          <CardContent>
+            <form className="space-y-5" onSubmit={onSubmit} onKeyDown={onKeyDown} noValidate aria-label="Send Test Email">
+              <Field
+                id="send-to"
+                label="To"
+                hint="Up to 5 addresses, separated by commas"
+                error={problem?.field === 'to' ? ' ' : undefined}
+              >
+                <Input
+                  id="send-to"
+                  type="text"
+                  inputMode="email"
+                  autoComplete="email"
+                  placeholder="you@example.com, client@example.com"
+                  value={to}
+                  onChange={(e) => setTo(e.target.value)}
+                  invalid={problem?.field === 'to'}
+                  aria-describedby={toIds.describedBy}
+                />
+              </Field>
+              <Field id="send-subject" label="Subject">
+                <Input
+                  id="send-subject"
+                  placeholder="Test Email"
+                  value={subject}
+                  maxLength={998}
+                  onChange={(e) => setSubject(e.target.value)}
+                />
+              </Field>
+              <div className="space-y-1.5">
+                <label
+                  htmlFor="send-html"
+                  className="block text-sm font-medium text-slate-800 dark:text-slate-200"
+                >
+                  HTML Content
+                </label>
+                <Suspense fallback={<Skeleton className="h-[400px] w-full" />}>
+                  <HtmlEditor
+                    key={editorKey}
+                    id="send-html"
+                    value={html}
+                    onChange={setHtml}
+                    onSubmit={submit}
+                    invalid={problem?.field === 'html'}
+                    describedBy={htmlIds.describedBy}
+                  />
+                </Suspense>
+              </div>
+              <div className="flex items-center justify-between gap-4 rounded-lg border border-slate-200 px-4 py-3 dark:border-slate-800">
+                <div>
+                  <p id="inline-css-label" className="text-sm font-medium">
+                    Inline CSS
+                  </p>
+                  <p id="inline-css-hint" className="text-sm text-slate-600 dark:text-slate-400">
+                    Move rules from &lt;style&gt; blocks into style attributes; media queries are kept.
+                  </p>
+                </div>
+                <Switch
+                  checked={inlineCss}
+                  onCheckedChange={setInlineCss}
+                  aria-labelledby="inline-css-label"
+                  aria-describedby="inline-css-hint"
+                />
+              </div>
+
+              {problem ? (
+                <div
+                  role="alert"
+                  className="rounded-lg border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900 dark:border-red-500/40 dark:bg-red-950/50 dark:text-red-200"
+                >
+                  <p className="font-semibold">{problem.title}</p>
+                  {problem.detail ? <p>{problem.detail}</p> : null}
+                </div>
+              ) : null}
+
+              <div className="flex flex-wrap items-center justify-between gap-3">
+                <p className="text-xs text-slate-500 dark:text-slate-400">
+                  Tip: press <kbd className="rounded border px-1 font-mono">Ctrl</kbd>+
+                  <kbd className="rounded border px-1 font-mono">Enter</kbd> to send.
+                </p>
+                <Button
+                  type="submit"
+                  size="lg"
+                  busy={send.isPending}
+                  busyLabel="Sending…"
+                  disabled={outOfSends && !isPro}
+                >
+                  <Send aria-hidden="true" />
+                  Send Test Email
+                </Button>
+              </div>
+            </form>
+          </CardContent>
+        </Card>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { bannerTone, barColor, usageMessage } from './usage-rules.ts';
+
+describe('usage rules (spec §4)', () => {
+  it('colours the banner orange at 2 or fewer and red at 0', () => {
+    expect(bannerTone(3)).toBe('normal');
+    expect(bannerTone(2)).toBe('low');
+    expect(bannerTone(1)).toBe('low');
+    expect(bannerTone(0)).toBe('empty');
+  });
+
+  it('colours the bar green below 80 %, yellow from 80 %, red at 100 %', () => {
+    expect(barColor(0, 10)).toBe('green');
+    expect(barColor(7, 10)).toBe('green');
+    expect(barColor(8, 10)).toBe('yellow');
+    expect(barColor(9, 10)).toBe('yellow');
+    expect(barColor(10, 10)).toBe('red');
+    expect(barColor(12, 10)).toBe('red');
+  });
+
+  it('words the remaining allowance', () => {
+    expect(usageMessage(0).text).toBe("You've reached your monthly limit");
+    expect(usageMessage(2).text).toBe('Only 2 email(s) remaining this month');
+    expect(usageMessage(1).text).toBe('Only 1 email(s) remaining this month');
+    expect(usageMessage(7).text).toBe('7 emails remaining this month');
+  });
+});
