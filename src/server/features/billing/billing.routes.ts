@@ -1,0 +1,129 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type Stripe from 'stripe';
+import {
+  createCheckoutRequest,
+  emptyRequest,
+  redirectUrlResponse,
+  subscriptionResponse,
+  syncResponse,
+  webhookResponse,
+} from '../../../shared/contract/billing.ts';
+import type { AppDeps } from '../../app.ts';
+import type { Clock } from '../../clock.ts';
+import { requireUser } from '../../http/auth.ts';
+import { enforceRateLimits, type RateRule } from '../../http/rate-limit.ts';
+import { toUserResponse } from '../auth/account-view.ts';
+import {
+  billingDisabled,
+  createCheckout,
+  createPortal,
+  handleWebhook,
+  subscriptionInfo,
+  syncUser,
+  type BillingDeps,
+} from './billing.service.ts';
+import { createStripeClient } from './stripe-client.ts';
+
+const MINUTE = 60_000;
+const rule = (name: string, limit: number, windowMs: number, what: string): RateRule => ({
+  name,
+  limit,
+  windowMs,
+  message: (wait) => `Too many ${what}. Try again in ${wait}.`,
+});
+
+/** Each call reaches Stripe; the payment return flow makes up to 10 syncs in a row. */
+export const BILLING_RATE_RULES = {
+  sessions: rule('billing-sessions-account', 20, 10 * MINUTE, 'billing requests'),
+  sync: rule('billing-sync-account', 60, 10 * MINUTE, 'billing refreshes'),
+} as const;
+
+/** Stripe events are small; anything far larger is not from Stripe. */
+const WEBHOOK_BODY_LIMIT = 512 * 1024;
+
+export function registerBillingRoutes(app: FastifyInstance, deps: AppDeps & { clock: Clock; stripe?: Stripe }): void {
+  const billing: BillingDeps = {
+    config: deps.config,
+    db: deps.db,
+    clock: deps.clock,
+    stripe: deps.stripe ?? createStripeClient(deps.config),
+  };
+  if (billing.stripe && !deps.config.stripe?.webhookSecret) {
+    app.log.warn('Billing is on but STRIPE_WEBHOOK_SECRET is not set: plans will only change through /api/billing/sync');
+  }
+  if (billing.stripe && !deps.config.stripe?.priceProMonthly) {
+    app.log.warn('Billing is on but STRIPE_PRICE_PRO_MONTHLY is not set: checkout cannot start');
+  }
+
+  void app.register(async (api) => {
+    api.addHook('onSend', async (_request, reply, payload) => {
+      if (!reply.hasHeader('Cache-Control')) void reply.header('Cache-Control', 'no-store');
+      return payload;
+    });
+    const r = api.withTypeProvider<ZodTypeProvider>();
+
+    r.get('/api/billing/subscription', { schema: { response: { 200: subscriptionResponse } } }, async (request) => {
+      const info = await subscriptionInfo(billing, requireUser(request));
+      return {
+        billingEnabled: info.billingEnabled,
+        plan: info.plan,
+        status: info.status,
+        hasBillingAccount: info.hasBillingAccount,
+        cancelAtPeriodEnd: info.cancelAtPeriodEnd,
+        currentPeriodEnd: info.currentPeriodEnd,
+      };
+    });
+
+    r.post(
+      '/api/billing/create-checkout',
+      { schema: { body: createCheckoutRequest, response: { 200: redirectUrlResponse } } },
+      async (request, reply) => {
+        const user = requireUser(request);
+        if (!billing.stripe) throw billingDisabled();
+        await enforceRateLimits(deps.db, reply, [{ rule: BILLING_RATE_RULES.sessions, subject: user.id }], deps.clock.now());
+        return { url: await createCheckout(billing, user, request.log) };
+      },
+    );
+
+    r.post(
+      '/api/billing/create-portal',
+      { schema: { body: emptyRequest, response: { 200: redirectUrlResponse } } },
+      async (request, reply) => {
+        const user = requireUser(request);
+        if (!billing.stripe) throw billingDisabled();
+        await enforceRateLimits(deps.db, reply, [{ rule: BILLING_RATE_RULES.sessions, subject: user.id }], deps.clock.now());
+        return { url: await createPortal(billing, user, request.log) };
+      },
+    );
+
+    r.post(
+      '/api/billing/sync',
+      { schema: { body: emptyRequest, response: { 200: syncResponse } } },
+      async (request, reply) => {
+        const user = requireUser(request);
+        if (!billing.stripe) throw billingDisabled();
+        await enforceRateLimits(deps.db, reply, [{ rule: BILLING_RATE_RULES.sync, subject: user.id }], deps.clock.now());
+        const synced = await syncUser(billing, user.id, request.log);
+        return { ok: true as const, user: toUserResponse(synced) };
+      },
+    );
+  });
+
+  // The webhook in its own scope: Stripe signs the exact bytes it sent, so this route keeps the
+  // raw body instead of parsing JSON (the signature check then parses it).
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => {
+      done(null, body);
+    });
+    const r = scope.withTypeProvider<ZodTypeProvider>();
+    r.post('/api/billing/webhook', { schema: { response: { 200: webhookResponse } } }, async (request) => {
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const header = request.headers['stripe-signature'];
+      const signature = Array.isArray(header) ? header[0] : header;
+      await handleWebhook(billing, raw, signature, request.log);
+      return { received: true as const };
+    });
+  });
+}

@@ -1,0 +1,41 @@
+import type { ReactNode } from 'react';
+import { BILLING_MESSAGES } from '../../../shared/contract/billing.ts';
+import { FormAlert } from '../auth/form-alert.tsx';
+import { useSession } from '../auth/session.ts';
+import { useBillingActions, type BillingAction } from './use-billing-actions.tsx';
+
+export interface PlanPageBilling {
+  /** The signed-in user's plan; undefined for anonymous visitors (Get Started). */
+  plan: 'free' | 'pro' | undefined;
+  onUpgrade: () => void;
+  onManageBilling: () => void;
+  busy: BillingAction | null;
+  notice: ReactNode;
+  /** Render once on the page (the billing-off explanation). */
+  dialog: ReactNode;
+}
+
+/**
+ * What /plan needs from the session and billing (spec §2): Current Plan for free users with
+ * Upgrade to Pro starting Checkout, Manage Billing for Pro users, Get Started for visitors.
+ */
+export function usePlanPageBilling(): PlanPageBilling {
+  const session = useSession();
+  const billing = useBillingActions('page');
+  const plan = session.user ? (session.user.plan.toLowerCase() === 'pro' ? 'pro' : 'free') : undefined;
+  const notice =
+    session.user && !billing.billingEnabled ? (
+      <FormAlert tone="info">
+        <span className="font-medium">{BILLING_MESSAGES.disabled}.</span> An administrator can change your plan with{' '}
+        <code className="font-mono text-xs">npm run admin -- set-plan</code>.
+      </FormAlert>
+    ) : null;
+  return {
+    plan,
+    onUpgrade: billing.upgrade,
+    onManageBilling: billing.manageBilling,
+    busy: billing.busy,
+    notice,
+    dialog: billing.dialog,
+  };
+}

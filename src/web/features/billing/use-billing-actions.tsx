@@ -1,0 +1,86 @@
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { toast } from '../../components/ui/toast.tsx';
+import { ApiError, errorMessage } from '../../lib/api.ts';
+import { usePublicConfig } from '../../lib/public-config.ts';
+import { useOptionalUser } from '../auth/session.ts';
+import { createCheckoutSession, createPortalSession, goTo } from './api.ts';
+import { BillingDisabledDialog } from './billing-disabled-dialog.tsx';
+import type { RedirectUrlResponse } from '../../../shared/contract/billing.ts';
+
+/**
+ * Where a billing action was started; the failure toasts are the spec's (§8): the account page
+ * says "create … session", everywhere else (plan page, upgrade buttons) "start/open …".
+ */
+export type BillingContext = 'account' | 'page';
+
+const FAILURE_TITLES: Record<BillingContext, { upgrade: string; billing: string }> = {
+  account: { upgrade: 'Failed to create checkout session', billing: 'Failed to create portal session' },
+  page: { upgrade: 'Failed to start checkout', billing: 'Failed to open billing portal' },
+};
+
+export type BillingAction = 'upgrade' | 'billing';
+
+export interface BillingActions {
+  /** Starts Stripe Checkout for Pro (create-checkout, then the browser goes to its URL). */
+  upgrade: () => void;
+  /** Opens the Stripe billing portal (create-portal, then the browser goes to its URL). */
+  manageBilling: () => void;
+  /** The action in progress (its button shows a spinner until the browser has left). */
+  busy: BillingAction | null;
+  /** False when the server has no Stripe: the actions explain that instead of failing. */
+  billingEnabled: boolean;
+  /** Render this once next to the buttons (the billing-off explanation). */
+  dialog: ReactNode;
+}
+
+export function useBillingActions(context: BillingContext): BillingActions {
+  const config = usePublicConfig();
+  const user = useOptionalUser();
+  const [busy, setBusy] = useState<BillingAction | null>(null);
+  const busyRef = useRef<BillingAction | null>(null);
+  const [explainOpen, setExplainOpen] = useState(false);
+  const billingEnabled = config.data?.billingEnabled !== false;
+
+  // Coming back from Stripe with the Back button can restore this page from the back/forward
+  // cache with the spinner still on; start fresh instead.
+  useEffect(() => {
+    const onPageShow = (e: PageTransitionEvent) => {
+      if (e.persisted) {
+        busyRef.current = null;
+        setBusy(null);
+      }
+    };
+    window.addEventListener('pageshow', onPageShow);
+    return () => window.removeEventListener('pageshow', onPageShow);
+  }, []);
+
+  const run = useCallback(
+    async (action: BillingAction, create: () => Promise<RedirectUrlResponse>) => {
+      if (busyRef.current) return;
+      if (!billingEnabled) {
+        setExplainOpen(true);
+        return;
+      }
+      busyRef.current = action;
+      setBusy(action);
+      try {
+        const { url } = await create();
+        goTo(url); // stay busy: the page is going away
+      } catch (err) {
+        busyRef.current = null;
+        setBusy(null);
+        if (err instanceof ApiError && err.code === 'billing_disabled') setExplainOpen(true);
+        else toast.error(FAILURE_TITLES[context][action], errorMessage(err));
+      }
+    },
+    [billingEnabled, context],
+  );
+
+  return {
+    upgrade: () => void run('upgrade', createCheckoutSession),
+    manageBilling: () => void run('billing', createPortalSession),
+    busy,
+    billingEnabled,
+    dialog: <BillingDisabledDialog open={explainOpen} onOpenChange={setExplainOpen} email={user?.email} />,
+  };
+}
