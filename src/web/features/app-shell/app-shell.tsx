@@ -1,0 +1,65 @@
+import { FlaskConical } from 'lucide-react';
+import { useCallback } from 'react';
+import { Outlet } from 'react-router';
+import { PageContainer } from '../../components/layout/page-container.tsx';
+import { SiteFooter } from '../../components/layout/site-footer.tsx';
+import { toast } from '../../components/ui/toast.tsx';
+import { usePublicConfig } from '../../lib/public-config.ts';
+import { useSignOutOnUnauthorized } from '../auth/session.ts';
+import { AppHeader } from './app-header.tsx';
+import { RequireSession } from './require-session.tsx';
+
+/** Guide §8.7: without SMTP_URL, say plainly that mail stays on this machine. */
+function MailCatcherBanner() {
+  const config = usePublicConfig();
+  if (!config.data?.mailCatcher) return null;
+  return (
+    <div className="border-b border-amber-200 bg-amber-50 text-amber-950 dark:border-amber-500/30 dark:bg-amber-950/40 dark:text-amber-100">
+      <PageContainer className="flex items-start gap-2 py-2 text-sm">
+        <FlaskConical aria-hidden="true" className="mt-0.5 size-4 shrink-0" />
+        <p>
+          Mail is not leaving this machine: this server delivers to its local mail catcher.{' '}
+          <a
+            href="/dev/mailbox"
+            target="_blank"
+            rel="noopener noreferrer"
+            className="font-medium whitespace-nowrap underline underline-offset-4 hover:no-underline"
+          >
+            Open the mailbox
+          </a>
+        </p>
+      </PageContainer>
+    </div>
+  );
+}
+
+/**
+ * The signed-in frame of everything under /app (spec §2): spinner while the session is checked,
+ * /signin without a user, header with tabs and menus, content at most 1120px wide, footer.
+ */
+export function AppShell() {
+  const onRevoked = useCallback(() => toast.info('Your session has ended', 'Please sign in again.'), []);
+  useSignOutOnUnauthorized(onRevoked);
+  return (
+    <RequireSession>
+      {(user) => (
+        <div className="flex min-h-dvh flex-col bg-slate-50/60 dark:bg-slate-950">
+          <a
+            href="#main"
+            className="sr-only rounded-md bg-white px-4 py-2 text-sm font-medium text-slate-900 shadow-lg focus:not-sr-only focus:fixed focus:top-3 focus:left-3 focus:z-50 focus:outline-2 focus:outline-brand-600 dark:bg-slate-900 dark:text-white"
+          >
+            Skip to content
+          </a>
+          <AppHeader user={user} />
+          <MailCatcherBanner />
+          <main id="main" tabIndex={-1} className="flex-1 outline-none">
+            <PageContainer className="py-8 sm:py-10">
+              <Outlet />
+            </PageContainer>
+          </main>
+          <SiteFooter />
+        </div>
+      )}
+    </RequireSession>
+  );
+}

@@ -1,0 +1,127 @@
+import type {} from 'altcha/types/react';
+import { RotateCw, ShieldAlert } from 'lucide-react';
+import { useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react';
+import { API_BASE } from '../../lib/api.ts';
+import { Button } from '../../components/ui/button.tsx';
+import { cx } from '../../components/ui/cx.ts';
+import { Skeleton } from '../../components/ui/skeleton.tsx';
+import { loadAltcha } from './load-altcha.ts';
+import { waitFor } from './wait-for.ts';
+
+/** What the form can do with the challenge after a failed submit (a solution is single-use). */
+export interface AltchaChallengeHandle {
+  reset: () => void;
+}
+
+interface WidgetElement extends HTMLElement {
+  /** Present once the widget script has upgraded the element. */
+  configure?: (config: Record<string, unknown>) => Promise<void>;
+  reset?: () => void;
+}
+
+interface StateChangeDetail {
+  state: string;
+  payload?: string | null;
+}
+
+export interface AltchaChallengeProps {
+  /** Where the widget fetches a challenge (from /api/config). */
+  challengeUrl: string;
+  /** The solved payload (sent as captchaToken), or null while unsolved, expired or failed. */
+  onChange: (payload: string | null) => void;
+  ref?: Ref<AltchaChallengeHandle>;
+}
+
+/** A relative challenge URL is resolved against the API origin (VITE_API_URL) or this page. */
+function absoluteUrl(url: string): string {
+  return new URL(url, API_BASE ? `${API_BASE}/` : window.location.origin).toString();
+}
+
+/**
+ * The ALTCHA proof-of-work challenge. It starts solving as soon as the user focuses the form (or
+ * ticks the box) and reports the payload when solved. The widget script loads lazily; readiness is
+ * polled every 100 ms for up to 30 s (spec §9), after which a retry is offered.
+ */
+export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallengeProps) {
+  const widgetRef = useRef<WidgetElement>(null);
+  const [phase, setPhase] = useState<'loading' | 'ready' | 'failed'>('loading');
+  const [attempt, setAttempt] = useState(0);
+  const onChangeRef = useRef(onChange);
+  useEffect(() => {
+    onChangeRef.current = onChange;
+  });
+
+  useImperativeHandle(ref, () => ({
+    reset: () => {
+      widgetRef.current?.reset?.();
+      onChangeRef.current(null);
+    },
+  }));
+
+  useEffect(() => {
+    const controller = new AbortController();
+    (async () => {
+      try {
+        await loadAltcha();
+      } catch {
+        if (!controller.signal.aborted) setPhase('failed');
+        return;
+      }
+      const ready = await waitFor(() => typeof widgetRef.current?.configure === 'function', {
+        signal: controller.signal,
+      });
+      if (controller.signal.aborted) return;
+      setPhase(ready ? 'ready' : 'failed');
+    })();
+    return () => controller.abort();
+  }, [attempt]);
+
+  useEffect(() => {
+    const el = widgetRef.current;
+    if (!el) return;
+    const onState = (e: Event) => {
+      const detail = (e as CustomEvent<StateChangeDetail>).detail;
+      onChangeRef.current(detail.state === 'verified' && detail.payload ? detail.payload : null);
+    };
+    el.addEventListener('statechange', onState);
+    return () => el.removeEventListener('statechange', onState);
+  }, [attempt]);
+
+  return (
+    <div className="space-y-2" data-captcha-phase={phase}>
+      {phase === 'loading' ? <Skeleton className="block h-[58px] w-full rounded-lg" /> : null}
+      {phase === 'failed' ? (
+        <div
+          role="alert"
+          className="flex items-center gap-3 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-800 dark:border-red-900/60 dark:bg-red-950/40 dark:text-red-300"
+        >
+          <ShieldAlert aria-hidden="true" className="size-5 shrink-0" />
+          <span className="flex-1">The security check could not load.</span>
+          <Button
+            size="sm"
+            variant="outline"
+            onClick={() => {
+              setPhase('loading');
+              setAttempt((n) => n + 1);
+            }}
+          >
+            <RotateCw aria-hidden="true" />
+            Try again
+          </Button>
+        </div>
+      ) : null}
+      {/* Keyed wrapper: "Try again" mounts a fresh widget. Its variables theme the widget like our inputs. */}
+      <div
+        key={attempt}
+        className={cx(
+          phase === 'ready' ? 'block' : 'hidden',
+          '[--altcha-border-radius:0.5rem] [--altcha-color-base:transparent] [--altcha-max-width:100%]',
+          '[--altcha-border-color:var(--color-slate-300)] [--altcha-color-primary:var(--color-brand-600)]',
+          'dark:[--altcha-border-color:var(--color-slate-700)] dark:[--altcha-color-primary:var(--color-brand-400)]',
+        )}
+      >
+        <altcha-widget ref={widgetRef} challenge={absoluteUrl(challengeUrl)} name="captchaToken" auto="onfocus" />
+      </div>
+    </div>
+  );
+}

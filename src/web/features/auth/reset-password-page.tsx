@@ -1,0 +1,138 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { KeyRound, Link2Off } from 'lucide-react';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Button, buttonClasses } from '../../components/ui/button.tsx';
+import { Field } from '../../components/ui/input.tsx';
+import { toast } from '../../components/ui/toast.tsx';
+import { ApiError, errorMessage } from '../../lib/api.ts';
+import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
+import { resetPassword } from './api.ts';
+import { AuthLayout, ResultIcon, authLink } from './auth-layout.tsx';
+import { FormAlert } from './form-alert.tsx';
+import { AUTH_MESSAGES } from './messages.ts';
+import type { AuthLocationState } from './navigation.ts';
+import { PasswordInput } from './password-input.tsx';
+import { clearSession } from './session.ts';
+
+/** The server refused the link itself (unknown, used, expired or malformed token). */
+function isDeadLink(err: unknown): boolean {
+  if (!(err instanceof ApiError)) return false;
+  return err.code === 'invalid_token' || (err.code === 'invalid_request' && err.message.startsWith('token'));
+}
+
+/**
+ * /reset-password?token=: choose a new password (8+ characters, typed twice). A missing or dead
+ * token shows the Invalid Reset Link page with a way to request a new link.
+ */
+export function ResetPasswordPage() {
+  const [params] = useSearchParams();
+  const token = params.get('token');
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [formError, setFormError] = useState<string | null>(null);
+  const [deadLink, setDeadLink] = useState<string | null>(null);
+
+  const reset = useMutation({
+    mutationFn: (newPassword: string) => resetPassword(token ?? '', newPassword),
+    onSuccess: async () => {
+      // A reset ends every session, this browser's included.
+      clearSession(queryClient);
+      toast.success('Password reset successfully.');
+      const state: AuthLocationState = { notice: 'Your password has been changed. Sign in with your new password.' };
+      await navigate('/signin', { replace: true, state });
+    },
+    onError: (err) => {
+      if (isDeadLink(err)) setDeadLink(errorMessage(err));
+      else toast.error('Failed to reset password', errorMessage(err));
+    },
+  });
+
+  if (!token || deadLink !== null) {
+    return (
+      <AuthLayout
+        title="Invalid Reset Link"
+        icon={
+          <ResultIcon tone="error">
+            <Link2Off aria-hidden="true" />
+          </ResultIcon>
+        }
+        description={
+          <>
+            <p className="font-medium text-slate-900 dark:text-white">{AUTH_MESSAGES.invalidResetLink}</p>
+            <p className="mt-1">
+              {deadLink ?? 'This password reset link is incomplete.'} Reset links work once and expire after 30
+              minutes; request a new one to continue.
+            </p>
+          </>
+        }
+      >
+        <div className="grid gap-3">
+          <Link to="/forgot-password" className={buttonClasses({ className: 'w-full' })}>
+            Request a New Link
+          </Link>
+          <Link to="/signin" className={buttonClasses({ variant: 'outline', className: 'w-full' })}>
+            Back to sign in
+          </Link>
+        </div>
+      </AuthLayout>
+    );
+  }
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!password || !confirm) return setFormError(AUTH_MESSAGES.fillAllFields);
+    if (password.length < MIN_PASSWORD_LENGTH) return setFormError(AUTH_MESSAGES.passwordTooShort);
+    if (password !== confirm) return setFormError(AUTH_MESSAGES.passwordsDoNotMatch);
+    setFormError(null);
+    reset.mutate(password);
+  };
+
+  return (
+    <AuthLayout
+      title="Choose a new password"
+      icon={
+        <ResultIcon tone="info">
+          <KeyRound aria-hidden="true" />
+        </ResultIcon>
+      }
+      description="After the change you will be signed out everywhere; sign in again with the new password."
+      footer={
+        <Link to="/signin" className={authLink}>
+          Back to sign in
+        </Link>
+      }
+    >
+      <form noValidate onSubmit={onSubmit} className="space-y-4">
+        <FormAlert>{formError}</FormAlert>
+        <Field id="reset-password" label="New password" hint={`At least ${MIN_PASSWORD_LENGTH} characters`}>
+          <PasswordInput
+            id="reset-password"
+            name="new-password"
+            autoComplete="new-password"
+            autoFocus
+            value={password}
+            invalid={formError === AUTH_MESSAGES.passwordTooShort || (formError === AUTH_MESSAGES.fillAllFields && !password)}
+            aria-describedby="reset-password-hint"
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </Field>
+        <Field id="reset-confirm" label="Confirm new password">
+          <PasswordInput
+            id="reset-confirm"
+            name="confirm-password"
+            autoComplete="new-password"
+            value={confirm}
+            invalid={formError === AUTH_MESSAGES.passwordsDoNotMatch || (formError === AUTH_MESSAGES.fillAllFields && !confirm)}
+            onChange={(e) => setConfirm(e.target.value)}
+          />
+        </Field>
+        <Button type="submit" className="w-full" busy={reset.isPending} busyLabel="Saving…">
+          Reset Password
+        </Button>
+      </form>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,284 @@
+import type { Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { createUser } from '../support/users.ts';
+import {
+  JumpClock,
+  PASSWORD,
+  expectToast,
+  linkIn,
+  seenMail,
+  startAuthServer,
+  submitSignIn,
+  tokenOf,
+  uniqueEmail,
+  storeToken,
+  waitForMail,
+  type AuthServer,
+} from './auth-e2e-helpers.ts';
+
+/**
+ * Links and paths that go wrong (spec §4, §5, §8): missing, unknown and expired verification and
+ * reset links, the social sign-in callback's error paths, guarded pages, and the forms' in-page
+ * messages. The server's clock can jump ahead, so expiry is real without waiting.
+ */
+
+const browser = setupBrowser();
+const clock = new JumpClock();
+let auth: AuthServer;
+
+beforeAll(async () => {
+  auth = await startAuthServer({ env: { CAPTCHA_PROVIDER: 'none' }, deps: { clock } });
+});
+afterAll(async () => auth?.close());
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+
+async function open(path: string, ignore: RegExp[] = []) {
+  const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+  const problems = watchProblems(page, { ignore });
+  await page.goto(path);
+  return { page, problems };
+}
+
+async function signUpThroughApi(email: string): Promise<string> {
+  const res = await fetch(`${auth.server.baseUrl}/api/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { token: string }).token;
+}
+
+describe('verification links', () => {
+  it('without a token: Invalid verification link, with ways on', async () => {
+    const { page, problems } = await open('/verify');
+    await heading(page, 'Invalid verification link').waitFor();
+    expect(await page.getByRole('link', { name: 'Request a new link' }).getAttribute('href')).toBe('/app/account');
+    expect(await page.getByRole('link', { name: 'Back to sign in' }).getAttribute('href')).toBe('/signin');
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('with an unknown token: Invalid verification link and the Verification failed. toast', async () => {
+    const { page, problems } = await open('/verify?token=not-a-real-token-at-all', [/verify-email 400/, /status of 400/]);
+    await heading(page, 'Invalid verification link').waitFor();
+    await expectToast(page, 'Verification failed.', 'Invalid or expired verification link');
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('an expired link (24 h) is invalid; a fresh one verifies once, then is invalid too', async () => {
+    const email = uniqueEmail('expiry');
+    await signUpThroughApi(email);
+    const first = await waitForMail(auth.server, email, /^Verify your email/);
+    clock.advance(24 * 60 * 60_000 + 60_000);
+    const { page } = await open(linkIn(first, auth.server, '/verify'), [/verify-email 400/, /status of 400/]);
+    await heading(page, 'Invalid verification link').waitFor();
+
+    // A new link (resend, signed in) works, once.
+    const seen = await seenMail(auth.server, email);
+    const signIn = await fetch(`${auth.server.baseUrl}/api/auth/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    const { token } = (await signIn.json()) as { token: string };
+    const resend = await fetch(`${auth.server.baseUrl}/api/auth/resend-verification`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(resend.status).toBe(200);
+    const second = await waitForMail(auth.server, email, /^Verify your email/, seen);
+    const link = linkIn(second, auth.server, '/verify');
+    await page.goto(link);
+    await heading(page, 'Email verified!').waitFor();
+    await page.goto(link);
+    await heading(page, 'Invalid verification link').waitFor();
+  });
+});
+
+describe('reset links', () => {
+  it('without a token: the Invalid Reset Link page with a button to request a new link', async () => {
+    const { page, problems } = await open('/reset-password');
+    await heading(page, 'Invalid Reset Link').waitFor();
+    expect(await page.getByText('Invalid reset link', { exact: true }).isVisible()).toBe(true);
+    await page.getByRole('link', { name: 'Request a New Link' }).click();
+    await page.waitForURL('**/forgot-password');
+    await heading(page, 'Forgot your password?').waitFor();
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('an unknown token shows Invalid Reset Link once the server refuses it', async () => {
+    const { page, problems } = await open('/reset-password?token=unknown-reset-token', [/reset-password 400/, /status of 400/]);
+    await page.getByLabel('New password', { exact: true }).fill('a long enough password');
+    await page.getByLabel('Confirm new password', { exact: true }).fill('a long enough password');
+    await page.getByRole('button', { name: 'Reset Password' }).click();
+    await heading(page, 'Invalid Reset Link').waitFor();
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('an expired link (30 min) shows Invalid Reset Link; an unknown address still gets Check Your Email', async () => {
+    const email = uniqueEmail('reset-expiry');
+    await signUpThroughApi(email);
+    const { page } = await open('/forgot-password', [/reset-password 400/, /status of 400/]);
+    await page.getByRole('button', { name: 'Send Reset Link' }).click();
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toBe('Please fill in all fields');
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByRole('button', { name: 'Send Reset Link' }).click();
+    await heading(page, 'Check Your Email').waitFor();
+    const mail = await waitForMail(auth.server, email, /^Reset your Proofmail password/);
+    clock.advance(31 * 60_000);
+    await page.goto(linkIn(mail, auth.server, '/reset-password'));
+    await page.getByLabel('New password', { exact: true }).fill('a long enough password');
+    await page.getByLabel('Confirm new password', { exact: true }).fill('a long enough password');
+    await page.getByRole('button', { name: 'Reset Password' }).click();
+    await heading(page, 'Invalid Reset Link').waitFor();
+
+    // Nobody has this address: the page says exactly the same.
+    const nobody = uniqueEmail('nobody');
+    await page.goto('/forgot-password');
+    await page.getByLabel('Email', { exact: true }).fill(nobody);
+    await page.getByRole('button', { name: 'Send Reset Link' }).click();
+    await heading(page, 'Check Your Email').waitFor();
+    expect(await page.getByRole('main').innerText()).toContain(nobody);
+  });
+});
+
+describe('social sign-in callback', () => {
+  it('an error parameter goes to /signin carrying it', async () => {
+    const { page, problems } = await open('/auth/callback?error=access_denied&provider=google');
+    await page.waitForURL('**/signin?error=access_denied');
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toContain('Sign-in was cancelled');
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('a missing token gives no_token', async () => {
+    const { page } = await open('/auth/callback?provider=github');
+    await page.waitForURL('**/signin?error=no_token');
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toContain('no sign-in token came back');
+  });
+
+  it('a ticket that does not exchange gives auth_failed, stores nothing and leaves no ticket in the address', async () => {
+    const { page, problems } = await open('/auth/callback?token=bogus-ticket-value&provider=google', [
+      /exchange 400/,
+      /status of 400/,
+    ]);
+    await page.waitForURL('**/signin?error=auth_failed');
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toContain('could not sign you in');
+    expect(await tokenOf(page)).toBeNull();
+    expect(page.url()).not.toContain('bogus-ticket-value');
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('an unknown error code gets the generic message, and text from the link is never shown as prose', async () => {
+    const { page } = await open('/signin?error=Your%20account%20is%20locked.%20Call%20us');
+    const text = await page.getByRole('main').getByRole('alert').innerText();
+    expect(text).toContain('Social sign-in failed');
+    expect(text).not.toContain('Call us');
+    await page.goto('/signin?error=temporarily_unavailable');
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toContain('Error code: temporarily_unavailable');
+  });
+});
+
+describe('guards and forms', () => {
+  it('the app redirects to /signin when signed out, and sign-in returns to the page asked for', async () => {
+    const { page, problems } = await open('/app/account');
+    await page.waitForURL('**/signin');
+    await heading(page, 'Welcome back').waitFor();
+    const email = uniqueEmail('guard');
+    await signUpThroughApi(email);
+    await submitSignIn(page, email, PASSWORD);
+    await expectToast(page, 'Welcome back!');
+    await page.waitForURL('**/app/account');
+    // Signed in, / and /signin lead into the app.
+    await page.goto('/');
+    await page.waitForURL('**/app/send');
+    await page.goto('/signin');
+    await page.waitForURL('**/app/send');
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('a stored token the server no longer knows is dropped and the app sends the visitor to sign in', async () => {
+    const { page } = await open('/contact', [/\/api\/auth\/me 401/, /status of 401/]);
+    await storeToken(page, 'stale-token-from-another-life');
+    await page.goto('/app/send');
+    await page.waitForURL('**/signin');
+    expect(await tokenOf(page)).toBeNull();
+    // The landing page shows for such a visitor too.
+    await storeToken(page, 'stale-token-again');
+    await page.goto('/');
+    await page.getByRole('link', { name: 'Get Started Free' }).first().waitFor();
+    expect(new URL(page.url()).pathname).toBe('/');
+    expect(await tokenOf(page)).toBeNull();
+  });
+
+  it('sign-in and sign-up show the in-page messages; failures come as toasts', async () => {
+    const { page } = await open('/signin', [/signin (401|503)/, /signup (409|502)/, /status of (40[19]|50[23])/]);
+    // No social providers are configured on this server: no buttons.
+    expect(await page.getByRole('link', { name: /Continue with/ }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Sign In', exact: true }).click();
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toBe('Please fill in all fields');
+    await submitSignIn(page, uniqueEmail('nobody'), 'whatever-password');
+    await expectToast(page, 'Sign in failed', 'Invalid email or password');
+    // Show/hide password.
+    const password = page.getByLabel('Password', { exact: true });
+    expect(await password.getAttribute('type')).toBe('password');
+    await page.getByRole('button', { name: 'Show password' }).click();
+    expect(await password.getAttribute('type')).toBe('text');
+    await page.getByRole('button', { name: 'Hide password' }).click();
+    expect(await password.getAttribute('type')).toBe('password');
+
+    await page.getByRole('link', { name: 'Sign up' }).click();
+    await heading(page, 'Create your account').waitFor();
+    // No captcha on this server: nothing to solve, Submit is on.
+    expect(await page.locator('altcha-widget').count()).toBe(0);
+    const create = page.getByRole('button', { name: 'Create Account' });
+    await create.click();
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toBe('Please fill in all fields');
+    const email = uniqueEmail('taken');
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill('short');
+    await create.click();
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toBe('Password must be at least 8 characters');
+    await signUpThroughApi(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await create.click();
+    await expectToast(page, 'Sign up failed', 'An account with this email already exists');
+    expect(new URL(page.url()).pathname).toBe('/signup');
+
+    // An answer without an error text (a proxy's 502): the spec's fallbacks.
+    const bare = (status: number) => (route: Route) => route.fulfill({ status, body: '' });
+    await page.route('**/api/auth/signup', bare(502));
+    await create.click();
+    await expectToast(page, 'Sign up failed', 'signup failed: 502');
+    await page.goto('/signin');
+    await page.route('**/api/auth/signin', bare(503));
+    await submitSignIn(page, email, PASSWORD);
+    await expectToast(page, 'Sign in failed', 'signin failed: 503');
+  });
+
+  it('the verify page after sign-in refreshes the user: the app stops asking to verify', async () => {
+    const email = uniqueEmail('refresh');
+    const token = await signUpThroughApi(email);
+    const { page } = await open('/contact');
+    await storeToken(page, token);
+    await page.goto('/app/account');
+    await page.getByTestId('unverified-warning').waitFor();
+    const mail = await waitForMail(auth.server, email, /^Verify your email/);
+    await page.goto(linkIn(mail, auth.server, '/verify'));
+    await heading(page, 'Email verified!').waitFor();
+    await page.getByRole('link', { name: 'Start Sending Emails' }).click();
+    await page.waitForURL('**/app/send');
+    await page.goto('/app/account');
+    await page.getByTestId('account-email').waitFor();
+    expect(await page.getByTestId('unverified-warning').count()).toBe(0);
+  });
+
+  it('users made by the test helper get the shell', async () => {
+    const { token } = await createUser(auth.server.db);
+    const { page } = await open('/contact');
+    await storeToken(page, token);
+    await page.goto('/app');
+    await page.waitForURL('**/app/send');
+  });
+});

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { createUser } from '../support/users.ts';
+import { startAuthServer, storeToken, type AuthServer } from './auth-e2e-helpers.ts';
+
+/**
+ * The account screens on a laptop and a 375px phone, light and dark: nothing overflows sideways,
+ * nothing logs an error, and a screenshot of each lands in $TMPDIR/proofmail-auth-screens for a
+ * human to look at.
+ */
+
+const browser = setupBrowser();
+let auth: AuthServer;
+const OUT = path.join(os.tmpdir(), 'proofmail-auth-screens');
+
+beforeAll(async () => {
+  auth = await startAuthServer();
+  fs.mkdirSync(OUT, { recursive: true });
+});
+afterAll(async () => auth?.close());
+
+const VIEWPORTS = {
+  desktop: { width: 1280, height: 900 },
+  phone: { width: 375, height: 812 },
+} as const;
+
+const PUBLIC_PAGES = [
+  ['/signup', 'Create your account'],
+  ['/signin', 'Welcome back'],
+  ['/forgot-password', 'Forgot your password?'],
+  ['/reset-password?token=abc', 'Choose a new password'],
+  ['/reset-password', 'Invalid Reset Link'],
+  ['/verify', 'Invalid verification link'],
+] as const;
+
+const APP_PAGES = [
+  ['/app/account', 'Account', '[data-section="login-alerts"]'],
+  ['/app/profile', 'Profile', '[data-testid="profile-email"]'],
+  ['/app/about', 'About Proofmail', 'main p'],
+] as const;
+
+async function overflowX(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
+
+async function shoot(page: Page, name: string) {
+  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+}
+
+describe('account screens render cleanly', () => {
+  for (const [device, viewport] of Object.entries(VIEWPORTS)) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      it(`${device}, ${colorScheme}`, async () => {
+        const page = await browser.newPage({ baseURL: auth.server.baseUrl, viewport, colorScheme });
+        const problems = watchProblems(page);
+        for (const [url, title] of PUBLIC_PAGES) {
+          await page.goto(url);
+          await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+          if (url === '/signup') await page.locator('[data-captcha-phase="ready"]').waitFor();
+          expect(await overflowX(page), `${url} overflows sideways`).toBeLessThanOrEqual(0);
+          await shoot(page, `${device}-${colorScheme}${url.replace(/[/?=]/g, '_')}`);
+        }
+        const { token } = await createUser(auth.server.db, { verified: false });
+        await storeToken(page, token);
+        for (const [url, title, loaded] of APP_PAGES) {
+          await page.goto(url);
+          await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+          await page.locator(loaded).first().waitFor();
+          expect(await overflowX(page), `${url} overflows sideways`).toBeLessThanOrEqual(0);
+          await shoot(page, `${device}-${colorScheme}${url.replace(/[/?=]/g, '_')}`);
+        }
+        await page.getByRole('button', { name: 'Account menu' }).click();
+        await page.getByRole('menu').waitFor();
+        await shoot(page, `${device}-${colorScheme}-menu`);
+        expect(problems.all()).toEqual([]);
+      });
+    }
+  }
+});
