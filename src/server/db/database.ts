@@ -32,8 +32,11 @@ export function createPool(connectionString: string, max: number): pg.Pool {
     idleTimeoutMillis: 30_000,
     application_name: 'proofmail',
   });
-  // A dropped idle connection (database restart) must not crash the process; the pool replaces it.
+  // A dropped connection (database restart) must not crash the process. Idle clients report to
+  // the pool; a checked-out client reports to itself, and its query fails anyway (→ 503); the
+  // pool drops ended clients and opens new ones.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

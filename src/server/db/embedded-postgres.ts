@@ -29,6 +29,8 @@ export interface EmbeddedPostgresOptions {
   /** Extra `-c name=value` server settings (tests turn fsync off). */
   settings?: Record<string, string>;
   log?: (line: string) => void;
+  /** A fixed loopback port (a restart that clients must find again); default: any free port. */
+  port?: number;
 }
 
 export interface EmbeddedPostgres {
@@ -279,11 +281,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   let child: ChildProcess | undefined;
   let port = 0;
   for (let attempt = 1; !child; attempt++) {
-    port = await freePort();
+    port = options.port ?? (await freePort());
     try {
       child = await launch(bins, clusterDir, port, ids, options.settings ?? {}, log);
     } catch (err) {
-      if (attempt >= 3 || !String(err).includes('could not bind')) throw err;
+      if (options.port !== undefined || attempt >= 3 || !String(err).includes('could not bind')) throw err;
     }
   }
   const server = child;

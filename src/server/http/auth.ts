@@ -25,7 +25,17 @@ declare module 'fastify' {
     /** Set by the auth hook for a valid bearer session; null otherwise. */
     auth: RequestAuth | null;
   }
+  interface FastifyContextConfig {
+    /** Marks an /api route that answers without a session (see PUBLIC_ROUTE). */
+    public?: boolean;
+  }
 }
+
+/**
+ * Every /api route needs a session unless its options say `config: PUBLIC_ROUTE`: secure by
+ * default, and a 401 comes before any validation, so an anonymous caller learns nothing else.
+ */
+export const PUBLIC_ROUTE = { public: true } as const;
 
 export const SESSION_TTL_MS = 30 * 24 * 3600_000;
 export const SESSION_IDLE_MS = 7 * 24 * 3600_000;
@@ -44,6 +54,11 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 /** Resolves the session of every /api request that carries a bearer token. Call before features. */
 export function registerAuthentication(app: FastifyInstance, deps: { db: Db; clock: Clock }): void {
   app.decorateRequest('auth', null);
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') || route.config?.public) return;
+    const existing = route.preValidation ? [route.preValidation].flat() : [];
+    route.preValidation = [requireSessionHook, ...existing];
+  });
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/api/')) return;
     const token = bearerToken(request);
@@ -56,6 +71,10 @@ export function registerAuthentication(app: FastifyInstance, deps: { db: Db; clo
     }
     request.auth = { user: found.user, sessionId: found.sessionId };
   });
+}
+
+async function requireSessionHook(request: FastifyRequest): Promise<void> {
+  requireSession(request);
 }
 
 /** The signed-in user, or a 401 `{ error: 'Not authenticated', code: 'unauthenticated' }`. */

@@ -14,7 +14,7 @@ import {
   verifyEmailResponse,
   type CaptchaChallenge,
 } from '../../../shared/contract/auth.ts';
-import { requireSession, requireUser, SESSION_IDLE_MS } from '../../http/auth.ts';
+import { requireSession, requireUser, SESSION_IDLE_MS, PUBLIC_ROUTE } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { enforceRateLimits, pruneRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
 import { toUserResponse } from './account-view.ts';
@@ -95,7 +95,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
 
     r.post(
       '/api/auth/signup',
-      { schema: { body: signUpRequest, response: { 200: sessionResponse } } },
+      { config: PUBLIC_ROUTE, schema: { body: signUpRequest, response: { 200: sessionResponse } } },
       async (request, reply) => {
         const input = validateSignUp(request.body);
         await enforceRateLimits(
@@ -115,7 +115,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
 
     r.post(
       '/api/auth/signin',
-      { schema: { body: signInRequest, response: { 200: sessionResponse } } },
+      { config: PUBLIC_ROUTE, schema: { body: signInRequest, response: { 200: sessionResponse } } },
       async (request, reply) => {
         const input = validateSignIn(request.body);
         const at = now();
@@ -161,7 +161,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
 
     r.post(
       '/api/auth/verify-email',
-      { schema: { body: verifyEmailRequest, response: { 200: verifyEmailResponse } } },
+      { config: PUBLIC_ROUTE, schema: { body: verifyEmailRequest, response: { 200: verifyEmailResponse } } },
       async (request) => {
         const { emailChanged } = await verifyEmail(deps, request.body.token.trim());
         return { ok: true as const, emailChanged };
@@ -170,7 +170,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
 
     r.post(
       '/api/auth/request-password-reset',
-      { schema: { body: requestPasswordResetRequest, response: { 200: okResponse } } },
+      { config: PUBLIC_ROUTE, schema: { body: requestPasswordResetRequest, response: { 200: okResponse } } },
       async (request, reply) => {
         const email = request.body.email.trim();
         if (!email) throw badRequest(AUTH_MESSAGES.missingEmail, 'missing_fields');
@@ -192,7 +192,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
 
     r.post(
       '/api/auth/reset-password',
-      { schema: { body: resetPasswordRequest, response: { 200: okResponse } } },
+      { config: PUBLIC_ROUTE, schema: { body: resetPasswordRequest, response: { 200: okResponse } } },
       async (request, reply) => {
         const token = request.body.token.trim();
         if (!token) throw badRequest(AUTH_MESSAGES.invalidReset, 'invalid_token');
@@ -210,7 +210,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
 
     r.post(
       '/api/auth/exchange',
-      { schema: { body: exchangeRequest, response: { 200: sessionResponse } } },
+      { config: PUBLIC_ROUTE, schema: { body: exchangeRequest, response: { 200: sessionResponse } } },
       async (request) => {
         return session(await exchangeTicket(deps, request.body.ticket.trim(), clientOf(request)));
       },
@@ -218,7 +218,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
 
     r.get(
       '/api/auth/captcha/challenge',
-      { schema: { response: { 200: captchaChallengeResponse } } },
+      { config: PUBLIC_ROUTE, schema: { response: { 200: captchaChallengeResponse } } },
       async () => {
         if (deps.config.captcha.provider !== 'altcha') throw notFound();
         const challenge = await createCaptchaChallenge(deps);

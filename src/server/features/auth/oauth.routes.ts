@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { OAUTH_PROVIDERS, type OAuthProvider } from '../../../shared/contract/auth.ts';
+import { PUBLIC_ROUTE } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import type { AuthDeps } from './auth.service.ts';
 import {
@@ -72,7 +73,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: AuthDeps): void 
   for (const provider of OAUTH_PROVIDERS) {
     r.get(
       `/api/auth/${provider}`,
-      { schema: { response: { 302: z.undefined() } } },
+      { config: PUBLIC_ROUTE, schema: { response: { 302: z.undefined() } } },
       async (_request, reply) => {
         if (!isProviderEnabled(deps.config, provider)) throw notFound();
         const { url, state, codeVerifier } = startAuthorization(deps.config, provider);
@@ -85,7 +86,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: AuthDeps): void 
 
     r.get(
       callbackPath(provider),
-      { schema: { querystring: callbackQuery, response: { 302: z.undefined() } } },
+      { config: PUBLIC_ROUTE, schema: { querystring: callbackQuery, response: { 302: z.undefined() } } },
       async (request, reply) => {
         if (!isProviderEnabled(deps.config, provider)) throw notFound();
         void reply.header('Set-Cookie', cookie(deps, provider, '', 0)).header('Cache-Control', 'no-store');

@@ -11,7 +11,7 @@ import {
 } from '../../../shared/contract/billing.ts';
 import type { AppDeps } from '../../app.ts';
 import type { Clock } from '../../clock.ts';
-import { requireUser } from '../../http/auth.ts';
+import { requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
 import { enforceRateLimits, type RateRule } from '../../http/rate-limit.ts';
 import { toUserResponse } from '../auth/account-view.ts';
 import {
@@ -118,7 +118,7 @@ export function registerBillingRoutes(app: FastifyInstance, deps: AppDeps & { cl
       done(null, body);
     });
     const r = scope.withTypeProvider<ZodTypeProvider>();
-    r.post('/api/billing/webhook', { schema: { response: { 200: webhookResponse } } }, async (request) => {
+    r.post('/api/billing/webhook', { config: PUBLIC_ROUTE, schema: { response: { 200: webhookResponse } } }, async (request) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const header = request.headers['stripe-signature'];
       const signature = Array.isArray(header) ? header[0] : header;

@@ -18,7 +18,7 @@ import {
 } from '../../../shared/contract/email.ts';
 import type { AppDeps } from '../../app.ts';
 import type { Clock } from '../../clock.ts';
-import { requireUser } from '../../http/auth.ts';
+import { requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
 import { toUserResponse } from '../auth/account-view.ts';
 import { markPrivatePublicPage } from '../../http/security-headers.ts';
 import {
@@ -87,7 +87,7 @@ export function registerEmailRoutes(app: FastifyInstance, deps: AppDeps & { cloc
 
   r.get(
     '/api/email/public/:slug',
-    { schema: { params: slugParams, response: { 200: publicEmail } } },
+    { config: PUBLIC_ROUTE, schema: { params: slugParams, response: { 200: publicEmail } } },
     async (request, reply) => {
       markPrivatePublicPage(reply);
       void reply.header('Cache-Control', 'no-store');

@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { healthResponse, publicConfig, type PublicConfig } from '../../../shared/contract/system.ts';
 import { MAX_RECIPIENTS, PRO_PRICE_ID, PRO_PRICE_MONTHLY } from '../../../shared/plans.ts';
 import type { AppDeps } from '../../app.ts';
+import { PUBLIC_ROUTE } from '../../http/auth.ts';
 
 export function publicConfigOf(deps: AppDeps): PublicConfig {
   const { config } = deps;
@@ -30,13 +31,13 @@ export function registerSystemRoutes(app: FastifyInstance, deps: AppDeps): void 
   const r = app.withTypeProvider<ZodTypeProvider>();
   const body = publicConfigOf(deps);
 
-  r.get('/api/health', { schema: { response: { 200: healthResponse } } }, async (_req, res) => {
+  r.get('/api/health', { config: PUBLIC_ROUTE, schema: { response: { 200: healthResponse } } }, async (_req, res) => {
     await sql`select 1`.execute(deps.db);
     void res.header('Cache-Control', 'no-store');
     return { ok: true as const, database: 'up' as const };
   });
 
-  r.get('/api/config', { schema: { response: { 200: publicConfig } } }, async (_req, res) => {
+  r.get('/api/config', { config: PUBLIC_ROUTE, schema: { response: { 200: publicConfig } } }, async (_req, res) => {
     void res.header('Cache-Control', 'no-cache');
     return body;
   });

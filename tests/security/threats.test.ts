@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertEmail } from '../../src/server/features/email/email.repo.ts';
+import { FAKE_GITHUB_CLIENT, FAKE_GOOGLE_CLIENT } from '../support/fake-oauth.ts';
+import { createTestContext, type TestContext } from '../support/test-app.ts';
+import { createUser, type TestUser } from '../support/users.ts';
+
+/**
+ * Threat tests of guide §6 that walk the whole API. Run together with the log-redaction and
+ * hostile-HTML suites by `npm run test:security`, which prints them as a checklist.
+ */
+
+const PUBLIC_URL = 'https://proofmail.test';
+
+let ctx: TestContext;
+let owner: TestUser;
+let intruder: TestUser;
+let emailId: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext({
+    env: {
+      PUBLIC_URL,
+      GOOGLE_CLIENT_ID: FAKE_GOOGLE_CLIENT.id,
+      GOOGLE_CLIENT_SECRET: FAKE_GOOGLE_CLIENT.secret,
+      GITHUB_CLIENT_ID: FAKE_GITHUB_CLIENT.id,
+      GITHUB_CLIENT_SECRET: FAKE_GITHUB_CLIENT.secret,
+    },
+  });
+  owner = await createUser(ctx.db, { plan: 'pro' });
+  intruder = await createUser(ctx.db, { plan: 'pro' });
+  emailId = (
+    await insertEmail(ctx.db, {
+      userId: owner.user.id,
+      to: 'client@example.com',
+      subject: 'Private',
+      html: '<p>private</p>',
+      inlineCss: false,
+      createdAt: new Date(),
+    })
+  ).id;
+});
+afterAll(async () => ctx?.close());
+
+const fill = (url: string, id: string) => url.replace(/:[a-zA-Z]+/g, id);
+
+describe('security headers on every route', () => {
+  it('every API route answers with CSP, nosniff, Referrer-Policy and frame-ancestors, even on errors', async () => {
+    const routes = ctx.app.routeTable;
+    expect(routes.length).toBeGreaterThan(20);
+    for (const route of routes) {
+      const res = await ctx.app.inject({ method: route.method as 'GET', url: fill(route.url, randomUUID()) });
+      const csp = String(res.headers['content-security-policy'] ?? '');
+      const where = `${route.method} ${route.url} (${res.statusCode})`;
+      expect(csp, where).toContain("script-src 'self'");
+      expect(csp, where).toContain("object-src 'none'");
+      expect(csp, where).toContain("base-uri 'none'");
+      expect(csp, where).toContain("frame-ancestors 'none'");
+      expect(res.headers['x-content-type-options'], where).toBe('nosniff');
+      expect(res.headers['referrer-policy'], where).toBeTruthy();
+    }
+  });
+
+  it('public share responses are noindex and no-referrer, found or not', async () => {
+    for (const slug of ['does-not-exist-0000000000', 'x']) {
+      const res = await ctx.app.inject({ method: 'GET', url: `/api/email/public/${slug}` });
+      expect(res.headers['x-robots-tag']).toContain('noindex');
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+    }
+  });
+});
+
+describe('IDOR across every authenticated route', () => {
+  it("no route with an id lets another user read or change the owner's email", async () => {
+    const withId = ctx.app.routeTable.filter((r) => r.url.includes(':id'));
+    expect(withId.length).toBeGreaterThanOrEqual(4);
+    for (const route of withId) {
+      const res = await ctx.app.inject({
+        method: route.method as 'GET',
+        url: fill(route.url, emailId),
+        headers: intruder.headers,
+      });
+      expect(res.statusCode, `${route.method} ${route.url}`).toBe(404);
+      expect(res.body).not.toContain('private');
+    }
+    const row = await ctx.db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ subject: 'Private', public_slug: null });
+  });
+
+  it('every route that needs a session answers 401 without one and with a forged or revoked token', async () => {
+    // Public by design; /api/dev/* answers loopback clients only (and only with the catcher on).
+    const open = /^(GET|DELETE) \/api\/dev\/|^GET \/api\/(health|config|email\/public\/:slug|auth\/(google|github)(\/callback)?|auth\/captcha\/challenge)$|^POST \/api\/(auth\/(signup|signin|verify-email|request-password-reset|reset-password|exchange)|billing\/webhook)$/;
+    const needSession = ctx.app.routeTable.filter((r) => !open.test(`${r.method} ${r.url}`));
+    expect(needSession.length).toBeGreaterThan(10);
+    const revoked = await createUser(ctx.db);
+    await ctx.db.deleteFrom('sessions').where('user_id', '=', revoked.user.id).execute();
+    for (const headers of [{}, { authorization: `Bearer ${'x'.repeat(43)}` }, revoked.headers]) {
+      for (const route of needSession) {
+        const res = await ctx.app.inject({ method: route.method as 'GET', url: fill(route.url, emailId), headers });
+        expect(res.statusCode, `${route.method} ${route.url}`).toBe(401);
+      }
+    }
+  });
+});
+
+describe('open redirects', () => {
+  it('OAuth start ignores redirect parameters and only ever sends the browser to the provider with our callback', async () => {
+    for (const provider of ['google', 'github']) {
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/auth/${provider}?redirect_uri=https://evil.example/cb&next=//evil.example&returnTo=https://evil.example`,
+      });
+      expect(res.statusCode).toBe(302);
+      const location = new URL(String(res.headers.location));
+      expect(location.searchParams.get('redirect_uri')).toBe(`${PUBLIC_URL}/api/auth/${provider}/callback`);
+      expect(String(res.headers.location)).not.toContain('evil.example');
+    }
+  });
+
+  it('OAuth callbacks only ever redirect to our own /auth/callback page', async () => {
+    const attempts = [
+      '?error=access_denied&redirect_uri=https://evil.example',
+      '?error=%0d%0aLocation:%20https://evil.example',
+      '?code=abc&state=forged',
+      '?code=abc&state=forged&next=https://evil.example',
+      '',
+    ];
+    for (const provider of ['google', 'github']) {
+      for (const query of attempts) {
+        const res = await ctx.app.inject({ method: 'GET', url: `/api/auth/${provider}/callback${query}` });
+        expect(res.statusCode).toBeLessThan(500);
+        if (res.statusCode === 302) {
+          const location = String(res.headers.location);
+          expect(location.startsWith(`${PUBLIC_URL}/auth/callback?`), location).toBe(true);
+          expect(location).not.toContain('evil.example');
+        }
+      }
+    }
+  });
+
+  it('sign-in takes no redirect target from the request', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/signin?next=https://evil.example',
+      payload: { email: 'nobody@example.com', password: 'whatever-password' },
+    });
+    expect(res.headers.location).toBeUndefined();
+  });
+});
+
+describe('oversized bodies', () => {
+  it('every body-taking route rejects a 3 MB body with 413 and the JSON error shape', async () => {
+    const big = JSON.stringify({ html: 'x'.repeat(3 * 1024 * 1024 + 10), to: 'a@example.com' });
+    const posting = ctx.app.routeTable.filter((r) => r.method === 'POST' || r.method === 'PATCH');
+    expect(posting.length).toBeGreaterThan(10);
+    for (const route of posting) {
+      const res = await ctx.app.inject({
+        method: route.method as 'POST',
+        url: fill(route.url, emailId),
+        headers: { ...owner.headers, 'content-type': 'application/json' },
+        payload: big,
+      });
+      expect(res.statusCode, `${route.method} ${route.url}`).toBe(413);
+      expect(typeof res.json().error).toBe('string');
+    }
+  });
+
+  it('caps email HTML at 1 MB with a clear message', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/send',
+      headers: owner.headers,
+      payload: { to: 'a@example.com', html: 'y'.repeat(1024 * 1024 + 1) },
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error).toContain('1 MB');
+  });
+});
