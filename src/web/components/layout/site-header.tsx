@@ -1,5 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import { Link, NavLink, useLocation } from 'react-router';
+import { getToken } from '../../lib/api.ts';
 import { buttonClasses } from '../ui/button.tsx';
 import { cx, focusRing } from '../ui/cx.ts';
 import { MenuIcon, XIcon } from '../ui/icons.tsx';
@@ -38,6 +39,36 @@ const navLinkClass = ({ isActive }: { isActive: boolean }) =>
       : 'text-slate-600 hover:text-slate-900 dark:text-slate-400 dark:hover:text-white',
   );
 
+/**
+ * Sign In / Get Started Free, or the way back into the app for someone with a session (a stale
+ * token is harmless: the app shell checks it and sends the visitor to sign in).
+ */
+function AccountLinks({ variant }: { variant: 'bar' | 'menu' }) {
+  if (getToken()) {
+    return (
+      <Link
+        to="/app/send"
+        className={buttonClasses({
+          variant: 'primary',
+          className: variant === 'menu' ? 'col-span-2' : undefined,
+        })}
+      >
+        Open Proofmail
+      </Link>
+    );
+  }
+  return (
+    <>
+      <Link to="/signin" className={buttonClasses({ variant: variant === 'bar' ? 'ghost' : 'outline' })}>
+        Sign In
+      </Link>
+      <Link to="/signup" className={buttonClasses({ variant: 'primary' })}>
+        Get Started Free
+      </Link>
+    </>
+  );
+}
+
 /** The public site header: brand, nav, Sign In, Get Started Free and the theme toggle. */
 export function SiteHeader() {
   const [menuOpen, setMenuOpen] = useState(false);
@@ -73,12 +104,7 @@ export function SiteHeader() {
           <ThemeToggle />
           {/* A wrapper hides these on phones: `hidden` on the links would fight their inline-flex. */}
           <div className="hidden items-center gap-2 sm:flex">
-            <Link to="/signin" className={buttonClasses({ variant: 'ghost' })}>
-              Sign In
-            </Link>
-            <Link to="/signup" className={buttonClasses({ variant: 'primary' })}>
-              Get Started Free
-            </Link>
+            <AccountLinks variant="bar" />
           </div>
           <button
             type="button"
@@ -101,12 +127,7 @@ export function SiteHeader() {
               ))}
             </nav>
             <div className="mt-2 grid grid-cols-2 gap-2 border-t border-slate-200 pt-3 dark:border-slate-800">
-              <Link to="/signin" className={buttonClasses({ variant: 'outline' })}>
-                Sign In
-              </Link>
-              <Link to="/signup" className={buttonClasses({ variant: 'primary' })}>
-                Get Started Free
-              </Link>
+              <AccountLinks variant="menu" />
             </div>
           </PageContainer>
         </div>
