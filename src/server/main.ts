@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
+import { startMailDelivery, type MailDelivery } from './mail/mail-delivery.ts';
 
 /** loadConfig → openDatabase → buildApp → listen; stops in reverse order on SIGINT/SIGTERM. */
 
@@ -26,6 +27,23 @@ async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   const database = await openDatabase(config, { log });
   const app = await buildApp({ config, db: database.db, webRoot, mailCatcher: !config.smtpUrl });
+  // Delivery workers (and, without SMTP_URL, the local catcher) run here unless MAIL_WORKERS=0.
+  let mail: MailDelivery | undefined;
+  try {
+    mail =
+      config.mailWorkers > 0
+        ? await startMailDelivery({
+            config,
+            db: database.db,
+            connectionString: database.connectionString,
+            concurrency: config.mailWorkers,
+            log: (level, message) => app.log[level](message),
+          })
+        : undefined;
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
@@ -38,7 +56,8 @@ async function main(): Promise<void> {
     }, 30_000);
     force.unref();
     try {
-      await app.close(); // stops accepting, lets in-flight requests finish
+      // HTTP stops accepting while workers finish or hand back their mail; then the catcher.
+      await Promise.all([app.close(), mail?.stop({ deadlineMs: 10_000 })]);
     } finally {
       await database.close(); // pool, then the embedded server
     }
@@ -50,6 +69,7 @@ async function main(): Promise<void> {
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
+    await mail?.stop({ deadlineMs: 2_000 });
     await database.close();
     throw err;
   }
@@ -57,6 +77,9 @@ async function main(): Promise<void> {
     `Proofmail is running at ${config.publicUrl} (listening on ${config.host}:${config.port}, ` +
       `${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'external PostgreSQL'})`,
   );
+  if (!config.smtpUrl) {
+    console.log(`No SMTP_URL: mail is caught locally, not delivered. Read it at ${config.publicUrl}/dev/mailbox`);
+  }
 }
 
 main().catch((err: unknown) => {

@@ -1,37 +1,12 @@
-import { FlaskConical } from 'lucide-react';
 import { useCallback } from 'react';
 import { Outlet } from 'react-router';
 import { PageContainer } from '../../components/layout/page-container.tsx';
 import { SiteFooter } from '../../components/layout/site-footer.tsx';
 import { toast } from '../../components/ui/toast.tsx';
-import { usePublicConfig } from '../../lib/public-config.ts';
 import { useSignOutOnUnauthorized } from '../auth/session.ts';
+import { MailCatcherBanner } from '../dev-mailbox/mail-catcher-banner.tsx';
 import { AppHeader } from './app-header.tsx';
 import { RequireSession } from './require-session.tsx';
-
-/** Guide §8.7: without SMTP_URL, say plainly that mail stays on this machine. */
-function MailCatcherBanner() {
-  const config = usePublicConfig();
-  if (!config.data?.mailCatcher) return null;
-  return (
-    <div className="border-b border-amber-200 bg-amber-50 text-amber-950 dark:border-amber-500/30 dark:bg-amber-950/40 dark:text-amber-100">
-      <PageContainer className="flex items-start gap-2 py-2 text-sm">
-        <FlaskConical aria-hidden="true" className="mt-0.5 size-4 shrink-0" />
-        <p>
-          Mail is not leaving this machine: this server delivers to its local mail catcher.{' '}
-          <a
-            href="/dev/mailbox"
-            target="_blank"
-            rel="noopener noreferrer"
-            className="font-medium whitespace-nowrap underline underline-offset-4 hover:no-underline"
-          >
-            Open the mailbox
-          </a>
-        </p>
-      </PageContainer>
-    </div>
-  );
-}
 
 /**
  * The signed-in frame of everything under /app (spec §2): spinner while the session is checked,

@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  mailboxClearResponse,
+  mailboxMessageParams,
+  mailboxMessageResponse,
+  mailboxQuery,
+  mailboxResponse,
+  type CaughtMessage,
+  type CaughtMessageDetail,
+} from '../../../shared/contract/dev-mailbox.ts';
+import type { AppDeps } from '../../app.ts';
+import { notFound } from '../../http/errors.ts';
+import type { CaughtMailRow } from '../../mail/caught-mail.repo.ts';
+import { clearMailbox, getMailboxMessage, listMailbox } from './dev-mailbox.service.ts';
+import { PUBLIC_ROUTE } from '../../http/auth.ts';
+
+/**
+ * The local mail catcher's mailbox: GET /api/dev/mailbox (+ one message, + clear) and the SPA
+ * page /dev/mailbox. Only while the catcher runs, and only for loopback clients: the TCP peer
+ * address decides, never X-Forwarded-For (a proxy on this machine makes everything loopback, so
+ * the catcher is for development; production sets SMTP_URL). Anyone else gets the plain 404.
+ */
+
+/** 127.0.0.0/8, ::1, and their IPv4-mapped forms. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  const a = address.toLowerCase().replace(/^::ffff:/, '');
+  return a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
+
+function toMessage(row: CaughtMailRow): CaughtMessage {
+  return {
+    id: row.id,
+    from: row.from_header,
+    to: row.to_addresses,
+    subject: row.subject,
+    html: row.html,
+    text: row.text,
+    receivedAt: row.received_at.toISOString(),
+  };
+}
+
+function toDetail(row: CaughtMailRow): CaughtMessageDetail {
+  return {
+    ...toMessage(row),
+    messageId: row.message_id,
+    size: row.size,
+    headers: row.headers.map((h) => ({ name: h.name, value: h.value })),
+  };
+}
+
+export function registerDevMailboxRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  // onRequest runs before body/params validation, so outsiders learn nothing, not even a 400.
+  const loopbackOnly = async (request: FastifyRequest) => {
+    if (!deps.mailCatcher || !isLoopbackAddress(request.socket.remoteAddress)) {
+      throw notFound(request.url.startsWith('/api') ? 'Not found' : 'Page not found');
+    }
+  };
+  const noStore = { 'Cache-Control': 'no-store' };
+
+  r.get(
+    '/api/dev/mailbox',
+    { config: PUBLIC_ROUTE, onRequest: loopbackOnly, schema: { querystring: mailboxQuery, response: { 200: mailboxResponse } } },
+    async (request, reply) => {
+      const rows = await listMailbox(deps.db, request.query);
+      void reply.headers(noStore);
+      return { messages: rows.map(toMessage) };
+    },
+  );
+
+  r.get(
+    '/api/dev/mailbox/:id',
+    { config: PUBLIC_ROUTE, onRequest: loopbackOnly, schema: { params: mailboxMessageParams, response: { 200: mailboxMessageResponse } } },
+    async (request, reply) => {
+      const row = await getMailboxMessage(deps.db, request.params.id);
+      if (!row) throw notFound('Message not found');
+      void reply.headers(noStore);
+      return { message: toDetail(row) };
+    },
+  );
+
+  r.delete(
+    '/api/dev/mailbox',
+    { config: PUBLIC_ROUTE, onRequest: loopbackOnly, schema: { response: { 200: mailboxClearResponse } } },
+    async () => ({ deleted: await clearMailbox(deps.db) }),
+  );
+
+  // The page itself: loopback clients get the SPA (via the history fallback), others the 404.
+  r.get('/dev/mailbox', { onRequest: loopbackOnly }, (_request, reply) => reply.callNotFound());
+}

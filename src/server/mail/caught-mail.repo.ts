@@ -1,0 +1,67 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { CaughtMailHeader, CaughtMailTable } from '../db/schema.ts';
+
+/** Storage of the local mail catcher; read by the dev mailbox. */
+
+export type CaughtMailRow = Selectable<CaughtMailTable>;
+
+export interface NewCaughtMail {
+  messageId: string | null;
+  envelopeFrom: string | null;
+  from: string;
+  to: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: CaughtMailHeader[];
+  size: number;
+  receivedAt: Date;
+}
+
+/** The catcher keeps this many messages; older ones are pruned as new ones arrive. */
+export const CAUGHT_MAIL_KEEP = 500;
+
+export async function insertCaughtMail(db: Db, mail: NewCaughtMail): Promise<string> {
+  const row = await db
+    .insertInto('caught_mail')
+    .values({
+      message_id: mail.messageId,
+      envelope_from: mail.envelopeFrom,
+      from_header: mail.from,
+      to_addresses: mail.to,
+      subject: mail.subject,
+      html: mail.html,
+      text: mail.text,
+      headers: JSON.stringify(mail.headers),
+      size: mail.size,
+      received_at: mail.receivedAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function pruneCaughtMail(db: Db, keep = CAUGHT_MAIL_KEEP): Promise<void> {
+  await sql`delete from caught_mail where id in (
+              select id from caught_mail order by received_at desc, id desc offset ${keep})`.execute(db);
+}
+
+/** Newest first; `to` narrows to mail for one address (case-insensitive). */
+export async function listCaughtMail(db: Db, args: { limit: number; to?: string }): Promise<CaughtMailRow[]> {
+  let q = db.selectFrom('caught_mail').selectAll();
+  if (args.to) {
+    const to = args.to.toLowerCase();
+    q = q.where(sql<boolean>`exists (select 1 from unnest(to_addresses) a where lower(a) = ${to})`);
+  }
+  return q.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(args.limit).execute();
+}
+
+export async function findCaughtMail(db: Db, id: string): Promise<CaughtMailRow | undefined> {
+  return db.selectFrom('caught_mail').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function deleteAllCaughtMail(db: Db): Promise<number> {
+  const res = await db.deleteFrom('caught_mail').executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

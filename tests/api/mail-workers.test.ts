@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
+import { enqueueMail } from '../../src/server/mail/outbox.ts';
+import { pollUntil, SmtpSink } from '../support/smtp-sink.ts';
+import { createTestDatabase } from '../support/test-db.ts';
+
+/** `npm run worker` twice (two processes) on one PostgreSQL: 1,000 mails, each delivered once. */
+
+const root = path.resolve(import.meta.dirname, '../..');
+const TOTAL = 1_000;
+
+describe('several worker processes on one database', () => {
+  let database: { url: string; drop: () => Promise<void> };
+  let db: Db;
+  let sink: SmtpSink;
+  const children = new Set<ChildProcess>();
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(createPool(database.url, 4));
+    sink = await SmtpSink.start();
+  });
+  afterAll(async () => {
+    for (const c of children) c.kill('SIGKILL');
+    await db?.destroy();
+    await database?.drop();
+    await sink?.stop();
+  });
+
+  function startWorker() {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/worker.ts', '--concurrency', '4'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATABASE_URL: database.url,
+        DATABASE_POOL_SIZE: '6',
+        SMTP_URL: sink.url,
+        MAIL_FROM: 'Proofmail <no-reply@proofmail.test>',
+        MAIL_WORKERS: '0', // as in the web process's env when delivery runs separately
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => {
+        children.delete(child);
+        resolve(code);
+      }),
+    );
+    return { child, output: () => out, exited };
+  }
+
+  async function accept(from: number, count: number): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      for (let i = from; i < from + count; i++) {
+        await enqueueMail(
+          trx,
+          { priority: 'free', to: [`user${i}@example.com`], subject: `Mail ${i}`, html: `<p>Mail ${i}</p>` },
+          { messageIdDomain: 'proofmail.test' },
+        );
+      }
+    });
+  }
+
+  it(`two worker processes deliver ${TOTAL} mails with no duplicates`, async () => {
+    await accept(0, TOTAL / 2);
+    const a = startWorker();
+    const b = startWorker();
+    // More mail arrives while both are running (NOTIFY wakes both).
+    for (let i = TOTAL / 2; i < TOTAL; i += 100) await accept(i, 100);
+
+    await pollUntil(
+      async () => {
+        const r = await db
+          .selectFrom('mail_outbox')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('state', '=', 'sent')
+          .executeTakeFirstOrThrow();
+        return Number(r.n) === TOTAL;
+      },
+      { timeoutMs: 90_000, intervalMs: 200, what: `${TOTAL} sent mails` },
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- worker A ---\n${a.output()}\n--- worker B ---\n${b.output()}`);
+    });
+    a.child.kill('SIGTERM');
+    b.child.kill('SIGTERM');
+    expect(await a.exited).toBe(0);
+    expect(await b.exited).toBe(0);
+    expect(a.output()).toMatch(/delivering with concurrency 4 \(SMTP relay, external PostgreSQL\)/);
+
+    const rows = await db.selectFrom('mail_outbox').selectAll().execute();
+    const counts = sink.counts();
+    expect(sink.messages).toHaveLength(TOTAL);
+    expect(counts.size).toBe(TOTAL);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    expect(rows.every((r) => r.state === 'sent' && r.attempts === 1 && !r.uncertain)).toBe(true);
+    expect(new Set(rows.map((r) => r.message_id))).toEqual(new Set(counts.keys()));
+    // Both processes did part of the work (a sent row names the worker that delivered it).
+    const byWorker = new Map<string, number>();
+    for (const r of rows) byWorker.set(r.locked_by!, (byWorker.get(r.locked_by!) ?? 0) + 1);
+    expect(byWorker.size).toBe(2);
+  }, 150_000);
+});
