@@ -1,0 +1,44 @@
+import { createUser } from '../../tests/support/users.ts';
+import { startChildServer } from '../support/child-server.ts';
+import type { BenchContext, MetricResults } from '../support/metric.ts';
+import { hammer, median } from '../support/load.ts';
+
+/**
+ * API overhead: authenticated GET /api/auth/me (session lookup in PostgreSQL, security headers,
+ * schema-checked response) against an empty Fastify app answering {"hello":"world"}. Each server
+ * runs in its own process; autocannon (10 connections) in this one. Three alternating rounds of
+ * 5 s after a warm-up; medians.
+ */
+export default async function api(ctx: BenchContext): Promise<MetricResults> {
+  const pg = await ctx.postgres();
+  const database = await pg.createDatabase();
+  const app = await startChildServer('app', { DATABASE_URL: database.url, DATABASE_POOL_SIZE: '10' });
+  const hello = await startChildServer('hello');
+  try {
+    const { headers } = await createUser(database.db);
+    const meUrl = `${app.url}/api/auth/me`;
+    await hammer({ url: meUrl, headers, seconds: 2 }); // warm-up: JIT, connection pool
+    await hammer({ url: hello.url, seconds: 2 });
+    const me: number[] = [];
+    const bare: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const a = await hammer({ url: meUrl, headers });
+      const b = await hammer({ url: hello.url });
+      if (a.errors || a.non2xx) throw new Error(`/api/auth/me: ${a.errors} errors, ${a.non2xx} non-2xx`);
+      me.push(a.perSecond);
+      bare.push(b.perSecond);
+      ctx.log(`round ${round + 1}: /api/auth/me ${a.perSecond.toFixed(0)}/s (p99 ${a.p99} ms), hello ${b.perSecond.toFixed(0)}/s`);
+    }
+    const meRate = median(me);
+    const helloRate = median(bare);
+    return {
+      api_me_per_s: { value: Math.round(meRate), unit: 'req/s' },
+      fastify_hello_per_s: { value: Math.round(helloRate), unit: 'req/s' },
+      api_vs_hello: { value: Math.round((meRate / helloRate) * 100) / 100, unit: 'ratio' },
+    };
+  } finally {
+    await app.stop();
+    await hello.stop();
+    await database.drop();
+  }
+}

@@ -1,0 +1,120 @@
+import { sql } from 'kysely';
+import { buildApp } from '../../src/server/app.ts';
+import { loadConfig } from '../../src/server/config.ts';
+import { likePattern } from '../../src/server/features/email/email.repo.ts';
+import { createUser } from '../../tests/support/users.ts';
+import type { BenchContext, MetricResults } from '../support/metric.ts';
+import { percentile } from '../support/load.ts';
+
+/**
+ * History at scale: 100,000 emails of one Pro user (about 6 KB of HTML each, 600 MB in all),
+ * then p95 latency of GET /api/email (through the real app: session, query, serialisation) for
+ * the first page, a page 5,000 rows deep, and a search for a rare word found only in the HTML of
+ * five emails. The same search run as bare SQL (no app) gives the ratio's floor.
+ */
+const EMAILS = 100_000;
+const RARE = 'zanzibarflamingo';
+const RUNS = 100;
+
+export default async function history(ctx: BenchContext): Promise<MetricResults> {
+  const pg = await ctx.postgres();
+  const database = await pg.createDatabase();
+  const { db } = database;
+  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' });
+  const app = await buildApp({ config, db });
+  await app.ready();
+  try {
+    const user = await createUser(db, { plan: 'pro' });
+    const started = Date.now();
+    // Bulk load without the trigram indexes, then build them once (as a restore would).
+    await sql`drop index if exists emails_to_trgm, emails_subject_trgm, emails_html_trgm`.execute(db);
+    await sql`
+      insert into emails (user_id, to_addresses, subject, html, created_at)
+      select ${user.user.id}::uuid,
+             'client' || (i % 500) || '@example' || (i % 37) || '.com, boss' || (i % 11) || '@example.org',
+             'Campaign ' || (i % 900) || ': ' || (array['Spring sale','Weekly digest','Order confirmation','Welcome aboard','Product update'])[1 + i % 5],
+             '<!doctype html><html><body style="margin:0;background:#f3f4f6"><table width="600" cellpadding="0" cellspacing="0">' ||
+             '<tr><td style="padding:24px;font-family:Arial"><h1 style="color:#111827">Hello ' || md5(i::text) || '</h1>' ||
+             repeat('<p style="font-size:14px;line-height:21px;color:#4b5563">Every piece is checked twice before it leaves the workshop, and every order includes a care guide. Item ' || (i % 1000) || ' ships free this week.</p>', 24) ||
+             '<a href="https://shop.example.com/items/' || i || '?utm_source=newsletter" style="background:#4f46e5;color:#fff">Shop now</a>' ||
+             case when i % 20000 = 7 then '<p>' || ${RARE} || '</p>' else '' end ||
+             '</td></tr></table></body></html>',
+             now() - (i || ' seconds')::interval
+      from generate_series(1, ${EMAILS}) as i`.execute(db);
+    ctx.log(`seeded ${EMAILS} emails in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    const indexed = Date.now();
+    await db.connection().execute(async (c) => {
+      await sql`set maintenance_work_mem = '512MB'`.execute(c);
+      await sql`create index emails_to_trgm on emails using gin (to_addresses gin_trgm_ops)`.execute(c);
+      await sql`create index emails_subject_trgm on emails using gin (subject gin_trgm_ops)`.execute(c);
+      await sql`create index emails_html_trgm on emails using gin (html gin_trgm_ops)`.execute(c);
+      await sql`analyze emails`.execute(c);
+    });
+    const size = await sql<{ s: string }>`select pg_size_pretty(pg_total_relation_size('emails')) as s`.execute(db);
+    ctx.log(`indexed in ${((Date.now() - indexed) / 1000).toFixed(0)} s; emails table with indexes: ${size.rows[0]?.s}`);
+
+    const timeApi = async (url: string, check: (body: { items: unknown[] }) => void) => {
+      const times: number[] = [];
+      for (let i = 0; i < RUNS + 5; i++) {
+        const t = performance.now();
+        const res = await app.inject({ method: 'GET', url, headers: user.headers });
+        const ms = performance.now() - t;
+        if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+        check(res.json());
+        if (i >= 5) times.push(ms);
+      }
+      return percentile(times, 95);
+    };
+
+    const first = await timeApi('/api/email?limit=20', (b) => {
+      if (b.items.length !== 20) throw new Error('first page is not 20 rows');
+    });
+    // A cursor 5,000 rows in: walk there once, then time that page.
+    let cursor: string | null = null;
+    for (let i = 0; i < 250; i++) {
+      const page: { json: () => { nextCursor: string | null } } = await app.inject({
+        method: 'GET',
+        url: `/api/email?limit=20${cursor ? `&cursor=${cursor}` : ''}`,
+        headers: user.headers,
+      });
+      cursor = page.json().nextCursor;
+    }
+    const deep = await timeApi(`/api/email?limit=20&cursor=${cursor}`, (b) => {
+      if (b.items.length !== 20) throw new Error('deep page is not 20 rows');
+    });
+    const search = await timeApi(`/api/email?limit=20&q=${RARE}`, (b) => {
+      if (b.items.length !== 5) throw new Error(`search found ${b.items.length} emails, expected 5`);
+    });
+
+    // The same search as bare SQL: the floor any API could reach.
+    const pattern = likePattern(RARE);
+    const bare: number[] = [];
+    for (let i = 0; i < RUNS + 5; i++) {
+      const t = performance.now();
+      await sql`
+        select e.id, e.to_addresses, e.subject, e.created_at, e.public_slug
+        from emails e
+        where e.user_id = ${user.user.id}
+          and (e.to_addresses ilike ${pattern} or e.subject ilike ${pattern} or e.html ilike ${pattern})
+        order by e.created_at desc, e.id desc limit 21`.execute(db);
+      if (i >= 5) bare.push(performance.now() - t);
+    }
+    const bareP95 = percentile(bare, 95);
+    const plan = await sql<{ 'QUERY PLAN': string }>`explain select id from emails
+      where user_id = ${user.user.id} and (to_addresses ilike ${pattern} or subject ilike ${pattern} or html ilike ${pattern})
+      order by created_at desc, id desc limit 21`.execute(db);
+    ctx.log(`search plan: ${plan.rows.map((r) => r['QUERY PLAN'].trim()).slice(0, 3).join(' | ')}`);
+    return {
+      history_first_page_p95_ms: { value: round(first), unit: 'ms' },
+      history_deep_page_p95_ms: { value: round(deep), unit: 'ms' },
+      history_search_p95_ms: { value: round(search), unit: 'ms' },
+      history_search_sql_p95_ms: { value: round(bareP95), unit: 'ms' },
+      history_search_vs_sql: { value: round(search / bareP95), unit: 'ratio' },
+    };
+  } finally {
+    await app.close();
+    await database.drop();
+  }
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;

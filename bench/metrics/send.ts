@@ -1,0 +1,118 @@
+import { textFromHtml } from '../../src/server/mail/transport.ts';
+import { SmtpSink } from '../../tests/support/smtp-sink.ts';
+import { createUser } from '../../tests/support/users.ts';
+import { startChildServer } from '../support/child-server.ts';
+import { hammer, median, percentile } from '../support/load.ts';
+import type { BenchContext, MetricResults } from '../support/metric.ts';
+import { rawSmtpRate } from '../support/raw-smtp.ts';
+
+/**
+ * Sending through the API, with the app (`src/server/main.ts`, 4 mail workers) in its own process and a
+ * loopback SMTP sink:
+ * - send_accept_per_s / send_accept_p99_ms: authenticated POST /api/email/send, concurrency 8,
+ *   10 s (the app answers { id } once the email, usage and outbox rows are committed);
+ * - send_to_inbox_p50_ms / _p95_ms: accepted → fully received by the sink, at a steady 20 sends/s;
+ * - send_vs_raw: 1,000 sends end to end (first request → last mail at the sink) per second,
+ *   divided by nodemailer's pooled rate straight to the same sink (raw_smtp_send_mails_per_s).
+ */
+const MAIL_FROM = 'Proofmail <no-reply@proofmail.test>';
+const HTML = `<!doctype html><html><body><table width="600">${'<tr><td style="padding:16px;font-family:Arial;color:#333">Spring collection: hand-finished, made to last, and shipped free this week only. Every piece is checked twice.</td></tr>'.repeat(60)}</table></body></html>`;
+
+export default async function send(ctx: BenchContext): Promise<MetricResults> {
+  const sink = await SmtpSink.start({ keepRaw: false });
+  const pg = await ctx.postgres();
+  const database = await pg.createDatabase();
+  const app = await startChildServer('main', {
+    DATABASE_URL: database.url,
+    SMTP_URL: sink.url,
+    MAIL_FROM,
+    MAIL_WORKERS: '4',
+    PRO_MONTHLY_LIMIT: '10000000',
+    PRO_SENDS_PER_MINUTE: '10000000',
+  });
+  try {
+    const user = await createUser(database.db, { plan: 'pro' });
+    const headers = { ...user.headers, 'content-type': 'application/json' };
+    const body = (i: number | string) => JSON.stringify({ to: 'client@example.com', subject: `Bench ${i}`, html: HTML });
+    ctx.log(`HTML ${(HTML.length / 1024).toFixed(1)} KB per send`);
+
+    // 1. Acceptance rate (delivery runs in the background in the same app process).
+    await hammer({ url: `${app.url}/api/email/send`, method: 'POST', headers, body: body('warm'), seconds: 2, connections: 8 });
+    const accept = await hammer({ url: `${app.url}/api/email/send`, method: 'POST', headers, body: body('a'), seconds: 10, connections: 8 });
+    if (accept.errors || accept.non2xx) throw new Error(`accept: ${accept.errors} errors, ${accept.non2xx} non-2xx`);
+    ctx.log(`accepted ${accept.total} sends, ${accept.perSecond.toFixed(0)}/s, p99 ${accept.p99} ms; waiting for delivery to drain`);
+    await sink.waitForCount(accept.total + 1, 600_000).catch(() => undefined);
+
+    // 2. Latency to the inbox at a steady rate.
+    sink.clear();
+    const acceptedAt = new Map<string, number>();
+    const RATE = 20;
+    const N = 300;
+    for (let i = 0; i < N; i++) {
+      const due = performance.now() + 1000 / RATE;
+      const res = await fetch(`${app.url}/api/email/send`, { method: 'POST', headers, body: body(`lat-${i}`) });
+      if (res.status !== 200) throw new Error(`latency send: ${res.status}`);
+      const { id } = (await res.json()) as { id: string };
+      acceptedAt.set(id, Date.now());
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+    await sink.waitForCount(N, 120_000);
+    const rows = await database.db
+      .selectFrom('mail_outbox')
+      .select(['email_id', 'message_id'])
+      .where('email_id', 'in', [...acceptedAt.keys()])
+      .execute();
+    const received = new Map(sink.messages.map((m) => [m.messageId, m.receivedAt]));
+    const latencies = rows.map((r) => received.get(r.message_id)! - acceptedAt.get(r.email_id!)!);
+    if (latencies.some((l) => !Number.isFinite(l))) throw new Error('a latency mail was not received');
+
+    // 3. End-to-end throughput vs raw SMTP, same sink, same run.
+    sink.clear();
+    const E2E = 1000;
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < E2E) {
+          const i = next++;
+          const res = await fetch(`${app.url}/api/email/send`, { method: 'POST', headers, body: body(`e2e-${i}`) });
+          if (res.status !== 200) throw new Error(`e2e send: ${res.status}`);
+        }
+      }),
+    );
+    await sink.waitForCount(E2E, 300_000);
+    const e2eRate = E2E / ((performance.now() - started) / 1000);
+    sink.clear();
+    const text = textFromHtml(HTML);
+    const raws: number[] = [];
+    for (let r = 0; r < 3; r++) {
+      sink.clear();
+      raws.push(
+        await rawSmtpRate({
+          url: sink.url,
+          mailFrom: MAIL_FROM,
+          n: E2E,
+          connections: 4,
+          mail: (i) => ({ to: ['client@example.com'], replyTo: user.user.email, subject: `Raw ${r}-${i}`, html: HTML, text }),
+          messageId: (i) => `<raw-${r}-${i}@proofmail.test>`,
+        }),
+      );
+    }
+    const rawRate = median(raws);
+    ctx.log(`end to end ${e2eRate.toFixed(0)} mails/s; raw ${raws.map((x) => x.toFixed(0)).join(', ')} mails/s`);
+    return {
+      send_accept_per_s: { value: Math.round(accept.perSecond), unit: 'req/s' },
+      send_accept_p99_ms: { value: accept.p99, unit: 'ms' },
+      send_to_inbox_p50_ms: { value: Math.round(percentile(latencies, 50)), unit: 'ms' },
+      send_to_inbox_p95_ms: { value: Math.round(percentile(latencies, 95)), unit: 'ms' },
+      send_e2e_mails_per_s: { value: Math.round(e2eRate), unit: 'mails/s' },
+      raw_smtp_send_mails_per_s: { value: Math.round(rawRate), unit: 'mails/s' },
+      send_vs_raw: { value: Math.round((e2eRate / rawRate) * 100) / 100, unit: 'ratio' },
+    };
+  } finally {
+    await app.stop();
+    await sink.stop();
+    await database.drop();
+  }
+}
