@@ -83,7 +83,7 @@ describe('/app/send', () => {
     expect(rows[2]?.html).toBe('<p>last</p>');
     expect(await banner.getAttribute('data-tone')).toBe('empty');
     await banner.getByText('Free plan limit reached').waitFor();
-    await banner.getByRole('link', { name: 'Upgrade to Pro for unlimited sends' }).waitFor();
+    await banner.getByRole('button', { name: 'Upgrade to Pro for unlimited sends' }).waitFor();
     expect(await page.getByRole('button', { name: 'Send Test Email' }).isDisabled()).toBe(true);
   });
 

@@ -1,0 +1,77 @@
+import {
+  useMutation,
+  useQuery,
+  useQueryClient,
+  type InfiniteData,
+  type QueryClient,
+} from '@tanstack/react-query';
+import type { Email, EmailListResponse, ShareResponse } from '../../../shared/contract/email.ts';
+import { api } from '../../lib/api.ts';
+
+/**
+ * Query keys of everything about sent emails. The ['emails'] prefix is the convention other
+ * features invalidate after a send (send/api.ts).
+ */
+export const emailKeys = {
+  all: ['emails'] as const,
+  lists: () => ['emails', 'list'] as const,
+  list: (q: string) => ['emails', 'list', q] as const,
+  detail: (id: string) => ['emails', 'detail', id] as const,
+};
+
+const IN_FLIGHT = new Set<Email['delivery']['state']>(['queued', 'sending', 'retrying']);
+
+/** One email with its HTML; while its delivery is still under way the state is polled. */
+export function useEmail(id: string) {
+  return useQuery({
+    queryKey: emailKeys.detail(id),
+    queryFn: ({ signal }) => api<Email>(`/api/email/${encodeURIComponent(id)}`, { signal }),
+    // Every 2 s at first, slowing down to every 30 s for a delivery that keeps retrying.
+    refetchInterval: (query) =>
+      query.state.data && IN_FLIGHT.has(query.state.data.delivery.state)
+        ? Math.min(30_000, 2000 * 1.25 ** query.state.dataUpdateCount)
+        : false,
+  });
+}
+
+function storeEmail(queryClient: QueryClient, email: Email): void {
+  queryClient.setQueryData(emailKeys.detail(email.id), email);
+  // The history's Status column (Public Link / Not Shared) follows.
+  void queryClient.invalidateQueries({ queryKey: emailKeys.lists() });
+}
+
+export function useShareEmail() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      api<ShareResponse>(`/api/email/${encodeURIComponent(id)}/share`, { method: 'POST' }),
+    onSuccess: (res) => storeEmail(queryClient, res.email),
+  });
+}
+
+export function useUnshareEmail() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      api<{ ok: true; email: Email }>(`/api/email/${encodeURIComponent(id)}/share`, { method: 'DELETE' }),
+    onSuccess: (res) => storeEmail(queryClient, res.email),
+  });
+}
+
+export function useDeleteEmail() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      api<{ ok: true }>(`/api/email/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onSuccess: (_res, id) => {
+      queryClient.removeQueries({ queryKey: emailKeys.detail(id) });
+      // Drop the row at once, then refetch the loaded pages so paging stays consistent.
+      queryClient.setQueriesData<InfiniteData<EmailListResponse>>({ queryKey: emailKeys.lists() }, (data) =>
+        data
+          ? { ...data, pages: data.pages.map((p) => ({ ...p, items: p.items.filter((e) => e.id !== id) })) }
+          : data,
+      );
+      void queryClient.invalidateQueries({ queryKey: emailKeys.lists() });
+    },
+  });
+}

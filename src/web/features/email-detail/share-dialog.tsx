@@ -1,0 +1,190 @@
+import { Check, Copy, ExternalLink, Lock, Sparkles } from 'lucide-react';
+import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import type { Email } from '../../../shared/contract/email.ts';
+import { COPIED_INDICATOR_MS } from '../../../shared/plans.ts';
+import { Button, buttonClasses } from '../../components/ui/button.tsx';
+import { Dialog } from '../../components/ui/dialog.tsx';
+import { Input } from '../../components/ui/input.tsx';
+import { Switch } from '../../components/ui/switch.tsx';
+import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs.tsx';
+import { toast } from '../../components/ui/toast.tsx';
+import { errorMessage } from '../../lib/api.ts';
+import { useShareEmail, useUnshareEmail } from './api.ts';
+import { copyText } from './copy-text.ts';
+
+function ComingSoon({ what }: { what: string }) {
+  return (
+    <div className="flex flex-col items-center gap-2 rounded-lg border border-dashed border-slate-300 px-4 py-8 text-center dark:border-slate-700">
+      <Sparkles aria-hidden="true" className="size-5 text-brand-600 dark:text-brand-400" />
+      <p className="text-sm font-medium text-slate-900 dark:text-white">Coming soon</p>
+      <p className="text-sm text-slate-600 dark:text-slate-400">{what}</p>
+    </div>
+  );
+}
+
+export interface ShareDialogProps {
+  email: Email;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  /** Sharing is a Pro feature (spec §1); a free user may still switch an old link off. */
+  canShare: boolean;
+}
+
+/**
+ * The Share Link dialog (spec §2, §4): a switch that shares (minting the public link) or makes the
+ * email private again (decision §8.4: the old link then shows Email Not Found), the read-only link
+ * with Copy link (Copied! for 2 seconds), and the Embed and Custom Link tabs (Coming soon).
+ */
+export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialogProps) {
+  const share = useShareEmail();
+  const unshare = useUnshareEmail();
+  // The server's URL for the slug it just minted (built from PUBLIC_URL); until then, this origin.
+  const [minted, setMinted] = useState<{ slug: string; url: string } | null>(null);
+  const [copied, setCopied] = useState(false);
+  const copiedTimer = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(copiedTimer.current), []);
+
+  const busy = share.isPending || unshare.isPending;
+  // While a change is on its way the switch shows where it is going.
+  const on = share.isPending ? true : unshare.isPending ? false : email.isPublic;
+  const slug = email.isPublic ? email.publicSlug : null;
+  const url = slug ? (minted?.slug === slug ? minted.url : `${window.location.origin}/s/${slug}`) : null;
+
+  const toggle = (next: boolean) => {
+    if (busy) return;
+    const onError = (err: unknown) => toast.error('Failed to update sharing', errorMessage(err));
+    if (next) {
+      share.mutate(email.id, {
+        onSuccess: (res) => {
+          if (res.email.publicSlug) setMinted({ slug: res.email.publicSlug, url: res.publicUrl });
+          toast.success('Email shared successfully!', 'Public link has been generated');
+        },
+        onError,
+      });
+    } else {
+      unshare.mutate(email.id, {
+        onSuccess: () => {
+          setCopied(false);
+          toast.success('Sharing disabled');
+        },
+        onError,
+      });
+    }
+  };
+
+  const copy = async () => {
+    if (!url) return;
+    try {
+      await copyText(url);
+      setCopied(true);
+      window.clearTimeout(copiedTimer.current);
+      copiedTimer.current = window.setTimeout(() => setCopied(false), COPIED_INDICATOR_MS);
+      toast.success('Link copied to clipboard');
+    } catch (err) {
+      toast.error('Failed to copy link', errorMessage(err));
+    }
+  };
+
+  const locked = !canShare && !email.isPublic;
+
+  return (
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title="Share Link"
+      description="Give a client a link to this email. It opens in any browser, no account needed."
+      size="md"
+    >
+      <Tabs defaultValue="link">
+        <TabsList className="w-full [&>button]:flex-1">
+          <TabsTrigger value="link">Public Link</TabsTrigger>
+          <TabsTrigger value="embed">Embed</TabsTrigger>
+          <TabsTrigger value="custom">Custom Link</TabsTrigger>
+        </TabsList>
+
+        <TabsContent value="link" className="space-y-4">
+          <div className="flex items-start justify-between gap-4 rounded-lg border border-slate-200 p-4 dark:border-slate-800">
+            <div className="min-w-0">
+              <label htmlFor="share-switch" className="text-sm font-medium text-slate-900 dark:text-white">
+                Share publicly
+              </label>
+              <p id="share-switch-hint" className="mt-0.5 text-sm text-slate-600 dark:text-slate-400">
+                {on ? 'Anyone with the link can view this email.' : 'Only you can see this email.'}
+              </p>
+            </div>
+            <Switch
+              id="share-switch"
+              checked={on}
+              disabled={busy || locked}
+              aria-busy={busy || undefined}
+              aria-describedby="share-switch-hint"
+              onCheckedChange={toggle}
+            />
+          </div>
+
+          {locked ? (
+            <div className="flex flex-col gap-3 rounded-lg bg-brand-50 p-4 text-sm sm:flex-row sm:items-center sm:justify-between dark:bg-brand-950/50">
+              <p className="flex items-center gap-2 text-brand-900 dark:text-brand-100">
+                <Lock aria-hidden="true" className="size-4 shrink-0" />
+                Public share links are a Pro feature.
+              </p>
+              <Link to="/plan" className={buttonClasses({ size: 'sm' })}>
+                Upgrade to Pro
+              </Link>
+            </div>
+          ) : null}
+
+          {url ? (
+            <div className="space-y-2">
+              <label
+                htmlFor="share-url"
+                className="block text-sm font-medium text-slate-800 dark:text-slate-200"
+              >
+                Public link
+              </label>
+              <div className="flex flex-col gap-2 sm:flex-row">
+                <Input
+                  id="share-url"
+                  readOnly
+                  value={url}
+                  className="font-mono text-xs sm:text-sm"
+                  onFocus={(e) => e.currentTarget.select()}
+                />
+                <Button
+                  variant={copied ? 'secondary' : 'primary'}
+                  onClick={() => void copy()}
+                  className="sm:w-32"
+                >
+                  {copied ? <Check aria-hidden="true" /> : <Copy aria-hidden="true" />}
+                  {copied ? 'Copied!' : 'Copy link'}
+                </Button>
+              </div>
+              <div className="flex flex-wrap items-center justify-between gap-2 text-sm">
+                <p className="text-slate-500 dark:text-slate-400">
+                  Turning sharing off disables this link for good.
+                </p>
+                <a
+                  href={url}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  className="inline-flex items-center gap-1 font-medium text-brand-600 hover:underline dark:text-brand-400"
+                >
+                  Open link
+                  <ExternalLink aria-hidden="true" className="size-3.5" />
+                </a>
+              </div>
+            </div>
+          ) : null}
+        </TabsContent>
+
+        <TabsContent value="embed">
+          <ComingSoon what="Embed this email in your own site or portfolio." />
+        </TabsContent>
+        <TabsContent value="custom">
+          <ComingSoon what="Pick a memorable address for this email's link." />
+        </TabsContent>
+      </Tabs>
+    </Dialog>
+  );
+}

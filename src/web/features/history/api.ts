@@ -1,0 +1,23 @@
+import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
+import type { EmailListResponse } from '../../../shared/contract/email.ts';
+import { HISTORY_PAGE_SIZE } from '../../../shared/plans.ts';
+import { api } from '../../lib/api.ts';
+import { emailKeys } from '../email-detail/api.ts';
+
+/** The history, 20 at a time (spec §9), newest first; `q` searches recipient, subject and HTML. */
+export function useEmailList(q: string, enabled: boolean) {
+  return useInfiniteQuery({
+    queryKey: emailKeys.list(q),
+    queryFn: ({ pageParam, signal }) => {
+      const params = new URLSearchParams({ limit: String(HISTORY_PAGE_SIZE) });
+      if (pageParam) params.set('cursor', pageParam);
+      if (q) params.set('q', q);
+      return api<EmailListResponse>(`/api/email?${params.toString()}`, { signal });
+    },
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    enabled,
+    // While a new search loads, the old results stay on screen (no flash of skeletons).
+    placeholderData: keepPreviousData,
+  });
+}

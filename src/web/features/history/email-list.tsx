@@ -1,0 +1,181 @@
+import { Eye, Globe, MoreHorizontal, Trash2 } from 'lucide-react';
+import type { MouseEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import type { EmailSummary } from '../../../shared/contract/email.ts';
+import { Badge } from '../../components/ui/badge.tsx';
+import { cx, focusRing } from '../../components/ui/cx.ts';
+import { DropdownMenu, DropdownMenuItem } from '../../components/ui/dropdown-menu.tsx';
+import { dateTime, relativeTime } from '../../lib/relative-time.ts';
+import { DeliveryIcon } from '../email-detail/delivery-state.tsx';
+
+export interface EmailListProps {
+  emails: EmailSummary[];
+  now: Date;
+  onDelete: (email: EmailSummary) => void;
+  /** Phones and small tablets get cards instead of the table. */
+  compact: boolean;
+}
+
+const detailPath = (email: EmailSummary) => `/app/email/${email.id}`;
+
+function ShareStatus({ email }: { email: EmailSummary }) {
+  return email.isPublic ? (
+    <Badge color="brand">
+      <Globe aria-hidden="true" />
+      Public Link
+    </Badge>
+  ) : (
+    <Badge color="gray">Not Shared</Badge>
+  );
+}
+
+function Subject({ email, className }: { email: EmailSummary; className?: string }) {
+  return email.subject ? (
+    <span className={cx('truncate', className)} title={email.subject}>
+      {email.subject}
+    </span>
+  ) : (
+    <span className={cx('truncate text-slate-500 italic dark:text-slate-400', className)}>No Subject</span>
+  );
+}
+
+function SentAt({ email, now }: { email: EmailSummary; now: Date }) {
+  return (
+    <time dateTime={email.createdAt} title={dateTime(email.createdAt)} className="whitespace-nowrap">
+      {relativeTime(email.createdAt, now)}
+    </time>
+  );
+}
+
+function Actions({ email, onDelete }: { email: EmailSummary; onDelete: (email: EmailSummary) => void }) {
+  const navigate = useNavigate();
+  return (
+    <div className="flex justify-end">
+      <DropdownMenu
+        label={`Actions for the email to ${email.to}`}
+        trigger={<MoreHorizontal aria-hidden="true" />}
+        triggerVariant="ghost"
+        triggerSize="icon-sm"
+      >
+        <DropdownMenuItem icon={<Eye />} onSelect={() => void navigate(detailPath(email))}>
+          View
+        </DropdownMenuItem>
+        <DropdownMenuItem icon={<Trash2 />} destructive onSelect={() => onDelete(email)}>
+          Delete
+        </DropdownMenuItem>
+      </DropdownMenu>
+    </div>
+  );
+}
+
+/** A click anywhere on a row opens the email, unless it was on a link/button or selected text. */
+function useOpenRow() {
+  const navigate = useNavigate();
+  return (email: EmailSummary) => (e: MouseEvent) => {
+    if ((e.target as HTMLElement).closest('a, button, [role="menu"]')) return;
+    if (window.getSelection()?.toString()) return;
+    void navigate(detailPath(email));
+  };
+}
+
+const toLink = cx(
+  'block truncate rounded-sm font-medium text-slate-900 hover:text-brand-700 hover:underline dark:text-white dark:hover:text-brand-300',
+  focusRing,
+);
+
+/** The history table (spec §2: icon, To, Status, Subject, Sent, actions); cards on phones. */
+export function EmailList({ emails, now, onDelete, compact }: EmailListProps) {
+  const openRow = useOpenRow();
+
+  if (compact) {
+    return (
+      <ul className="divide-y divide-slate-200 dark:divide-slate-800" aria-label="Sent emails">
+        {emails.map((email) => (
+          <li
+            key={email.id}
+            data-testid="email-row"
+            data-id={email.id}
+            onClick={openRow(email)}
+            className="flex cursor-pointer gap-3 px-4 py-4 transition-colors hover:bg-slate-50 dark:hover:bg-slate-800/50"
+          >
+            <DeliveryIcon delivery={email.delivery} className="mt-0.5" />
+            <div className="min-w-0 flex-1 space-y-1">
+              <Link to={detailPath(email)} className={toLink} title={email.to}>
+                {email.to}
+              </Link>
+              <p className="flex min-w-0 text-sm text-slate-700 dark:text-slate-300">
+                <Subject email={email} />
+              </p>
+              <div className="flex flex-wrap items-center gap-x-3 gap-y-1 pt-0.5 text-xs text-slate-500 dark:text-slate-400">
+                <ShareStatus email={email} />
+                <SentAt email={email} now={now} />
+              </div>
+            </div>
+            <Actions email={email} onDelete={onDelete} />
+          </li>
+        ))}
+      </ul>
+    );
+  }
+
+  return (
+    <table className="w-full table-fixed text-left text-sm">
+      <thead className="border-b border-slate-200 bg-slate-50/80 text-xs font-medium tracking-wide text-slate-500 uppercase dark:border-slate-800 dark:bg-slate-900/60 dark:text-slate-400">
+        <tr>
+          <th scope="col" className="w-14 py-3 pr-1 pl-5">
+            <span className="sr-only">Delivery</span>
+          </th>
+          <th scope="col" className="w-[26%] px-3 py-3">
+            To
+          </th>
+          <th scope="col" className="w-30 px-3 py-3">
+            Status
+          </th>
+          <th scope="col" className="px-3 py-3">
+            Subject
+          </th>
+          <th scope="col" className="w-32 px-3 py-3 lg:w-36">
+            Sent
+          </th>
+          <th scope="col" className="w-14 py-3 pr-4 pl-1">
+            <span className="sr-only">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
+        {emails.map((email) => (
+          <tr
+            key={email.id}
+            data-testid="email-row"
+            data-id={email.id}
+            onClick={openRow(email)}
+            className="cursor-pointer transition-colors hover:bg-slate-50 dark:hover:bg-slate-800/50"
+          >
+            <td className="py-3 pr-1 pl-5">
+              <DeliveryIcon delivery={email.delivery} />
+            </td>
+            <td className="px-3 py-3">
+              <Link to={detailPath(email)} className={toLink} title={email.to}>
+                {email.to}
+              </Link>
+            </td>
+            <td className="px-3 py-3">
+              <ShareStatus email={email} />
+            </td>
+            <td className="px-3 py-3">
+              <div className="flex min-w-0 text-slate-700 dark:text-slate-300">
+                <Subject email={email} />
+              </div>
+            </td>
+            <td className="px-3 py-3 text-slate-600 dark:text-slate-400">
+              <SentAt email={email} now={now} />
+            </td>
+            <td className="py-3 pr-4 pl-1">
+              <Actions email={email} onDelete={onDelete} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

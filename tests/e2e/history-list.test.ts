@@ -1,0 +1,289 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertEmail } from '../../src/server/features/email/email.repo.ts';
+import { enqueueMail } from '../../src/server/mail/outbox.ts';
+import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { createUser, type TestUser } from '../support/users.ts';
+
+/** /app/history beyond the happy path: plans, empty states, failures, delivery states, phones. */
+
+const browser = setupBrowser();
+let server: TestServer;
+
+/** expect.poll with room for a busy machine (its default gives up after 1 s). */
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => server?.close());
+
+const PHONE = { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true };
+const SANDBOX_NOISE = /Blocked script execution in 'about:srcdoc'/;
+
+async function openAs(
+  u: TestUser,
+  path: string,
+  options: Parameters<typeof browser.newPage>[0] = {},
+): Promise<Page> {
+  const page = await browser.newPage({ baseURL: server.baseUrl, ...options });
+  await page.addInitScript((token) => {
+    if (window.top === window) localStorage.setItem('auth_token', token);
+  }, u.token);
+  await page.goto(path);
+  return page;
+}
+
+function toast(page: Page, kind: 'success' | 'error', title: string) {
+  return page
+    .getByRole('region', { name: 'Notifications' })
+    .locator(`[data-kind="${kind}"]`)
+    .filter({ hasText: title });
+}
+
+async function seed(u: TestUser, subject: string, options: { to?: string; at?: Date } = {}) {
+  return insertEmail(server.db, {
+    userId: u.user.id,
+    to: options.to ?? 'client@example.com',
+    subject,
+    html: `<p>${subject}</p>`,
+    inlineCss: false,
+    createdAt: options.at ?? new Date(),
+  });
+}
+
+const rows = (page: Page) => page.getByTestId('email-row');
+
+describe('plans', () => {
+  it('a free user sees the blurred Upgrade to View History overlay and the list API is never called', async () => {
+    const u = await createUser(server.db, { plan: 'free' });
+    await seed(u, 'Hidden from free users');
+    const page = await browser.newPage({ baseURL: server.baseUrl });
+    const listCalls: string[] = [];
+    page.on('request', (req) => {
+      if (/\/api\/email(\?|$)/.test(req.url())) listCalls.push(req.url());
+    });
+    const problems = watchProblems(page);
+    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+    await page.goto('/app/history');
+    await page.getByRole('heading', { level: 1, name: 'Emails' }).waitFor();
+    const overlay = page.getByTestId('upgrade-overlay');
+    await overlay.getByRole('heading', { name: 'Upgrade to View History' }).waitFor();
+    const blurred = overlay.locator('[inert]');
+    expect(await blurred.evaluate((el) => getComputedStyle(el).filter)).toMatch(/blur/);
+    expect(await blurred.getAttribute('aria-hidden')).toBe('true');
+    expect(await page.getByText('Hidden from free users').count()).toBe(0); // sample rows only
+    expect(await page.getByRole('searchbox', { name: 'Search emails' }).isDisabled()).toBe(true);
+    const upgrade = overlay.getByRole('link', { name: 'Upgrade to Pro' });
+    expect(await upgrade.getAttribute('href')).toBe('/plan');
+    await upgrade.click();
+    await page.waitForURL('**/plan');
+    expect(listCalls).toEqual([]);
+    expect(problems.all()).toEqual([]);
+  });
+
+  /** Opens /app/history for a Pro user whose /api/auth/me answer says `plan` instead. */
+  async function withPlan(plan: string) {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const page = await browser.newPage({ baseURL: server.baseUrl });
+    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+    await page.route(/\/api\/auth\/me$/, async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as { user: { plan: string } };
+      body.user.plan = plan;
+      await route.fulfill({ response: res, json: body });
+    });
+    const listCalls: string[] = [];
+    page.on('request', (req) => {
+      if (/\/api\/email\?/.test(req.url())) listCalls.push(req.url());
+    });
+    return { page, listCalls };
+  }
+
+  it('compares the plan with "free" case-insensitively', async () => {
+    const { page, listCalls } = await withPlan('FREE');
+    await page.goto('/app/history');
+    await page
+      .getByTestId('upgrade-overlay')
+      .getByRole('heading', { name: 'Upgrade to View History' })
+      .waitFor();
+    expect(listCalls).toEqual([]);
+  });
+
+  it('shows the overlay, not an error, when the server answers plan_required', async () => {
+    const { page, listCalls } = await withPlan('pro');
+    await page.route(/\/api\/email\?/, (route) =>
+      route.fulfill({
+        status: 403,
+        json: { error: 'Email history is a Pro feature.', code: 'plan_required' },
+      }),
+    );
+    await page.goto('/app/history');
+    await page
+      .getByTestId('upgrade-overlay')
+      .getByRole('heading', { name: 'Upgrade to View History' })
+      .waitFor();
+    expect(listCalls.length).toBeGreaterThan(0);
+    expect(await toast(page, 'error', 'Failed to load emails').count()).toBe(0);
+  });
+});
+
+describe('empty states', () => {
+  it('says No emails sent yet, with a way to send one', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const page = await openAs(u, '/app/history');
+    await page.getByRole('heading', { name: 'No emails sent yet' }).waitFor();
+    const send = page.getByRole('main').getByRole('link', { name: 'Send Test Email' });
+    expect(await send.getAttribute('href')).toBe('/app/send');
+  });
+
+  it('says No emails found matching the query, and Clear search brings the list back', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    await seed(u, 'Welcome series');
+    await seed(u, 'Receipt');
+    const page = await openAs(u, '/app/history?q=no-such-thing');
+    await page.getByRole('heading', { name: 'No emails found matching the query' }).waitFor();
+    expect(await page.getByRole('searchbox', { name: 'Search emails' }).inputValue()).toBe('no-such-thing');
+    await page.getByRole('button', { name: 'Clear search', exact: true }).click();
+    await poll(() => rows(page).count()).toBe(2);
+    expect(new URL(page.url()).search).toBe('');
+    expect(await page.getByRole('searchbox', { name: 'Search emails' }).inputValue()).toBe('');
+    // Back to a search through the address bar's history works too.
+    await page.getByRole('searchbox', { name: 'Search emails' }).fill('receipt');
+    await page.waitForURL(/q=receipt/);
+    await poll(() => rows(page).count()).toBe(1);
+  });
+});
+
+describe('rows', () => {
+  it('show the delivery state with an accessible label, the share status and No Subject', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const failed = await seed(u, 'Bounced one', { to: 'nobody@example.com' });
+    await seed(u, '', { at: new Date(Date.now() - 60_000) });
+    const { id: outboxId } = await enqueueMail(server.db, {
+      priority: 'pro',
+      to: ['nobody@example.com'],
+      subject: 'Bounced one',
+      html: '<p>x</p>',
+      emailId: failed.id,
+    });
+    await server.db
+      .updateTable('mail_outbox')
+      .set({ state: 'failed', attempts: 1, last_error_code: 550, last_error: '5.1.1 User unknown' })
+      .where('id', '=', outboxId)
+      .execute();
+    const page = await openAs(u, '/app/history');
+    await poll(() => rows(page).count()).toBe(2);
+    const bounced = rows(page).filter({ hasText: 'Bounced one' });
+    const icon = bounced.getByRole('img');
+    expect(await icon.getAttribute('aria-label')).toBe('Delivery: Failed — 550 5.1.1 User unknown');
+    expect(await bounced.getByText('Not Shared').isVisible()).toBe(true);
+    const noSubject = rows(page).nth(1);
+    expect(await noSubject.getByText('No Subject').isVisible()).toBe(true);
+    expect(await noSubject.getByRole('img').getAttribute('aria-label')).toBe(
+      'Delivery: Queued — Waiting to be sent',
+    );
+    expect(await page.getByRole('columnheader').allTextContents()).toEqual([
+      'Delivery',
+      'To',
+      'Status',
+      'Subject',
+      'Sent',
+      'Actions',
+    ]);
+
+    // The detail page shows the server's reply.
+    await bounced.getByRole('button', { name: /^Actions for/ }).click();
+    await page.getByRole('menuitem', { name: 'View' }).click();
+    await page.waitForURL(`**/app/email/${failed.id}`);
+    expect(await page.getByTestId('delivery-state').innerText()).toBe('Failed');
+    const alert = page.getByRole('alert').filter({ hasText: 'This email was not delivered' });
+    expect(await alert.getByTestId('delivery-error').innerText()).toBe('550 5.1.1 User unknown');
+  });
+
+  it('Cancel keeps the email; a failed delete says Failed to delete email and keeps the row', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    await seed(u, 'Keep me');
+    const page = await openAs(u, '/app/history');
+    const row = rows(page).filter({ hasText: 'Keep me' });
+    await row.getByRole('button', { name: /^Actions for/ }).click();
+    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete email' });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    expect(await row.count()).toBe(1);
+
+    await page.route(/\/api\/email\/[0-9a-f-]+$/, (route) =>
+      route.request().method() === 'DELETE'
+        ? route.fulfill({ status: 500, json: { error: 'Database unavailable' } })
+        : route.fallback(),
+    );
+    await row.getByRole('button', { name: /^Actions for/ }).click();
+    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    const failed = toast(page, 'error', 'Failed to delete email');
+    await failed.waitFor();
+    expect(await failed.innerText()).toContain('Database unavailable');
+    expect(await row.count()).toBe(1);
+    expect(await page.getByRole('dialog').count()).toBe(0);
+  });
+
+  it('a list that fails to load says Failed to load emails and can be retried', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    await seed(u, 'Eventually visible');
+    const page = await browser.newPage({ baseURL: server.baseUrl });
+    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+    let failing = true;
+    await page.route(/\/api\/email\?/, (route) =>
+      failing ? route.fulfill({ status: 503, json: { error: 'Service unavailable' } }) : route.fallback(),
+    );
+    await page.goto('/app/history');
+    await toast(page, 'error', 'Failed to load emails').waitFor({ timeout: 20_000 }); // after the client's retries
+    await page.getByRole('alert').filter({ hasText: 'Service unavailable' }).first().waitFor();
+    failing = false;
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await rows(page).filter({ hasText: 'Eventually visible' }).waitFor();
+  });
+
+  it('clicking a row opens the email; the keyboard reaches it through the To link', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const { id } = await seed(u, 'Row click', { to: 'rows@example.com' });
+    const page = await openAs(u, '/app/history');
+    await rows(page).first().getByText('Row click').click();
+    await page.waitForURL(`**/app/email/${id}`);
+    await page.goBack();
+    const link = rows(page).first().getByRole('link', { name: 'rows@example.com' });
+    await link.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`**/app/email/${id}`);
+  });
+});
+
+describe('phones', () => {
+  it('at 375px the table becomes cards, and history and detail fit without sideways scrolling', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const { id } = await seed(u, 'A subject long enough to need truncating on a small phone screen', {
+      to: 'a.very.long.recipient.address@an-extremely-long-domain-name.example, second@example.com',
+    });
+    await seed(u, 'Second');
+    const page = await openAs(u, '/app/history', PHONE);
+    const problems = watchProblems(page, { ignore: [SANDBOX_NOISE] });
+    await poll(() => rows(page).count()).toBe(2);
+    expect(await page.locator('table').count()).toBe(0);
+    expect(
+      await rows(page)
+        .first()
+        .evaluate((el) => el.tagName),
+    ).toBe('LI');
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+
+    await rows(page).last().click();
+    await page.waitForURL(`**/app/email/${id}`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.locator('iframe[data-testid="email-frame"]').waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    expect(problems.all()).toEqual([]);
+  });
+});

@@ -1,0 +1,242 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertEmail } from '../../src/server/features/email/email.repo.ts';
+import { setupBrowser } from '../support/browser.ts';
+import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import {
+  hostileCorpus,
+  startRecordingServer,
+  type HostileCase,
+  type RecordingServer,
+} from '../support/hostile-html.ts';
+import { createUser, type TestUser } from '../support/users.ts';
+
+/*
+ * Guide §1.7 / §6: user HTML never runs on our origin. Every case of the hostile corpus is shown
+ * in the detail preview and on the public page /s/{slug}, in Chromium, while signed in (a real
+ * auth_token in localStorage). Nothing may open a dialog, move the top page, reach the canary
+ * server, run script in the frame, or carry the token anywhere but our own API.
+ */
+
+const browser = setupBrowser();
+let server: TestServer;
+let canary: RecordingServer;
+let images: RecordingServer;
+let owner: TestUser;
+let corpus: HostileCase[];
+const shared: Array<{ kase: HostileCase; id: string; slug: string }> = [];
+
+beforeAll(async () => {
+  canary = await startRecordingServer('canary');
+  images = await startRecordingServer('image');
+  server = await startTestServer();
+  owner = await createUser(server.db, { plan: 'pro' });
+  corpus = hostileCorpus({ canary: canary.origin, images: images.origin });
+  for (const [i, kase] of corpus.entries()) {
+    const { id } = await insertEmail(server.db, {
+      userId: owner.user.id,
+      to: 'client@example.com',
+      subject: `Hostile ${kase.name}`,
+      html: kase.html,
+      inlineCss: false,
+      createdAt: new Date(Date.now() - i * 1000),
+    });
+    // Shared through the real API, as the Share Link switch does.
+    const res = await fetch(`${server.baseUrl}/api/email/${id}/share`, {
+      method: 'POST',
+      headers: owner.headers,
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { email: { publicSlug: string } };
+    shared.push({ kase, id, slug: body.email.publicSlug });
+  }
+});
+afterAll(async () => {
+  await server?.close();
+  await canary?.close();
+  await images?.close();
+});
+
+interface Watch {
+  dialogs: string[];
+  popups: string[];
+  leaks: string[];
+  topNavigations: string[];
+}
+
+/**
+ * A signed-in context (auth_token planted before any page script runs) that records dialogs in
+ * any page, popups, top-level navigations of `page`, and every request that carries the token to
+ * anywhere but our own API.
+ */
+async function signedInPage(): Promise<{ context: BrowserContext; page: Page; watch: Watch }> {
+  const context = await browser.newContext({ baseURL: server.baseUrl });
+  await context.addInitScript((token) => {
+    if (window.top === window) localStorage.setItem('auth_token', token);
+  }, owner.token);
+  const watch: Watch = { dialogs: [], popups: [], leaks: [], topNavigations: [] };
+  const onDialog = (p: Page) =>
+    p.on('dialog', (d) => {
+      watch.dialogs.push(`${d.type()}: ${d.message()} (${p.url()})`);
+      void d.dismiss().catch(() => undefined);
+    });
+  context.on('request', (req) => {
+    if (req.url().startsWith(`${server.baseUrl}/api/`)) return; // our API is where the token belongs
+    const everything = [req.url(), JSON.stringify(req.headers()), req.postData() ?? ''].join('\n');
+    if (everything.includes(owner.token)) watch.leaks.push(`${req.method()} ${req.url()}`);
+  });
+  const main = await context.newPage();
+  onDialog(main);
+  main.on('framenavigated', (f) => {
+    // The router's own replaceState on start reports the same URL again; count URLs, not events.
+    if (f === main.mainFrame() && watch.topNavigations.at(-1) !== f.url()) watch.topNavigations.push(f.url());
+  });
+  // Every later page is a popup (a new tab opened from an email).
+  context.on('page', (p) => {
+    onDialog(p);
+    watch.popups.push(p.url());
+    p.on('framenavigated', (f) => {
+      if (f === p.mainFrame()) watch.popups.push(f.url());
+    });
+  });
+  return { context, page: main, watch };
+}
+
+const frameSelector = 'iframe[data-testid="email-frame"]';
+
+/** Shows one case on `path`, clicks what it asks for, and checks the page; returns the image requests. */
+async function exercise(page: Page, path: string, kase: HostileCase, heading: string) {
+  const url = `${server.baseUrl}${path}`;
+  await page.goto(path);
+  await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
+  await page.locator(frameSelector).waitFor();
+  // The tracer image proves the email was really rendered in this frame.
+  await expect
+    .poll(() => images.requests.filter((r) => r.url === `/seen/${kase.name}.png`).length, { timeout: 10_000 })
+    .toBeGreaterThan(0);
+  const frame = page.frameLocator(frameSelector);
+  for (const selector of kase.click ?? []) {
+    await frame.locator(selector).first().click({ timeout: 5000 });
+  }
+  // Meta refreshes fire right after load; give them (and any click) a moment to do harm.
+  await page.waitForTimeout(600);
+  expect(page.url(), `${kase.name}: the top page moved`).toBe(url);
+  const pwned = await frame
+    .locator('html[data-pwned]')
+    .count()
+    .catch(() => 0);
+  expect(pwned, `${kase.name}: script ran inside the frame`).toBe(0);
+  return images.requests.splice(0);
+}
+
+function expectNothingEscaped(watch: Watch, where: string) {
+  expect(
+    canary.requests.map((r) => `${r.method} ${r.url}`),
+    `${where}: requests that reached the canary`,
+  ).toEqual([]);
+  expect(watch.dialogs, `${where}: dialogs`).toEqual([]);
+  expect(watch.leaks, `${where}: requests carrying the session token`).toEqual([]);
+}
+
+describe('hostile HTML is inert wherever an email is shown', () => {
+  it('the corpus has at least 30 cases, all of them distinct', () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(30);
+    expect(new Set(corpus.map((k) => k.name)).size).toBe(corpus.length);
+  });
+
+  it('in the detail preview (/app/email/{id}), signed in', { timeout: 300_000 }, async () => {
+    const { page, watch } = await signedInPage();
+    const expectedNavs: string[] = [];
+    for (const { kase, id } of shared) {
+      await exercise(page, `/app/email/${id}`, kase, `Hostile ${kase.name}`);
+      expectedNavs.push(`${server.baseUrl}/app/email/${id}`);
+      // The page is still our signed-in app (the token is still there, the header still renders).
+      expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBe(owner.token);
+    }
+    await page.getByRole('button', { name: 'Account menu' }).waitFor();
+    expect(watch.topNavigations).toEqual(expectedNavs);
+    expectNothingEscaped(watch, 'detail');
+    // The only new tab is the plain link the test clicked: links open in a new tab (base target).
+    expect([...new Set(watch.popups.filter((u) => u !== 'about:blank'))]).toEqual([
+      `${images.origin}/ping-target`,
+    ]);
+  });
+
+  it('on the public page (/s/{slug}), signed in', { timeout: 300_000 }, async () => {
+    const { page, watch } = await signedInPage();
+    const expectedNavs: string[] = [];
+    const referers: string[] = [];
+    for (const { kase, slug } of shared) {
+      const seen = await exercise(page, `/s/${slug}`, kase, `Hostile ${kase.name}`);
+      referers.push(...seen.map((r) => r.headers.referer ?? '').filter(Boolean));
+      expectedNavs.push(`${server.baseUrl}/s/${slug}`);
+    }
+    expect(watch.topNavigations).toEqual(expectedNavs);
+    expectNothingEscaped(watch, 'public page');
+    expect([...new Set(watch.popups.filter((u) => u !== 'about:blank'))]).toEqual([
+      `${images.origin}/ping-target`,
+    ]);
+    // Remote images never learn the share link: no Referer from our pages (a popup's own favicon
+    // request names the popup, which is fine).
+    expect(referers.filter((r) => r.startsWith(server.baseUrl))).toEqual([]);
+  });
+
+  it(
+    'the same corpus, shown WITHOUT the sandbox, does trip the detectors (so the checks above can fail)',
+    { timeout: 180_000 },
+    async () => {
+      const context = await browser.newContext();
+      const tripped = new Set<string>();
+      let dialogs = 0;
+      for (const kase of corpus) {
+        const page = await context.newPage();
+        page.on('dialog', (d) => {
+          dialogs++;
+          tripped.add(kase.name);
+          void d.dismiss().catch(() => undefined);
+        });
+        const before = canary.requests.length;
+        await page.setContent(kase.html, { waitUntil: 'load', timeout: 10_000 }).catch(() => undefined);
+        for (const selector of kase.click ?? []) {
+          await page
+            .locator(selector)
+            .first()
+            .click({ timeout: 2000, noWaitAfter: true })
+            .catch(() => undefined);
+        }
+        await page.waitForTimeout(300);
+        if (canary.requests.slice(before).some((r) => r.url.startsWith(`/${kase.name}/`)))
+          tripped.add(kase.name);
+        if (
+          await page
+            .locator('html[data-pwned]')
+            .count()
+            .catch(() => 0)
+        )
+          tripped.add(kase.name);
+        await page.close();
+      }
+      canary.requests.length = 0;
+      images.requests.length = 0;
+      console.log(
+        `[hostile] unsandboxed, ${tripped.size}/${corpus.length} cases tripped a detector; not: ${corpus
+          .map((k) => k.name)
+          .filter((n) => !tripped.has(n))
+          .join(', ')}`,
+      );
+      expect(dialogs).toBeGreaterThan(0);
+      for (const name of [
+        'inline-script',
+        'svg-onload',
+        'meta-refresh',
+        'iframe-src',
+        'css-import',
+        'link-stylesheet',
+        'target-top-link',
+      ]) {
+        expect(tripped, `unsandboxed ${name} should have tripped`).toContain(name);
+      }
+      expect(tripped.size, `tripped: ${[...tripped].join(', ')}`).toBeGreaterThanOrEqual(25);
+    },
+  );
+});
