@@ -55,7 +55,7 @@ describe('account journey', () => {
     // --- sign up, solving the real ALTCHA proof of work ---
     await page.goto('/signup');
     await heading(page, 'Create your account').waitFor();
-    expect(await page.getByTestId('free-plan-note').innerText()).toBe('Free plan includes 10 email sends per month');
+    await page.getByTestId('free-plan-note').getByText('Free plan includes 10 email sends per month', { exact: true }).waitFor(); // the figure comes from /api/config
     const submit = page.getByRole('button', { name: 'Create Account' });
     await page.locator('altcha-widget').waitFor({ state: 'attached' });
     expect(await submit.isDisabled()).toBe(true);
