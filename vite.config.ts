@@ -1,6 +1,34 @@
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { gzipSync } from 'node:zlib';
+import { defineConfig, type Plugin } from 'vite';
+
+/**
+ * Prints the JavaScript the landing route needs on first load (the entry chunk, the landing
+ * page's chunk and everything they import statically), gzipped, against its 130 KB budget.
+ */
+function landingBudget(limitKb = 130): Plugin {
+  return {
+    name: 'proofmail-landing-budget',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
+      const byName = new Map(chunks.map((c) => [c.fileName, c]));
+      const roots = chunks.filter((c) => c.isEntry || c.facadeModuleId?.endsWith('features/public/landing-page.tsx'));
+      const seen = new Set<string>();
+      const visit = (file: string) => {
+        if (seen.has(file)) return;
+        seen.add(file);
+        for (const dep of byName.get(file)?.imports ?? []) visit(dep);
+      };
+      roots.forEach((c) => visit(c.fileName));
+      const bytes = [...seen].reduce((sum, f) => sum + gzipSync(byName.get(f)!.code).length, 0);
+      const kb = bytes / 1024;
+      const verdict = kb <= limitKb ? 'within' : 'OVER';
+      console.log(`\nLanding route initial JS: ${kb.toFixed(1)} KB gzip (${verdict} the ${limitKb} KB budget)`);
+    },
+  };
+}
 
 // The SPA lives in src/web and builds to dist/web, which the server serves.
 // VITE_API_URL (build time) points the SPA at a separate API origin; default: same origin.
@@ -8,7 +36,7 @@ export default defineConfig({
   root: 'src/web',
   publicDir: 'public',
   envDir: '../..',
-  plugins: [react(), tailwindcss()],
+  plugins: [react(), tailwindcss(), landingBudget()],
   build: {
     outDir: '../../dist/web',
     emptyOutDir: true,
