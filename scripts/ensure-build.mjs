@@ -1,12 +1,13 @@
-// `npm start` runs this first: it builds the web app when dist/web is missing or older than its
-// sources, so a fresh clone needs only `npm install && npm start`, and later starts stay fast.
+// `npm start` runs this first. It builds what is missing or older than its sources, so a fresh
+// clone needs only `npm install && npm start` and later starts stay fast:
+// - the web app (Vite) into dist/web;
+// - the server (esbuild, one ESM file, packages left external) into dist/server/main.js. Running
+//   the bundle instead of TypeScript through a loader saves ~60 MB of memory and start-up time.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const stamp = path.join(root, 'dist/web/index.html');
-const inputs = ['src/web', 'src/shared', 'vite.config.ts', 'package.json'];
 
 function newest(p) {
   const stat = fs.statSync(p, { throwIfNoEntry: false });
@@ -17,10 +18,29 @@ function newest(p) {
   return max;
 }
 
-const built = fs.statSync(stamp, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-const sources = Math.max(...inputs.map((i) => newest(path.join(root, i))));
-if (built < sources) {
-  console.log(built ? 'Web sources changed: rebuilding…' : 'First start: building the web app…');
-  const result = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+function stale(output, inputs) {
+  const built = fs.statSync(path.join(root, output), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  return built < Math.max(...inputs.map((i) => newest(path.join(root, i))));
+}
+
+function run(what, command, args) {
+  console.log(what);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+if (stale('dist/web/index.html', ['src/web', 'src/shared', 'vite.config.ts', 'package.json'])) {
+  run('Building the web app…', process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn']);
+}
+if (stale('dist/server/main.js', ['src/server', 'src/shared', 'package.json'])) {
+  run('Building the server…', path.join(root, 'node_modules/.bin/esbuild'), [
+    'src/server/main.ts',
+    '--bundle',
+    '--platform=node',
+    '--format=esm',
+    '--target=node20',
+    '--packages=external',
+    '--outfile=dist/server/main.js',
+    '--log-level=warning',
+  ]);
 }

@@ -9,8 +9,8 @@ import { rawSmtpRate } from '../support/raw-smtp.ts';
 /**
  * Sending through the API, with the app (`src/server/main.ts`, 4 mail workers) in its own process and a
  * loopback SMTP sink:
- * - send_accept_per_s / send_accept_p99_ms: authenticated POST /api/email/send, concurrency 8,
- *   10 s (the app answers { id } once the email, usage and outbox rows are committed);
+ * - send_accept_per_s / send_accept_p99_ms: authenticated POST /api/email/send, concurrency 8
+ *   (8 Pro users), 10 s (the app answers { id } once the email, usage and outbox rows are committed);
  * - send_to_inbox_p50_ms / _p95_ms: accepted → fully received by the sink, at a steady 20 sends/s;
  * - send_vs_raw: 1,000 sends end to end (first request → last mail at the sink) per second,
  *   divided by nodemailer's pooled rate straight to the same sink (raw_smtp_send_mails_per_s).
@@ -31,14 +31,24 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
     PRO_SENDS_PER_MINUTE: '10000000',
   });
   try {
-    const user = await createUser(database.db, { plan: 'pro' });
+    // One Pro user per connection: a user's sends serialise on their usage counters (that is
+    // what keeps limits exact), so 8 connections of one user would measure one user's queue.
+    const users = await Promise.all(Array.from({ length: 8 }, () => createUser(database.db, { plan: 'pro' })));
+    const user = users[0]!;
     const headers = { ...user.headers, 'content-type': 'application/json' };
+    const headersOf = (i: number) => ({ ...users[i % users.length]!.headers, 'content-type': 'application/json' });
     const body = (i: number | string) => JSON.stringify({ to: 'client@example.com', subject: `Bench ${i}`, html: HTML });
     ctx.log(`HTML ${(HTML.length / 1024).toFixed(1)} KB per send`);
 
     // 1. Acceptance rate (delivery runs in the background in the same app process).
     await hammer({ url: `${app.url}/api/email/send`, method: 'POST', headers, body: body('warm'), seconds: 2, connections: 8 });
-    const accept = await hammer({ url: `${app.url}/api/email/send`, method: 'POST', headers, body: body('a'), seconds: 10, connections: 8 });
+    const accept = await hammer({
+      url: `${app.url}/api/email/send`,
+      connections: 8,
+      seconds: 10,
+      // Each connection cycles through the users' requests.
+      requests: users.map((_, i) => ({ method: 'POST' as const, path: '/api/email/send', headers: headersOf(i), body: body(`a${i}`) })),
+    });
     if (accept.errors || accept.non2xx) throw new Error(`accept: ${accept.errors} errors, ${accept.non2xx} non-2xx`);
     ctx.log(`accepted ${accept.total} sends, ${accept.perSecond.toFixed(0)}/s, p99 ${accept.p99} ms; waiting for delivery to drain`);
     await sink.waitForCount(accept.total + 1, 600_000).catch(() => undefined);
@@ -76,7 +86,7 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
       Array.from({ length: 8 }, async () => {
         while (next < E2E) {
           const i = next++;
-          const res = await fetch(`${app.url}/api/email/send`, { method: 'POST', headers, body: body(`e2e-${i}`) });
+          const res = await fetch(`${app.url}/api/email/send`, { method: 'POST', headers: headersOf(i), body: body(`e2e-${i}`) });
           if (res.status !== 200) throw new Error(`e2e send: ${res.status}`);
         }
       }),

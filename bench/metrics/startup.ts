@@ -40,7 +40,11 @@ async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number):
 }
 
 function appPid(npmPid: number): number {
-  const pid = descendants(npmPid).find((p) => commandOf(p).includes('src/server/main.ts'));
+  // The node process itself, not the `sh -c` npm runs the script through.
+  const pid = descendants(npmPid).find((p) => {
+    const cmd = commandOf(p);
+    return /(^|\/)node (dist\/server\/main\.js|.*src\/server\/main\.ts)/.test(cmd);
+  });
   if (!pid) throw new Error('could not find the app process under npm start');
   return pid;
 }
