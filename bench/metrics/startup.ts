@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { BenchContext, MetricResults } from '../support/metric.ts';
 import { hammer, median } from '../support/load.ts';
 import { commandOf, descendants, rssMb } from '../support/process-tree.ts';
+import { freePort } from '../../tests/support/free-port.ts';
 
 /**
  * `npm start` as a user runs it, on its embedded defaults in a fresh DATA_DIR:
@@ -16,14 +16,6 @@ import { commandOf, descendants, rssMb } from '../support/process-tree.ts';
  */
 const root = path.resolve(import.meta.dirname, '../..');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

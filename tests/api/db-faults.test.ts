@@ -1,5 +1,4 @@
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -11,6 +10,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/server/d
 import { migrateToLatest } from '../../src/server/db/migrate.ts';
 import { createUser } from '../support/users.ts';
 import type { FastifyInstance } from 'fastify';
+import { freePort } from '../support/free-port.ts';
 
 /**
  * Issue 8 §5: PostgreSQL restarted under load. While it is down, requests fail with 503 (never a
@@ -18,14 +18,6 @@ import type { FastifyInstance } from 'fastify';
  * acknowledged is in the database afterwards.
  */
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('database restart under load', () => {
   let dataDir: string;

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/server/db/embedded-postgres.ts';
+import { freePort } from '../support/free-port.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 // One process per app (tsx as a loader, not tsx's CLI which forks a child): SIGKILL must hit the app itself.
@@ -56,14 +56,6 @@ function alive(pid: number): boolean {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('embedded PostgreSQL lifecycle', () => {
   let dataDir: string;

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -12,6 +11,7 @@ import { monthOf } from '../../src/server/features/email/usage.repo.ts';
 import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
 import { pollUntil, SmtpSink } from '../support/smtp-sink.ts';
 import { createUser } from '../support/users.ts';
+import { freePort } from '../support/free-port.ts';
 
 /**
  * Issue 8 §4: two app processes (src/server/main.ts, mail workers included) on one PostgreSQL
@@ -20,14 +20,6 @@ import { createUser } from '../support/users.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startApp(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
@@ -8,6 +7,7 @@ import { systemClock, type Clock } from '../../src/server/clock.ts';
 import type { Config } from '../../src/server/config.ts';
 import type { Db } from '../../src/server/db/database.ts';
 import { createTestApp } from './test-app.ts';
+import { freePort } from './free-port.ts';
 
 export interface TestServer {
   /** e.g. http://127.0.0.1:41234 (also the app's PUBLIC_URL, so links in mails point here). */
@@ -43,17 +43,6 @@ function webRoot(): string {
   return dir;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The real app (built SPA + API) on a fresh database, listening on a free loopback port.

@@ -1,6 +1,7 @@
 import { simpleParser, type ParsedMail } from 'mailparser';
-import net, { type AddressInfo } from 'node:net';
+import type net from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import { freePort } from './free-port.ts';
 
 /**
  * A real SMTP server on loopback for tests and the benchmark. It records every message it
@@ -33,16 +34,6 @@ export interface SmtpSinkOptions {
   keepRaw?: boolean;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
