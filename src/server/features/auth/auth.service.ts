@@ -172,18 +172,7 @@ export async function signUp(
   try {
     return await deps.db.transaction().execute(async (trx) => {
       const user = await insertUser(trx, { email: input.email, passwordHash, verifiedAt: null, now });
-      const verifyToken = await issueToken(trx, {
-        userId: user.id,
-        purpose: 'verify',
-        payload: { email: user.email.toLowerCase() },
-        now,
-      });
-      await queueAccountMail(
-        trx,
-        deps.config,
-        user.email,
-        verificationMail({ publicUrl: deps.config.publicUrl, token: verifyToken }),
-      );
+      await queueVerificationLink(trx, deps.config, user, now);
       const token = await startSession(trx, user.id, client, now);
       return { user, token };
     });
@@ -225,23 +214,28 @@ export async function exchangeTicket(
 
 // ---------- email verification ----------
 
+/** Issues a verification token for the user's current address and queues the mail carrying it. */
+async function queueVerificationLink(
+  trx: Executor,
+  config: AuthDeps['config'],
+  user: { id: string; email: string },
+  now: Date,
+): Promise<void> {
+  const token = await issueToken(trx, {
+    userId: user.id,
+    purpose: 'verify',
+    payload: { email: user.email.toLowerCase() },
+    now,
+  });
+  await queueAccountMail(trx, config, user.email, verificationMail({ publicUrl: config.publicUrl, token }));
+}
+
 /** Sends a fresh verification link; silently does nothing for an already verified address. */
 export async function resendVerification(deps: AuthDeps, user: AccountUser): Promise<void> {
   if (user.verified) return;
   const now = deps.clock.now();
   await deps.db.transaction().execute(async (trx) => {
-    const token = await issueToken(trx, {
-      userId: user.id,
-      purpose: 'verify',
-      payload: { email: user.email.toLowerCase() },
-      now,
-    });
-    await queueAccountMail(
-      trx,
-      deps.config,
-      user.email,
-      verificationMail({ publicUrl: deps.config.publicUrl, token }),
-    );
+    await queueVerificationLink(trx, deps.config, user, now);
   });
 }
 
