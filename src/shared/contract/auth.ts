@@ -1,10 +1,32 @@
 import { z } from 'zod';
-import { MAX_PASSWORD_LENGTH, PLANS, SUBSCRIPTION_STATUSES } from '../plans.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PLANS, SUBSCRIPTION_STATUSES } from '../plans.ts';
 
 /**
  * Auth and user API contract (spec §3, §7). Requests are strict objects: unknown fields are
  * rejected. Field-level messages are the spec's texts where the spec has one.
  */
+
+/**
+ * Every auth message the server answers or a form shows, in one place. The spec's in-page texts
+ * (spec §5, §8) are verbatim; the rest are ours.
+ */
+export const AUTH_MESSAGES = {
+  // spec texts
+  fillAllFields: 'Please fill in all fields',
+  completeCaptcha: 'Please complete the CAPTCHA',
+  passwordTooShort: `Password must be at least ${MIN_PASSWORD_LENGTH} characters`,
+  passwordsDoNotMatch: 'Passwords do not match',
+  invalidResetLink: 'Invalid reset link',
+  invalidVerificationLink: 'Invalid verification link',
+  // ours
+  invalidEmail: 'Please enter a valid email address',
+  missingEmail: 'Please enter your email address',
+  emailTaken: 'An account with this email already exists',
+  invalidCredentials: 'Invalid email or password',
+  expiredVerificationLink: 'Invalid or expired verification link',
+  expiredResetLink: 'Invalid or expired reset link',
+  invalidTicket: 'This sign-in link is invalid or has expired. Please sign in again.',
+} as const;
 
 export const user = z.object({
   id: z.string(),

@@ -19,8 +19,8 @@ import { badRequest, notFound } from '../../http/errors.ts';
 import { enforceRateLimits, pruneRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
 import { toUserResponse } from './account-view.ts';
 import { pruneAccounts, type AccountUser } from './account.repo.ts';
+import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import {
-  AUTH_MESSAGES,
   exchangeTicket,
   resendVerification,
   resetPassword,
@@ -195,7 +195,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
       { config: PUBLIC_ROUTE, schema: { body: resetPasswordRequest, response: { 200: okResponse } } },
       async (request, reply) => {
         const token = request.body.token.trim();
-        if (!token) throw badRequest(AUTH_MESSAGES.invalidReset, 'invalid_token');
+        if (!token) throw badRequest(AUTH_MESSAGES.expiredResetLink, 'invalid_token');
         validateNewPassword(request.body.newPassword);
         await enforceRateLimits(
           deps.db,

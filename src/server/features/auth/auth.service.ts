@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../app.ts';
+import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import type { Clock } from '../../clock.ts';
 import { AppError, badRequest, unauthorized } from '../../http/errors.ts';
 import { SESSION_TTL_MS } from '../../http/auth.ts';
@@ -50,19 +51,6 @@ export interface ClientInfo {
   userAgent: string | null;
 }
 
-export const AUTH_MESSAGES = {
-  missingFields: 'Please fill in all fields',
-  captcha: 'Please complete the CAPTCHA',
-  passwordTooShort: 'Password must be at least 8 characters',
-  invalidEmail: 'Please enter a valid email address',
-  missingEmail: 'Please enter your email address',
-  emailTaken: 'An account with this email already exists',
-  invalidCredentials: 'Invalid email or password',
-  invalidVerification: 'Invalid or expired verification link',
-  invalidReset: 'Invalid or expired reset link',
-  invalidTicket: 'This sign-in link is invalid or has expired. Please sign in again.',
-} as const;
-
 /** Login alerts go out at most this often per account. */
 export const LOGIN_ALERT_MIN_GAP_MS = 10 * 60_000;
 
@@ -80,7 +68,7 @@ export function validateSignUp(input: { email: string; password: string }): {
   password: string;
 } {
   const email = normaliseEmail(input.email);
-  if (!email || !input.password) throw badRequest(AUTH_MESSAGES.missingFields, 'missing_fields');
+  if (!email || !input.password) throw badRequest(AUTH_MESSAGES.fillAllFields, 'missing_fields');
   if (!isAcceptablePassword(input.password))
     throw badRequest(AUTH_MESSAGES.passwordTooShort, 'weak_password');
   if (!isPlainAddress(email)) throw badRequest(AUTH_MESSAGES.invalidEmail, 'invalid_email');
@@ -92,7 +80,7 @@ export function validateSignIn(input: { email: string; password: string }): {
   password: string;
 } {
   const email = normaliseEmail(input.email);
-  if (!email || !input.password) throw badRequest(AUTH_MESSAGES.missingFields, 'missing_fields');
+  if (!email || !input.password) throw badRequest(AUTH_MESSAGES.fillAllFields, 'missing_fields');
   return { email, password: input.password };
 }
 
@@ -162,7 +150,7 @@ export async function signUp(
   client: ClientInfo,
 ): Promise<{ user: AccountUser; token: string }> {
   if (deps.config.captcha.provider === 'altcha' && !(await redeemCaptcha(deps, input.captchaToken))) {
-    throw badRequest(AUTH_MESSAGES.captcha, 'captcha_required');
+    throw badRequest(AUTH_MESSAGES.completeCaptcha, 'captcha_required');
   }
   // Decision §8.5: sign-up returns a session, so an existing email cannot be hidden here.
   if (await findUserByEmail(deps.db, input.email))
@@ -245,7 +233,7 @@ export async function resendVerification(deps: AuthDeps, user: AccountUser): Pro
  * open link and ends every session, so the user signs in again with the new address.
  */
 export async function verifyEmail(deps: AuthDeps, token: string): Promise<{ emailChanged: boolean }> {
-  const invalid = () => badRequest(AUTH_MESSAGES.invalidVerification, 'invalid_token');
+  const invalid = () => badRequest(AUTH_MESSAGES.expiredVerificationLink, 'invalid_token');
   if (!isWellFormedToken(token)) throw invalid();
   const now = deps.clock.now();
   try {
@@ -301,7 +289,7 @@ export async function sendPasswordReset(deps: AuthDeps, email: string): Promise<
  * proved it), and tells the user by mail.
  */
 export async function resetPassword(deps: AuthDeps, token: string, newPassword: string): Promise<void> {
-  const invalid = () => badRequest(AUTH_MESSAGES.invalidReset, 'invalid_token');
+  const invalid = () => badRequest(AUTH_MESSAGES.expiredResetLink, 'invalid_token');
   validateNewPassword(newPassword);
   if (!isWellFormedToken(token)) throw invalid();
   const hash = hashSecret(token);

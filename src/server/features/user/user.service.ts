@@ -14,7 +14,8 @@ import {
   setPasswordHash,
   type AccountUser,
 } from '../auth/account.repo.ts';
-import { AUTH_MESSAGES, normaliseEmail, validateNewPassword, type AuthDeps } from '../auth/auth.service.ts';
+import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
+import { normaliseEmail, validateNewPassword, type AuthDeps } from '../auth/auth.service.ts';
 import { hashPassword, verifyPassword } from '../auth/credentials.ts';
 import { setLoginAlerts } from './user.repo.ts';
 
@@ -83,7 +84,7 @@ export async function requestEmailChange(deps: AuthDeps, user: AccountUser, newE
 
 export function validatePasswordChange(input: { currentPassword: string; newPassword: string }): void {
   if (!input.currentPassword || !input.newPassword)
-    throw badRequest(AUTH_MESSAGES.missingFields, 'missing_fields');
+    throw badRequest(AUTH_MESSAGES.fillAllFields, 'missing_fields');
   validateNewPassword(input.newPassword);
 }
 

@@ -6,7 +6,7 @@ import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
 import { FormAlert } from '../auth/form-alert.tsx';
-import { AUTH_MESSAGES } from '../auth/messages.ts';
+import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import { PasswordInput } from '../auth/password-input.tsx';
 import { useChangePassword } from './api.ts';
 import { Section } from './section.tsx';

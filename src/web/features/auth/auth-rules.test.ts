@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Location } from 'react-router';
-import { AUTH_MESSAGES, socialErrorMessage } from './messages.ts';
+import { socialErrorMessage } from './messages.ts';
 import { returnTarget } from './navigation.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -74,18 +74,5 @@ describe('return after sign-in', () => {
     expect(returnTarget(at({ from: '/plan' }))).toBe('/app/send');
     expect(returnTarget(at({ from: '/application' }))).toBe('/app/send');
     expect(returnTarget(at({ from: 42 }))).toBe('/app/send');
-  });
-});
-
-describe('messages', () => {
-  it('are the spec texts', () => {
-    expect(AUTH_MESSAGES).toEqual({
-      fillAllFields: 'Please fill in all fields',
-      completeCaptcha: 'Please complete the CAPTCHA',
-      passwordTooShort: 'Password must be at least 8 characters',
-      passwordsDoNotMatch: 'Passwords do not match',
-      invalidResetLink: 'Invalid reset link',
-      invalidVerificationLink: 'Invalid verification link',
-    });
   });
 });

@@ -9,7 +9,7 @@ import { ApiError } from '../../lib/api.ts';
 import { requestPasswordReset } from './api.ts';
 import { AuthLayout, ResultIcon, authLink } from './auth-layout.tsx';
 import { FormAlert } from './form-alert.tsx';
-import { AUTH_MESSAGES } from './messages.ts';
+import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 
 /**
  * /forgot-password: ask for a reset link. Afterwards the Check Your Email confirmation is shown

@@ -1,15 +1,3 @@
-import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
-
-/** In-page messages of spec §5/§8, verbatim. */
-export const AUTH_MESSAGES = {
-  fillAllFields: 'Please fill in all fields',
-  completeCaptcha: 'Please complete the CAPTCHA',
-  passwordTooShort: `Password must be at least ${MIN_PASSWORD_LENGTH} characters`,
-  passwordsDoNotMatch: 'Passwords do not match',
-  invalidResetLink: 'Invalid reset link',
-  invalidVerificationLink: 'Invalid verification link',
-} as const;
-
 /**
  * What /signin says for the `error` parameter social sign-in leaves there (spec §4, §8). Only known
  * codes get their own text; anything else (a provider's own error code) gets a generic message,

@@ -10,7 +10,7 @@ import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
 import { resetPassword } from './api.ts';
 import { AuthLayout, ResultIcon, authLink } from './auth-layout.tsx';
 import { FormAlert } from './form-alert.tsx';
-import { AUTH_MESSAGES } from './messages.ts';
+import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import type { AuthLocationState } from './navigation.ts';
 import { PasswordInput } from './password-input.tsx';
 import { clearSession } from './session.ts';

@@ -10,7 +10,7 @@ import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
 import { AltchaChallenge, type AltchaChallengeHandle } from './altcha-challenge.tsx';
 import { AuthLayout, authLink } from './auth-layout.tsx';
 import { FormAlert } from './form-alert.tsx';
-import { AUTH_MESSAGES } from './messages.ts';
+import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import { HOME_AFTER_SIGN_IN } from './navigation.ts';
 import { PasswordInput } from './password-input.tsx';
 import { useSession, useSignUp } from './session.ts';

@@ -8,7 +8,7 @@ import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
 import { verifyEmail } from './api.ts';
 import { AuthLayout, ResultIcon } from './auth-layout.tsx';
-import { AUTH_MESSAGES } from './messages.ts';
+import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import type { AuthLocationState } from './navigation.ts';
 import { clearSession, ME_KEY } from './session.ts';
 
