@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { startOutboxListener, type OutboxListener } from './outbox-listener.ts';
 import {
+  byQueueOrder,
   claimDue,
   expireOld,
   extendLeases,
@@ -89,11 +90,6 @@ interface InFlight {
   row: OutboxRow;
   abort: AbortController;
 }
-
-const byQueueOrder = (a: OutboxRow, b: OutboxRow) =>
-  a.priority - b.priority ||
-  a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
-  a.created_at.getTime() - b.created_at.getTime();
 
 export class OutboxWorker {
   readonly workerId: string;

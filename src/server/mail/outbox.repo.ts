@@ -6,6 +6,15 @@ import type { MailOutboxTable } from '../db/schema.ts';
 
 export type OutboxRow = Selectable<MailOutboxTable>;
 
+/** Queue order: system before Pro before Free, then by due time, then by age. */
+export function byQueueOrder(a: OutboxRow, b: OutboxRow): number {
+  return (
+    a.priority - b.priority ||
+    a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
+    a.created_at.getTime() - b.created_at.getTime()
+  );
+}
+
 /**
  * Takes up to `limit` due mails for this worker: system before Pro before Free, then by due time
  * and age. SKIP LOCKED lets any number of workers in any number of processes claim side by side
@@ -29,12 +38,7 @@ export async function claimDue(
      where o.id = due.id
     returning o.*`.execute(db);
   // RETURNING has no order; deliver in queue order.
-  return rows.sort(
-    (a, b) =>
-      a.priority - b.priority ||
-      a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
-      a.created_at.getTime() - b.created_at.getTime(),
-  );
+  return rows.sort(byQueueOrder);
 }
 
 /** Conditions every outcome write: only the holder of the lease may settle a row. */
