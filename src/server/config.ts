@@ -115,6 +115,8 @@ export interface Config {
   databasePoolSize: number;
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** The domain of MAIL_FROM: it names our Message-IDs and the default abuse/support addresses. */
+  mailDomain: string;
   mailWorkers: number;
   /** How long a worker's claim on a mail lasts without renewal (a dead worker's mail waits this long). */
   mailLeaseSeconds: number;
@@ -196,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     databasePoolSize: e.DATABASE_POOL_SIZE,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM.trim(),
+    mailDomain: domain,
     mailWorkers: e.MAIL_WORKERS,
     mailLeaseSeconds: e.MAIL_LEASE_SECONDS,
     freeMonthlyLimit: e.FREE_MONTHLY_LIMIT,

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pruneAccounts } from '../../src/server/features/auth/account.repo.ts';
+import { SESSION_IDLE_MS, SESSION_TTL_MS } from '../../src/server/accounts/sessions.ts';
+import { pruneAccounts } from '../../src/server/accounts/sessions.repo.ts';
 import { RATE_RULES } from '../../src/server/features/auth/rate-rules.ts';
 import { pruneRateLimits } from '../../src/server/http/rate-limit.ts';
-import { SESSION_IDLE_MS, SESSION_TTL_MS } from '../../src/server/http/auth.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { bearer, expectNoSecrets, mailTo, PASSWORD, signIn, signUp, uniqueEmail } from './auth-helpers.ts';
 

@@ -40,11 +40,6 @@ function shouldNotify(priority: number): boolean {
   return true;
 }
 
-/** Domain for generated Message-IDs (the part after @ in MAIL_FROM). */
-export function messageIdDomain(mailFrom: string): string {
-  return /@([^\s>]+)>?\s*$/.exec(mailFrom)?.[1] ?? 'localhost';
-}
-
 /**
  * The one door for outgoing mail (guide §1.5). Pass the transaction of the change that causes
  * the mail, so both commit or neither does; workers are woken by NOTIFY when it commits.
