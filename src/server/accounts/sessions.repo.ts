@@ -88,20 +88,3 @@ export async function deleteUserSessions(
   const result = await q.executeTakeFirst();
   return Number(result.numDeletedRows);
 }
-
-// ---------- housekeeping ----------
-
-/** Deletes expired sessions and tokens that can no longer be used. */
-export async function pruneAccounts(db: Executor, now: Date, idleMs: number): Promise<void> {
-  await db
-    .deleteFrom('sessions')
-    .where((eb) =>
-      eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', new Date(now.getTime() - idleMs))]),
-    )
-    .execute();
-  // Keep a day of history of used/expired tokens for support questions, then drop them.
-  await db
-    .deleteFrom('tokens')
-    .where('expires_at', '<=', new Date(now.getTime() - 24 * 3600_000))
-    .execute();
-}

@@ -116,15 +116,3 @@ export async function refundRateLimits(
 ): Promise<void> {
   for (const { rule, subject } of checks) await refundRateLimit(db, rule, subject, now);
 }
-
-/** Drops windows that ended long ago (called by a periodic sweep). */
-export async function pruneRateLimits(
-  db: Executor,
-  now: Date,
-  olderThanMs = 2 * 24 * 3600_000,
-): Promise<void> {
-  await db
-    .deleteFrom('rate_limits')
-    .where('window_start', '<', new Date(now.getTime() - olderThanMs))
-    .execute();
-}

@@ -16,15 +16,14 @@ import {
   type CaptchaChallenge,
 } from '../../../shared/contract/auth.ts';
 import { validateNewPassword } from '../../accounts/account-rules.ts';
-import { SESSION_IDLE_MS, type ClientInfo } from '../../accounts/sessions.ts';
-import { pruneAccounts } from '../../accounts/sessions.repo.ts';
+import type { ClientInfo } from '../../accounts/sessions.ts';
 import { toUserResponse } from '../../accounts/user-view.ts';
 import type { AccountUser } from '../../accounts/users.repo.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import { requireSession, requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { noStoreAnswers } from '../../http/no-store.ts';
-import { enforceRateLimits, pruneRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
+import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
 import {
   exchangeTicket,
   resendVerification,
@@ -37,12 +36,9 @@ import {
   validateSignUp,
   verifyEmail,
 } from './auth.service.ts';
-import { pruneRedemptions } from './captcha.repo.ts';
 import { createCaptchaChallenge } from './captcha.service.ts';
 import { registerOAuthRoutes } from './oauth.routes.ts';
 import { RATE_RULES } from './rate-rules.ts';
-
-const HOUSEKEEPING_INTERVAL_MS = 3600_000;
 
 export function clientOf(request: FastifyRequest): ClientInfo {
   // request.ip honours X-Forwarded-For only when TRUST_PROXY is set (Fastify's trustProxy).
@@ -59,20 +55,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
   const afterResponse = new WeakMap<FastifyRequest, () => Promise<void>>();
   const runLater = (request: FastifyRequest, task: () => Promise<void>) => afterResponse.set(request, task);
 
-  let housekeeping: NodeJS.Timeout | undefined;
-  app.addHook('onReady', async () => {
-    housekeeping = setInterval(() => {
-      const now = deps.clock.now();
-      void Promise.all([
-        pruneAccounts(deps.db, now, SESSION_IDLE_MS),
-        pruneRateLimits(deps.db, now),
-        pruneRedemptions(deps.db, now),
-      ]).catch((err: unknown) => app.log.warn({ err }, 'accounts housekeeping failed'));
-    }, HOUSEKEEPING_INTERVAL_MS);
-    housekeeping.unref();
-  });
   app.addHook('onClose', async () => {
-    clearInterval(housekeeping);
     await Promise.allSettled([...pending]);
   });
 
