@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
-import { startHousekeeping, type Housekeeping } from './housekeeping/housekeeping.ts';
+import { startHousekeeping } from './housekeeping/housekeeping.ts';
 import { startMailDelivery, type MailDelivery } from './mail/mail-delivery.ts';
 
 /**
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  let housekeeping: Housekeeping | undefined;
+  const housekeeping = startHousekeeping({ db: database.db, log: (level, message) => app.log[level](message) });
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // HTTP stops accepting while workers finish or hand back their mail; then the catcher.
-      await Promise.all([app.close(), mail?.stop({ deadlineMs: 10_000 }), housekeeping?.stop()]);
+      await Promise.all([app.close(), mail?.stop({ deadlineMs: 10_000 }), housekeeping.stop()]);
     } finally {
       await database.close(); // pool, then the embedded server
     }
@@ -74,11 +74,10 @@ async function main(): Promise<void> {
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
-    await mail?.stop({ deadlineMs: 2_000 });
+    await Promise.all([mail?.stop({ deadlineMs: 2_000 }), housekeeping.stop()]);
     await database.close();
     throw err;
   }
-  housekeeping = startHousekeeping({ db: database.db, log: (level, message) => app.log[level](message) });
   console.log(
     `Proofmail is running at ${config.publicUrl} (listening on ${config.host}:${config.port}, ` +
       `${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'external PostgreSQL'})`,

@@ -116,7 +116,13 @@ describe('housekeeping job', () => {
   async function email(userId: string, createdAt: Date) {
     const row = await db
       .insertInto('emails')
-      .values({ user_id: userId, to_addresses: 'client@example.com', subject: 'Hi', html: '<p>Hi</p>', created_at: createdAt })
+      .values({
+        user_id: userId,
+        to_addresses: 'client@example.com',
+        subject: 'Hi',
+        html: '<p>Hi</p>',
+        created_at: createdAt,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     return row.id;
@@ -130,7 +136,10 @@ describe('housekeeping job', () => {
     await session(user.id, 'idle', { lastSeenAt: ago(SESSION_IDLE_MS + MINUTE), expiresAt: later(DAY) });
     const liveSessions = [
       await session(user.id, 'live', { lastSeenAt: ago(HOUR), expiresAt: later(20 * DAY) }),
-      await session(user.id, 'almost idle', { lastSeenAt: ago(SESSION_IDLE_MS - MINUTE), expiresAt: later(DAY) }),
+      await session(user.id, 'almost idle', {
+        lastSeenAt: ago(SESSION_IDLE_MS - MINUTE),
+        expiresAt: later(DAY),
+      }),
     ];
     await db.deleteFrom('sessions').where('user_agent', '=', 'vitest').execute(); // createUser's own
 
@@ -190,7 +199,10 @@ describe('housekeeping job', () => {
       .insertInto('usage_ledger')
       .values({ user_id: user.id, email_id: keptEmail, outbox_id: keptOutbox[2]!, month: '2026-01-01' })
       .execute();
-    await db.insertInto('usage_counters').values({ user_id: user.id, month: '2026-01-01', count: 1 }).execute();
+    await db
+      .insertInto('usage_counters')
+      .values({ user_id: user.id, month: '2026-01-01', count: 1 })
+      .execute();
     await db
       .insertInto('stripe_events')
       .values({ id: 'evt_old', type: 'invoice.paid', customer_id: null, received_at: ago(400 * DAY) })
@@ -223,7 +235,9 @@ describe('housekeeping job', () => {
     expect(caught.every((m) => m.received_at.getTime() > ago(HOUR).getTime())).toBe(true);
     expect(await ids(db.selectFrom('mail_outbox').select('id').execute())).toEqual([...keptOutbox].sort());
     expect(await db.selectFrom('emails').select('id').execute()).toEqual([{ id: keptEmail }]);
-    expect(await db.selectFrom('usage_ledger').select('outbox_id').execute()).toEqual([{ outbox_id: keptOutbox[2] }]);
+    expect(await db.selectFrom('usage_ledger').select('outbox_id').execute()).toEqual([
+      { outbox_id: keptOutbox[2] },
+    ]);
     expect(await db.selectFrom('usage_counters').select('count').execute()).toEqual([{ count: 1 }]);
     expect(await db.selectFrom('stripe_events').select('id').execute()).toEqual([{ id: 'evt_old' }]);
     expect(await db.selectFrom('users').select('id').execute()).toEqual([{ id: user.id }]);
@@ -245,7 +259,13 @@ describe('housekeeping job', () => {
     const { user } = await createUser(db, { now });
     await db
       .insertInto('send_rate')
-      .values(Array.from({ length: 25 }, (_, i) => ({ user_id: user.id, minute: ago(2 * HOUR + i * MINUTE), count: 1 })))
+      .values(
+        Array.from({ length: 25 }, (_, i) => ({
+          user_id: user.id,
+          minute: ago(2 * HOUR + i * MINUTE),
+          count: 1,
+        })),
+      )
       .execute();
     expect(await runHousekeeping(db, now, { batchSize: 10, maxBatches: 2 })).toEqual({
       ran: true,
@@ -259,7 +279,10 @@ describe('housekeeping job', () => {
 
   it('runs in one process at a time: a run that finds the lock taken does nothing', async () => {
     const { user } = await createUser(db, { now });
-    await db.insertInto('send_rate').values({ user_id: user.id, minute: ago(DAY), count: 1 }).execute();
+    await db
+      .insertInto('send_rate')
+      .values({ user_id: user.id, minute: ago(DAY), count: 1 })
+      .execute();
     const other = new pg.Client({ connectionString: databaseUrl });
     await other.connect();
     try {
@@ -278,9 +301,14 @@ describe('housekeeping job', () => {
     const clock = new ManualClock(now);
     const lines: string[] = [];
     const seen = (n: number) =>
-      expect.poll(() => lines.filter((l) => l.includes('trimmed 1 send_rate')).length, { timeout: 10_000 }).toBe(n);
+      expect
+        .poll(() => lines.filter((l) => l.includes('trimmed 1 send_rate')).length, { timeout: 10_000 })
+        .toBe(n);
     const oldMinute = (hours: number) =>
-      db.insertInto('send_rate').values({ user_id: user.id, minute: ago(hours * HOUR), count: 1 }).execute();
+      db
+        .insertInto('send_rate')
+        .values({ user_id: user.id, minute: ago(hours * HOUR), count: 1 })
+        .execute();
 
     await oldMinute(2);
     const job = startHousekeeping({

@@ -25,7 +25,12 @@ export interface ClientInfo {
 }
 
 /** Opens a session for the user and returns its bearer token (the only time it exists in clear). */
-export async function startSession(db: Executor, userId: string, client: ClientInfo, now: Date): Promise<string> {
+export async function startSession(
+  db: Executor,
+  userId: string,
+  client: ClientInfo,
+  now: Date,
+): Promise<string> {
   const token = newSecretToken();
   await insertSession(db, {
     userId,

@@ -108,7 +108,10 @@ export function startHousekeeping(options: HousekeepingOptions): Housekeeping {
         stopping: () => stopped,
       });
       if (Object.keys(result.trimmed).length > 0) {
-        options.log('info', `housekeeping: trimmed ${describeTrimmed(result.trimmed)} (${Date.now() - started} ms)`);
+        options.log(
+          'info',
+          `housekeeping: trimmed ${describeTrimmed(result.trimmed)} (${Date.now() - started} ms)`,
+        );
       }
     } catch (err) {
       options.log('error', `housekeeping failed: ${(err as Error).message}`);

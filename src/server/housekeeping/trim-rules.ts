@@ -27,7 +27,14 @@ export const RETENTION = {
 
 export interface TrimRule {
   /** The table, and what the log line calls its rows. */
-  table: 'send_rate' | 'sessions' | 'tokens' | 'rate_limits' | 'captcha_redemptions' | 'caught_mail' | 'mail_outbox';
+  table:
+    | 'send_rate'
+    | 'sessions'
+    | 'tokens'
+    | 'rate_limits'
+    | 'captcha_redemptions'
+    | 'caught_mail'
+    | 'mail_outbox';
   /** `select ctid from <table> … limit <limit>`: the next batch of rows to delete. */
   batch: (now: Date, limit: number) => RawBuilder<unknown>;
 }

@@ -11,7 +11,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Sessions end by absolute expiry (sessions_expires) or by idleness (this one).
   await sql`create index sessions_last_seen on sessions (last_seen_at)`.execute(db);
   // Settled deliveries by age; queued and retrying rows are never trimmed.
-  await sql`create index mail_outbox_settled on mail_outbox (created_at) where state in ('sent', 'failed')`.execute(db);
+  await sql`create index mail_outbox_settled on mail_outbox (created_at) where state in ('sent', 'failed')`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

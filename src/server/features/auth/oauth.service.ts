@@ -103,7 +103,11 @@ const googleClaims = z.object({
   email_verified: z.union([z.boolean(), z.literal('true'), z.literal('false')]).optional(),
 });
 
-async function googleIdentity(deps: FeatureDeps, code: string, codeVerifier: string): Promise<ProviderIdentity> {
+async function googleIdentity(
+  deps: FeatureDeps,
+  code: string,
+  codeVerifier: string,
+): Promise<ProviderIdentity> {
   const settings = deps.config.google!;
   const { client, tokenUrl } = clientFor(deps.config, 'google');
   const tokens = await client.validateAuthorizationCode(tokenUrl, code, codeVerifier);
@@ -149,7 +153,11 @@ async function githubGet(apiUrl: string, path: string, accessToken: string): Pro
   return res.json();
 }
 
-async function githubIdentity(deps: FeatureDeps, code: string, codeVerifier: string): Promise<ProviderIdentity> {
+async function githubIdentity(
+  deps: FeatureDeps,
+  code: string,
+  codeVerifier: string,
+): Promise<ProviderIdentity> {
   const settings = deps.config.github!;
   const { client, tokenUrl } = clientFor(deps.config, 'github');
   // GitHub reports a bad code as 200 { error }; accessToken() then throws, which we treat as failure.

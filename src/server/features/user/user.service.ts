@@ -5,7 +5,12 @@ import { normaliseEmail, validateNewPassword } from '../../accounts/account-rule
 import { hashPassword, verifyPassword } from '../../accounts/credentials.ts';
 import { deleteUserSessions } from '../../accounts/sessions.repo.ts';
 import { retireTokens } from '../../accounts/tokens.repo.ts';
-import { findPasswordHash, findUserByEmail, setPasswordHash, type AccountUser } from '../../accounts/users.repo.ts';
+import {
+  findPasswordHash,
+  findUserByEmail,
+  setPasswordHash,
+  type AccountUser,
+} from '../../accounts/users.repo.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import { AppError, badRequest } from '../../http/errors.ts';
 import {
@@ -50,7 +55,11 @@ export function validateEmailChange(user: AccountUser, newEmailInput: string): s
  * Starts an email change: a confirmation link to the new address and a notice to the old one, in
  * one transaction. The address changes only when the link is used (auth's verifyEmail).
  */
-export async function requestEmailChange(deps: FeatureDeps, user: AccountUser, newEmail: string): Promise<void> {
+export async function requestEmailChange(
+  deps: FeatureDeps,
+  user: AccountUser,
+  newEmail: string,
+): Promise<void> {
   if (await findUserByEmail(deps.db, newEmail))
     throw new AppError(409, AUTH_MESSAGES.emailTaken, 'email_taken');
   const now = deps.clock.now();
