@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /**
- * The only reader of process.env (guide §4). Every variable is parsed once, here; an invalid
+ * The only reader of process.env (docs/architecture.md §4). Every variable is parsed once, here; an invalid
  * environment fails fast with one message that names every bad variable.
  */
 

@@ -21,8 +21,9 @@ import type { DeliveryResult } from './smtp-outcome.ts';
 import type { MailTransport } from './transport.ts';
 
 /**
- * Delivers the outbox (guide §5). Each worker keeps up to `concurrency` mails in flight and up to
- * two rounds more claimed in a small buffer, in queue order (priority, then due time and age). A
+ * Delivers the outbox (docs/architecture.md §5, docs/decisions/0003-database-is-the-queue.md).
+ * Each worker keeps up to `concurrency` mails in flight and up to two rounds more claimed in a
+ * small buffer, in queue order (priority, then due time and age). A
  * system or Pro mail enqueued behind a Free backlog is claimed at once (NOTIFY carries the
  * priority) and goes to the front of the buffer: it waits for the mails in flight, not for the
  * backlog. It wakes on NOTIFY, on its own retry timers and on a slow poll; it renews its

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { MailOutboxTable } from '../db/schema.ts';
 
-/** The SQL of the delivery state machine (guide §5); the worker decides, this file writes. */
+/** The SQL of the delivery state machine (docs/architecture.md §5); the worker decides, this file writes. */
 
 export type OutboxRow = Selectable<MailOutboxTable>;
 

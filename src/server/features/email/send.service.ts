@@ -36,7 +36,7 @@ function formatResetDate(at: Date): string {
 }
 
 /**
- * A test send (spec §5): validate, then in ONE transaction take the per-minute rate and the
+ * A test send (docs/spec.md §5): validate, then in ONE transaction take the per-minute rate and the
  * monthly allowance, store the email, queue its delivery and record the charge. Any failure rolls
  * all of it back, so a rejected send leaves nothing behind.
  */
