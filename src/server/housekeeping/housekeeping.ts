@@ -13,7 +13,7 @@ import { TRIM_RULES, type TrimRule } from './trim-rules.ts';
 /** 'pm-house' in ASCII: the advisory lock only one housekeeping run at a time holds. */
 export const HOUSEKEEPING_LOCK = 8101181231279207269n;
 
-export const HOUSEKEEPING_DEFAULTS = {
+const HOUSEKEEPING_DEFAULTS = {
   intervalMs: 10 * 60_000,
   /** The first run waits a little, so startup (migrations, workers) goes first. */
   firstRunAfterMs: 60_000,
@@ -72,7 +72,7 @@ export async function runHousekeeping(
 }
 
 /** "12 send_rate, 3 sessions": what a run deleted, for the log. */
-export function describeTrimmed(trimmed: HousekeepingResult['trimmed']): string {
+function describeTrimmed(trimmed: HousekeepingResult['trimmed']): string {
   return Object.entries(trimmed)
     .map(([table, n]) => `${n} ${table}`)
     .join(', ');
