@@ -10,7 +10,12 @@ export default defineConfig({
         test: {
           name: 'server',
           environment: 'node',
-          include: ['src/**/*.test.ts', 'tests/api/**/*.test.ts', 'tests/security/**/*.test.ts'],
+          include: [
+            'src/**/*.test.ts',
+            'tests/api/**/*.test.ts',
+            'tests/security/**/*.test.ts',
+            'eslint-rules/**/*.test.js',
+          ],
           globalSetup: ['tests/support/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { hashPassword } from '../../src/server/features/auth/credentials.ts';
+import { hashPassword } from '../../src/server/accounts/credentials.ts';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { SmtpSink } from '../../tests/support/smtp-sink.ts';
 import { createUser } from '../../tests/support/users.ts';

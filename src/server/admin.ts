@@ -1,10 +1,10 @@
+import { PLANS, type Plan } from '../shared/plans.ts';
+import { findUserByEmail, markVerified, setPlan } from './accounts/users.repo.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createDb, createPool, openDatabase, type Db } from './db/database.ts';
 import { runningEmbeddedConnectionString } from './db/embedded-postgres.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { findUserByEmail, markVerified, setPlan } from './features/auth/account.repo.ts';
-import { PLANS, type Plan } from '../shared/plans.ts';
 
 /**
  * Operator commands (`npm run admin -- <command>`), on the same configuration as the server:

@@ -2,11 +2,9 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
-import type Stripe from 'stripe';
-import type { Clock } from './clock.ts';
+import { createSessionResolver } from './accounts/sessions.ts';
+import type { AppDeps, FeatureDeps } from './app-deps.ts';
 import { systemClock } from './clock.ts';
-import type { Config } from './config.ts';
-import type { Db } from './db/database.ts';
 import { registerAuthRoutes } from './features/auth/auth.routes.ts';
 import { registerBillingRoutes } from './features/billing/billing.routes.ts';
 import { registerDevMailboxRoutes } from './features/dev-mailbox/dev-mailbox.routes.ts';
@@ -18,21 +16,6 @@ import { registerErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerSpa } from './http/spa.ts';
-
-/** Everything the app talks to is passed in (guide §1.6): buildApp reads no env, opens nothing. */
-export interface AppDeps {
-  config: Config;
-  db: Db;
-  clock?: Clock;
-  /** Directory of the built SPA (dist/web); absent in API-only tests. */
-  webRoot?: string;
-  /** Where request logs go (tests capture them); defaults to stdout. */
-  logStream?: NodeJS.WritableStream;
-  /** True when mail goes to the local catcher instead of a real relay. */
-  mailCatcher?: boolean;
-  /** The Stripe client; defaults to one built from config.stripe (none when billing is off). */
-  stripe?: Stripe;
-}
 
 /** Default request body cap; routes that take more (email HTML) raise their own. */
 export const DEFAULT_BODY_LIMIT = 100 * 1024;
@@ -49,6 +32,7 @@ declare module 'fastify' {
   }
 }
 
+/** The composition root of the HTTP app: the one place that knows every feature. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
@@ -79,8 +63,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
-  const full: Required<Pick<AppDeps, 'clock'>> & AppDeps = { clock: systemClock, ...deps };
-  registerAuthentication(app, full);
+  const full: FeatureDeps = { ...deps, clock: deps.clock ?? systemClock };
+  registerAuthentication(app, deps.sessions ?? createSessionResolver(full));
   registerSystemRoutes(app, full);
   registerAuthRoutes(app, full);
   registerUserRoutes(app, full);

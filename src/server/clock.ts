@@ -1,4 +1,4 @@
-/** Time is passed in (guide §1.6) so tests can move it: token expiry, months, periods. */
+/** Time is passed in (docs/architecture.md §1.6) so tests can move it: token expiry, months, periods. */
 export interface Clock {
   now(): Date;
 }

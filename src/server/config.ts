@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /**
- * The only reader of process.env (guide §4). Every variable is parsed once, here; an invalid
+ * The only reader of process.env (docs/architecture.md §4). Every variable is parsed once, here; an invalid
  * environment fails fast with one message that names every bad variable.
  */
 
@@ -115,6 +115,8 @@ export interface Config {
   databasePoolSize: number;
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** The domain of MAIL_FROM: it names our Message-IDs and the default abuse/support addresses. */
+  mailDomain: string;
   mailWorkers: number;
   /** How long a worker's claim on a mail lasts without renewal (a dead worker's mail waits this long). */
   mailLeaseSeconds: number;
@@ -196,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     databasePoolSize: e.DATABASE_POOL_SIZE,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM.trim(),
+    mailDomain: domain,
     mailWorkers: e.MAIL_WORKERS,
     mailLeaseSeconds: e.MAIL_LEASE_SECONDS,
     freeMonthlyLimit: e.FREE_MONTHLY_LIMIT,

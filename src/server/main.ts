@@ -3,9 +3,13 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
+import { startHousekeeping } from './housekeeping/housekeeping.ts';
 import { startMailDelivery, type MailDelivery } from './mail/mail-delivery.ts';
 
-/** loadConfig → openDatabase → buildApp → listen; stops in reverse order on SIGINT/SIGTERM. */
+/**
+ * loadConfig → openDatabase → buildApp → listen, with mail delivery and the housekeeping job
+ * beside it; stops in reverse order on SIGINT/SIGTERM.
+ */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const webRoot = path.resolve(here, '../../dist/web');
@@ -45,6 +49,7 @@ async function main(): Promise<void> {
     throw err;
   }
 
+  const housekeeping = startHousekeeping({ db: database.db, log: (level, message) => app.log[level](message) });
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -57,7 +62,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // HTTP stops accepting while workers finish or hand back their mail; then the catcher.
-      await Promise.all([app.close(), mail?.stop({ deadlineMs: 10_000 })]);
+      await Promise.all([app.close(), mail?.stop({ deadlineMs: 10_000 }), housekeeping.stop()]);
     } finally {
       await database.close(); // pool, then the embedded server
     }
@@ -69,7 +74,7 @@ async function main(): Promise<void> {
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
-    await mail?.stop({ deadlineMs: 2_000 });
+    await Promise.all([mail?.stop({ deadlineMs: 2_000 }), housekeeping.stop()]);
     await database.close();
     throw err;
   }

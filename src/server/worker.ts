@@ -1,12 +1,14 @@
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
+import { startHousekeeping } from './housekeeping/housekeeping.ts';
 import { startMailDelivery } from './mail/mail-delivery.ts';
 
 /**
  * `npm run worker [-- --concurrency N]`: mail delivery workers alone, no HTTP. Run several, on
  * several machines, against one external PostgreSQL (DATABASE_URL); they share the outbox
  * through row claims. Concurrency: --concurrency, else MAIL_WORKERS, else 4 (MAIL_WORKERS=0 is
- * what the web process gets when delivery is left to this command).
+ * what the web process gets when delivery is left to this command). Each also takes its turn at
+ * the housekeeping job (one process at a time runs it).
  */
 
 function readConfig(): Config {
@@ -40,17 +42,20 @@ function stamp(level: string, message: string): string {
 async function main(): Promise<void> {
   const config = readConfig();
   const concurrency = concurrencyArg(process.argv.slice(2)) ?? (config.mailWorkers > 0 ? config.mailWorkers : 4);
-  const database = await openDatabase(config, { log: (line) => console.log(stamp('info', line)) });
+  const log = (level: 'info' | 'warn' | 'error', message: string) =>
+    (level === 'info' ? console.log : console.error)(stamp(level, message));
+  const database = await openDatabase(config, { log: (line) => log('info', line) });
   const mail = await startMailDelivery({
     config,
     db: database.db,
     connectionString: database.connectionString,
     concurrency,
-    log: (level, message) => (level === 'info' ? console.log : console.error)(stamp(level, message)),
+    log,
   }).catch(async (err: unknown) => {
     await database.close();
     throw err;
   });
+  const housekeeping = startHousekeeping({ db: database.db, log });
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
@@ -63,7 +68,7 @@ async function main(): Promise<void> {
     }, 30_000);
     force.unref();
     try {
-      const { finished, released } = await mail.stop({ deadlineMs: 10_000 });
+      const [{ finished, released }] = await Promise.all([mail.stop({ deadlineMs: 10_000 }), housekeeping.stop()]);
       console.log(stamp('info', `stopped: ${finished} finished, ${released} handed back to the queue`));
     } finally {
       await database.close();

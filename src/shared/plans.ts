@@ -1,4 +1,4 @@
-// Business constants from spec §9. Limits that an operator can change (the free allowance,
+// Business constants from docs/spec.md §9. Limits that an operator can change (the free allowance,
 // Pro fair use) come from the server through GET /api/config; these are the fixed ones.
 export const PLANS = ['free', 'pro'] as const;
 export type Plan = (typeof PLANS)[number];

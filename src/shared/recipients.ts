@@ -1,9 +1,9 @@
 import { MAX_RECIPIENTS } from './plans.ts';
 
 /**
- * Recipients rule (spec §5, guide §6): split on commas, trim, drop empties, drop duplicates
- * (case-insensitively), at most 5, and each a plain address — no display names, quotes, groups,
- * angle brackets, comments or line breaks. Shared so the form and the server agree.
+ * Recipients rule (docs/spec.md §5, docs/architecture.md §6): split on commas, trim, drop empties,
+ * drop duplicates (case-insensitively), at most 5, and each a plain address — no display names,
+ * quotes, groups, angle brackets, comments or line breaks. Shared so the form and the server agree.
  */
 
 // Local part: dot-atoms of RFC 5322 atext; domain: LDH labels with a dot, or localhost.

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pruneAccounts } from '../../src/server/features/auth/account.repo.ts';
+import { SESSION_IDLE_MS, SESSION_TTL_MS } from '../../src/server/accounts/sessions.ts';
 import { RATE_RULES } from '../../src/server/features/auth/rate-rules.ts';
-import { pruneRateLimits } from '../../src/server/http/rate-limit.ts';
-import { SESSION_IDLE_MS, SESSION_TTL_MS } from '../../src/server/http/auth.ts';
+import { runHousekeeping } from '../../src/server/housekeeping/housekeeping.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { bearer, expectNoSecrets, mailTo, PASSWORD, signIn, signUp, uniqueEmail } from './auth-helpers.ts';
 
@@ -314,8 +313,7 @@ describe('sign-up, sign-in, sessions', () => {
       const fresh = (await signIn(ctx, live.email)).json().token as string;
       ctx.clock.advance(3 * 24 * 3600_000);
       const now = ctx.clock.now();
-      await pruneAccounts(ctx.db, now, SESSION_IDLE_MS);
-      await pruneRateLimits(ctx.db, now);
+      expect((await runHousekeeping(ctx.db, now)).ran).toBe(true);
       const sessions = async (userId: string) =>
         ctx.db.selectFrom('sessions').select('id').where('user_id', '=', userId).execute();
       expect(await sessions(dead.userId)).toHaveLength(0);

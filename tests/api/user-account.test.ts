@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RATE_RULES } from '../../src/server/features/auth/rate-rules.ts';
+import { USER_RATE_RULES } from '../../src/server/features/user/rate-rules.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import {
   bearer,
@@ -226,7 +226,7 @@ describe('account settings API', () => {
 
     it('is rate-limited per account', async () => {
       const account = await signUp(ctx);
-      for (let i = 0; i < RATE_RULES.changeEmailPerAccount.limit; i++) {
+      for (let i = 0; i < USER_RATE_RULES.changeEmailPerAccount.limit; i++) {
         expect(
           (await send('POST', '/api/user/change-email', account.token, { newEmail: uniqueEmail('many') }))
             .statusCode,
@@ -283,7 +283,7 @@ describe('account settings API', () => {
 
     it('limits wrong current-password guesses', async () => {
       const account = await signUp(ctx);
-      for (let i = 0; i < RATE_RULES.changePasswordPerAccount.limit; i++) {
+      for (let i = 0; i < USER_RATE_RULES.changePasswordPerAccount.limit; i++) {
         const res = await send('POST', '/api/user/change-password', account.token, {
           currentPassword: `guess number ${i}`,
           newPassword: 'long enough new',

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
-import type { AppDeps } from '../../src/server/app.ts';
+import type { AppDeps } from '../../src/server/app-deps.ts';
 import { systemClock, type Clock } from '../../src/server/clock.ts';
 import type { Config } from '../../src/server/config.ts';
 import type { Db } from '../../src/server/db/database.ts';

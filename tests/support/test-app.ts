@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppDeps } from '../../src/server/app.ts';
+import type { AppDeps } from '../../src/server/app-deps.ts';
+import { buildApp } from '../../src/server/app.ts';
 import { ManualClock } from '../../src/server/clock.ts';
 import { loadConfig, type Config } from '../../src/server/config.ts';
 import { createDb, createPool, type Db } from '../../src/server/db/database.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../src/server/db/database.ts';
-import { insertUser, type AccountUser } from '../../src/server/features/auth/account.repo.ts';
-import { startSession } from '../../src/server/features/auth/auth.service.ts';
+import { startSession } from '../../src/server/accounts/sessions.ts';
+import { insertUser, type AccountUser } from '../../src/server/accounts/users.repo.ts';
 import type { Plan } from '../../src/shared/plans.ts';
 
 export interface TestUser {
@@ -12,7 +12,7 @@ export interface TestUser {
 }
 
 /**
- * A user with a live session, made through the accounts feature's own repo and service (no
+ * A user with a live session, made through the server's own accounts module (no
  * password: tests that sign in with one use the API instead).
  */
 export async function createUser(

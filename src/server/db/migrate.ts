@@ -6,6 +6,7 @@ import * as accounts from './migrations/0004-accounts.ts';
 import * as emailsAndUsage from './migrations/0005-emails-and-usage.ts';
 import * as emailSearch from './migrations/0006-email-search.ts';
 import * as billing from './migrations/0007-billing.ts';
+import * as housekeepingIndexes from './migrations/0008-housekeeping-indexes.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0005-emails-and-usage': emailsAndUsage,
   '0006-email-search': emailSearch,
   '0007-billing': billing,
+  '0008-housekeeping-indexes': housekeepingIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

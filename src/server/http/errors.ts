@@ -4,7 +4,7 @@ import type { ErrorResponse } from '../../shared/contract/common.ts';
 
 /**
  * The one error type. Throw it from routes and services; the handler below turns it, and every
- * other failure, into the one JSON shape `{ error, code? }` (guide §6).
+ * other failure, into the one JSON shape `{ error, code? }` (docs/architecture.md §6).
  */
 export class AppError extends Error {
   constructor(

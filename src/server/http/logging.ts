@@ -2,7 +2,7 @@ import type { FastifyServerOptions, FastifyRequest } from 'fastify';
 
 /**
  * Request logs carry the path only: query strings can hold tokens (verification links, OAuth
- * codes), and headers can hold bearer tokens, so neither is ever logged (guide §6).
+ * codes), and headers can hold bearer tokens, so neither is ever logged (docs/architecture.md §6).
  */
 export function pathOnly(url: string): string {
   const q = url.indexOf('?');

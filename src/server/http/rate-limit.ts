@@ -5,8 +5,10 @@ import type { Executor } from '../db/executor.ts';
 import { tooManyRequests } from './errors.ts';
 
 /**
- * Fixed-window counters kept in PostgreSQL (guide §5), so a limit holds across every app process.
+ * Fixed-window counters kept in PostgreSQL (docs/architecture.md §5,
+ * docs/decisions/0012-limits-atomic-in-postgres.md), so a limit holds across every app process.
  * Each hit is one atomic upsert that returns the new count; nothing is read-then-written.
+ * Old windows are trimmed by the housekeeping job (src/server/housekeeping).
  */
 
 export interface RateRule {
@@ -16,6 +18,11 @@ export interface RateRule {
   windowMs: number;
   /** What the user reads, e.g. "Too many sign-in attempts. Try again in 3 minutes." */
   message: (wait: string) => string;
+}
+
+/** A rule whose message reads "Too many <what>. Try again in <wait>." */
+export function rateRule(name: string, limit: number, windowMs: number, what: string): RateRule {
+  return { name, limit, windowMs, message: (wait) => `Too many ${what}. Try again in ${wait}.` };
 }
 
 export interface RateHit {
@@ -108,16 +115,4 @@ export async function refundRateLimits(
   now: Date,
 ): Promise<void> {
   for (const { rule, subject } of checks) await refundRateLimit(db, rule, subject, now);
-}
-
-/** Drops windows that ended long ago (called by a periodic sweep). */
-export async function pruneRateLimits(
-  db: Executor,
-  now: Date,
-  olderThanMs = 2 * 24 * 3600_000,
-): Promise<void> {
-  await db
-    .deleteFrom('rate_limits')
-    .where('window_start', '<', new Date(now.getTime() - olderThanMs))
-    .execute();
 }

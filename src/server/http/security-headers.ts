@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 
 /**
- * Security headers on every response (guide §6). User HTML is only ever shown in sandboxed
+ * Security headers on every response (docs/architecture.md §6). User HTML is only ever shown in sandboxed
  * srcdoc frames, which inherit this policy: scripts never run, but email markup needs inline
  * styles and remote images, so style-src allows 'unsafe-inline' and img-src any http(s) origin.
  *

@@ -4,7 +4,7 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import { systemClock, type Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { CaughtMailHeader } from '../db/schema.ts';
-import { insertCaughtMail, pruneCaughtMail } from './caught-mail.repo.ts';
+import { insertCaughtMail } from './caught-mail.repo.ts';
 
 /**
  * The local mail catcher (no SMTP_URL): a real SMTP server on 127.0.0.1 that the transport
@@ -79,7 +79,6 @@ export async function startMailCatcher(options: MailCatcherOptions): Promise<Mai
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => undefined);
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_BYTES;
-  let stored = 0;
 
   const store = async (raw: Buffer, session: SMTPServerSession) => {
     const parsed = await simpleParser(raw);
@@ -95,7 +94,6 @@ export async function startMailCatcher(options: MailCatcherOptions): Promise<Mai
       size: raw.length,
       receivedAt: clock.now(),
     });
-    if (++stored % 25 === 0) await pruneCaughtMail(db);
   };
 
   const server = new SMTPServer({

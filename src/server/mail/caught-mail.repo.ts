@@ -2,7 +2,10 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { CaughtMailHeader, CaughtMailTable } from '../db/schema.ts';
 
-/** Storage of the local mail catcher; read by the dev mailbox. */
+/**
+ * Storage of the local mail catcher; read by the dev mailbox. The housekeeping job keeps it to
+ * the newest few hundred messages of the last month (src/server/housekeeping/trim-rules.ts).
+ */
 
 export type CaughtMailRow = Selectable<CaughtMailTable>;
 
@@ -18,9 +21,6 @@ export interface NewCaughtMail {
   size: number;
   receivedAt: Date;
 }
-
-/** The catcher keeps this many messages; older ones are pruned as new ones arrive. */
-export const CAUGHT_MAIL_KEEP = 500;
 
 export async function insertCaughtMail(db: Db, mail: NewCaughtMail): Promise<string> {
   const row = await db
@@ -40,11 +40,6 @@ export async function insertCaughtMail(db: Db, mail: NewCaughtMail): Promise<str
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
-}
-
-export async function pruneCaughtMail(db: Db, keep = CAUGHT_MAIL_KEEP): Promise<void> {
-  await sql`delete from caught_mail where id in (
-              select id from caught_mail order by received_at desc, id desc offset ${keep})`.execute(db);
 }
 
 /** Newest first; `to` narrows to mail for one address (case-insensitive). */

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { startOutboxListener, type OutboxListener } from './outbox-listener.ts';
 import {
+  byQueueOrder,
   claimDue,
   expireOld,
   extendLeases,
@@ -20,8 +21,9 @@ import type { DeliveryResult } from './smtp-outcome.ts';
 import type { MailTransport } from './transport.ts';
 
 /**
- * Delivers the outbox (guide §5). Each worker keeps up to `concurrency` mails in flight and up to
- * two rounds more claimed in a small buffer, in queue order (priority, then due time and age). A
+ * Delivers the outbox (docs/architecture.md §5, docs/decisions/0003-database-is-the-queue.md).
+ * Each worker keeps up to `concurrency` mails in flight and up to two rounds more claimed in a
+ * small buffer, in queue order (priority, then due time and age). A
  * system or Pro mail enqueued behind a Free backlog is claimed at once (NOTIFY carries the
  * priority) and goes to the front of the buffer: it waits for the mails in flight, not for the
  * backlog. It wakes on NOTIFY, on its own retry timers and on a slow poll; it renews its
@@ -89,11 +91,6 @@ interface InFlight {
   row: OutboxRow;
   abort: AbortController;
 }
-
-const byQueueOrder = (a: OutboxRow, b: OutboxRow) =>
-  a.priority - b.priority ||
-  a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
-  a.created_at.getTime() - b.created_at.getTime();
 
 export class OutboxWorker {
   readonly workerId: string;

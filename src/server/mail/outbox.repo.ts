@@ -2,9 +2,18 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { MailOutboxTable } from '../db/schema.ts';
 
-/** The SQL of the delivery state machine (guide §5); the worker decides, this file writes. */
+/** The SQL of the delivery state machine (docs/architecture.md §5); the worker decides, this file writes. */
 
 export type OutboxRow = Selectable<MailOutboxTable>;
+
+/** Queue order: system before Pro before Free, then by due time, then by age. */
+export function byQueueOrder(a: OutboxRow, b: OutboxRow): number {
+  return (
+    a.priority - b.priority ||
+    a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
+    a.created_at.getTime() - b.created_at.getTime()
+  );
+}
 
 /**
  * Takes up to `limit` due mails for this worker: system before Pro before Free, then by due time
@@ -29,12 +38,7 @@ export async function claimDue(
      where o.id = due.id
     returning o.*`.execute(db);
   // RETURNING has no order; deliver in queue order.
-  return rows.sort(
-    (a, b) =>
-      a.priority - b.priority ||
-      a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
-      a.created_at.getTime() - b.created_at.getTime(),
-  );
+  return rows.sort(byQueueOrder);
 }
 
 /** Conditions every outcome write: only the holder of the lease may settle a row. */

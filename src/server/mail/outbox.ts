@@ -28,6 +28,7 @@ export interface OutgoingMail {
  * this process. A Free mail enqueued right behind a notified one is still claimed promptly: a
  * busy worker claims again after every delivery, and an idle one makes a trailing claim shortly
  * after each wake-up (OutboxWorker); the poll is the backstop.
+ * (docs/decisions/0004-notify-coalescing.md)
  */
 export const FREE_NOTIFY_INTERVAL_MS = 20;
 let lastFreeNotifyAt = 0;
@@ -40,14 +41,9 @@ function shouldNotify(priority: number): boolean {
   return true;
 }
 
-/** Domain for generated Message-IDs (the part after @ in MAIL_FROM). */
-export function messageIdDomain(mailFrom: string): string {
-  return /@([^\s>]+)>?\s*$/.exec(mailFrom)?.[1] ?? 'localhost';
-}
-
 /**
- * The one door for outgoing mail (guide §1.5). Pass the transaction of the change that causes
- * the mail, so both commit or neither does; workers are woken by NOTIFY when it commits.
+ * The one door for outgoing mail (docs/architecture.md §1.5). Pass the transaction of the change
+ * that causes the mail, so both commit or neither does; workers are woken by NOTIFY when it commits.
  */
 export async function enqueueMail(
   executor: Kysely<Database> | Transaction<Database>,

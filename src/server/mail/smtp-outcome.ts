@@ -1,5 +1,5 @@
 /**
- * What one SMTP delivery attempt means for the outbox row (guide §5):
+ * What one SMTP delivery attempt means for the outbox row (docs/architecture.md §5):
  * - 2xx                                    → sent
  * - 4xx, connection errors, timeouts       → retry later (backoff)
  * - 5xx                                    → failed at once, with the server's code and text

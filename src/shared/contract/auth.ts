@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PLANS, SUBSCRIPTION_STATUSES } from '../plans.ts';
 
 /**
- * Auth and user API contract (spec §3, §7). Requests are strict objects: unknown fields are
+ * Auth and user API contract (docs/spec.md §3, §7). Requests are strict objects: unknown fields are
  * rejected. Field-level messages are the spec's texts where the spec has one.
  */
 
 /**
  * Every auth message the server answers or a form shows, in one place. The spec's in-page texts
- * (spec §5, §8) are verbatim; the rest are ours.
+ * (docs/spec.md §5, §8) are verbatim; the rest are ours.
  */
 export const AUTH_MESSAGES = {
   // spec texts

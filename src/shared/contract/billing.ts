@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { PRO_PRICE_ID, SUBSCRIPTION_STATUSES, PLANS } from '../plans.ts';
 import { user } from './auth.ts';
 
-/** Billing API contract (spec §7 billing calls). */
+/** Billing API contract (docs/spec.md §7 billing calls). */
 
 export const BILLING_MESSAGES = {
   disabled: 'Billing is not enabled on this server',
-  /** How an operator changes plans when billing is off (ARCHITECTURE decision 6). */
+  /** How an operator changes plans when billing is off (docs/decisions/0017-billing-off.md). */
   adminHint: 'An administrator can change a plan with: npm run admin -- set-plan EMAIL pro|free',
 } as const;
 

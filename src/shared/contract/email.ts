@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { MAX_RECIPIENTS } from '../plans.ts';
 
-/** Email API contract (spec §3 Email, §5 send rules, §7 email calls). */
+/** Email API contract (docs/spec.md §3 Email, §5 send rules, §7 email calls). */
 
 export const MAX_HTML_BYTES = 1024 * 1024;
 export const MAX_SUBJECT_LENGTH = 998; // RFC 5322 line limit
 export const DEFAULT_SUBJECT = 'Test Email';
 
-/** The spec's messages (§5), shared by the form and the server. */
+/** The spec's messages (docs/spec.md §5), shared by the form and the server. */
 export const SEND_MESSAGES = {
   missingTitle: 'Missing required fields',
   missingDetail: 'Please fill in recipient email and HTML content',

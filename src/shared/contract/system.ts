@@ -6,7 +6,7 @@ export const healthResponse = z.object({
 });
 export type HealthResponse = z.infer<typeof healthResponse>;
 
-/** Public configuration the browser needs; never a secret (guide §4). */
+/** Public configuration the browser needs; never a secret (docs/architecture.md §4). */
 export const publicConfig = z.object({
   freeMonthlyLimit: z.number().int().nonnegative(),
   proMonthlyLimit: z.number().int().nonnegative(),

@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The durable outbox (guide §5): one row per outgoing mail; its delivery state lives on the row.
+ * The durable outbox (docs/architecture.md §5, docs/decisions/0003-database-is-the-queue.md): one
+ * row per outgoing mail; its delivery state lives on the row.
  * priority: 0 system, 1 pro, 2 free (lower goes first).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

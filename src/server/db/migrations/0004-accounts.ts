@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Accounts (guide §5, §6): users, social identities, sessions, one-time tokens, and the
+ * Accounts (docs/architecture.md §5, §6): users, social identities, sessions, one-time tokens, and the
  * PostgreSQL-backed counters behind the auth rate limits and captcha replay protection.
  * Secrets are stored only as SHA-256 hashes (bytea); the raw values live in the user's hands.
  */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Sent emails and usage (guide §5, decisions §8.2):
+ * Sent emails and usage (docs/architecture.md §5, docs/decisions/0014-usage-month-and-charging.md):
  * - emails: what the user sent, as sent (after inlining); delivery state lives on its outbox row.
  * - usage_counters: one row per user and UTC month; the send transaction increments it only while
  *   under the limit (INSERT … ON CONFLICT … DO UPDATE … WHERE count < limit), which holds exactly
@@ -55,7 +55,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('send_rate_pk', ['user_id', 'minute'])
     .execute();
 
-  // A permanently failed delivery is not charged (decisions §8.2).
+  // A permanently failed delivery is not charged (docs/decisions/0014-usage-month-and-charging.md,
+  // docs/decisions/0005-refund-by-trigger.md).
   await sql`
     create function refund_failed_send() returns trigger language plpgsql as $$
     declare

@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Billing (guide §5): the Stripe webhook events already applied. An event id is inserted in the
- * same transaction as the event's effect, so a delivery that is retried, duplicated or raced by
- * a concurrent copy changes nothing the second time. The user's subscription fields live on
- * `users` (migration 0004).
+ * Billing (docs/architecture.md §5): the Stripe webhook events already applied. An event id is
+ * inserted in the same transaction as the event's effect, so a delivery that is retried,
+ * duplicated or raced by a concurrent copy changes nothing the second time. The user's
+ * subscription fields live on `users` (migration 0004).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

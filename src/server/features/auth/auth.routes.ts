@@ -12,14 +12,18 @@ import {
   signUpRequest,
   verifyEmailRequest,
   verifyEmailResponse,
+  AUTH_MESSAGES,
   type CaptchaChallenge,
 } from '../../../shared/contract/auth.ts';
-import { requireSession, requireUser, SESSION_IDLE_MS, PUBLIC_ROUTE } from '../../http/auth.ts';
+import { validateNewPassword } from '../../accounts/account-rules.ts';
+import type { ClientInfo } from '../../accounts/sessions.ts';
+import { toUserResponse } from '../../accounts/user-view.ts';
+import type { AccountUser } from '../../accounts/users.repo.ts';
+import type { FeatureDeps } from '../../app-deps.ts';
+import { requireSession, requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
-import { enforceRateLimits, pruneRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
-import { toUserResponse } from './account-view.ts';
-import { pruneAccounts, type AccountUser } from './account.repo.ts';
-import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
+import { noStoreAnswers } from '../../http/no-store.ts';
+import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
 import {
   exchangeTicket,
   resendVerification,
@@ -28,19 +32,13 @@ import {
   signIn,
   signOut,
   signUp,
-  validateNewPassword,
   validateSignIn,
   validateSignUp,
   verifyEmail,
-  type AuthDeps,
-  type ClientInfo,
 } from './auth.service.ts';
-import { pruneRedemptions } from './captcha.repo.ts';
 import { createCaptchaChallenge } from './captcha.service.ts';
 import { registerOAuthRoutes } from './oauth.routes.ts';
 import { RATE_RULES } from './rate-rules.ts';
-
-const HOUSEKEEPING_INTERVAL_MS = 3600_000;
 
 export function clientOf(request: FastifyRequest): ClientInfo {
   // request.ip honours X-Forwarded-For only when TRUST_PROXY is set (Fastify's trustProxy).
@@ -51,35 +49,18 @@ function session(result: { user: AccountUser; token: string }) {
   return { user: toUserResponse(result.user), token: result.token };
 }
 
-export function registerAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
+export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   // Work that runs after the answer has gone out (password reset mail); awaited on shutdown.
   const pending = new Set<Promise<void>>();
   const afterResponse = new WeakMap<FastifyRequest, () => Promise<void>>();
   const runLater = (request: FastifyRequest, task: () => Promise<void>) => afterResponse.set(request, task);
 
-  let housekeeping: NodeJS.Timeout | undefined;
-  app.addHook('onReady', async () => {
-    housekeeping = setInterval(() => {
-      const now = deps.clock.now();
-      void Promise.all([
-        pruneAccounts(deps.db, now, SESSION_IDLE_MS),
-        pruneRateLimits(deps.db, now),
-        pruneRedemptions(deps.db, now),
-      ]).catch((err: unknown) => app.log.warn({ err }, 'accounts housekeeping failed'));
-    }, HOUSEKEEPING_INTERVAL_MS);
-    housekeeping.unref();
-  });
   app.addHook('onClose', async () => {
-    clearInterval(housekeeping);
     await Promise.allSettled([...pending]);
   });
 
   void app.register(async (api) => {
-    // Answers here carry tokens or account data: never cache them anywhere.
-    api.addHook('onSend', async (_request, reply, payload) => {
-      if (!reply.hasHeader('Cache-Control')) void reply.header('Cache-Control', 'no-store');
-      return payload;
-    });
+    noStoreAnswers(api);
     api.addHook('onResponse', async (request) => {
       const task = afterResponse.get(request);
       if (!task) return;
@@ -184,7 +165,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
           now(),
         );
         // Same answer, status and timing for every address: the lookup and the mail happen after
-        // the response is sent (decision §8.5).
+        // the response is sent (docs/decisions/0016-existing-email-at-signup.md).
         runLater(request, () => sendPasswordReset(deps, email));
         return { ok: true as const };
       },

@@ -1,66 +1,47 @@
-import type { AppDeps } from '../../app.ts';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
-import type { Clock } from '../../clock.ts';
+import { isPlainAddress } from '../../../shared/recipients.ts';
+import { issueToken, queueAccountMail } from '../../accounts/account-mail.ts';
+import { normaliseEmail, validateNewPassword } from '../../accounts/account-rules.ts';
+import {
+  hashPassword,
+  hashSecret,
+  isAcceptablePassword,
+  isWellFormedToken,
+  verifyPassword,
+} from '../../accounts/credentials.ts';
+import { startSession, type ClientInfo } from '../../accounts/sessions.ts';
+import { deleteSession, deleteUserSessions } from '../../accounts/sessions.repo.ts';
+import { consumeToken, isTokenUsable, retireTokens } from '../../accounts/tokens.repo.ts';
+import {
+  claimLoginAlert,
+  findCredentialsByEmail,
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  markVerified,
+  setEmail,
+  setPasswordHash,
+  type AccountUser,
+} from '../../accounts/users.repo.ts';
+import type { FeatureDeps } from '../../app-deps.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { Executor } from '../../db/executor.ts';
 import { AppError, badRequest, unauthorized } from '../../http/errors.ts';
-import { SESSION_TTL_MS } from '../../http/auth.ts';
 import {
   loginAlertMail,
   passwordChangedMail,
   passwordResetMail,
   verificationMail,
 } from '../../mail/templates.ts';
-import { isPlainAddress } from '../../../shared/recipients.ts';
-import { issueToken, queueAccountMail } from './account-mail.ts';
-import {
-  setEmail,
-  claimLoginAlert,
-  consumeToken,
-  deleteSession,
-  deleteUserSessions,
-  findCredentialsByEmail,
-  findUserByEmail,
-  findUserById,
-  insertSession,
-  insertUser,
-  isTokenUsable,
-  isUniqueViolation,
-  markVerified,
-  retireTokens,
-  setPasswordHash,
-  type AccountUser,
-} from './account.repo.ts';
-import type { Executor } from '../../db/executor.ts';
 import { redeemCaptcha } from './captcha.service.ts';
-import {
-  hashPassword,
-  hashSecret,
-  isAcceptablePassword,
-  isWellFormedToken,
-  newSecretToken,
-  verifyPassword,
-} from './credentials.ts';
 import { describeUserAgent } from './user-agent.ts';
 
 /** Rules and transactions of sign-up, sign-in, sessions, verification and password reset. */
 
-export type AuthDeps = AppDeps & { clock: Clock };
-
-/** Who is asking: recorded on the session and shown in login alerts. */
-export interface ClientInfo {
-  ip: string;
-  userAgent: string | null;
-}
-
 /** Login alerts go out at most this often per account. */
 export const LOGIN_ALERT_MIN_GAP_MS = 10 * 60_000;
 
-const MAX_USER_AGENT = 512;
-
 // ---------- validation (routes call these before rate limits, so bad input costs nothing) ----------
-
-export function normaliseEmail(email: string): string {
-  return email.trim();
-}
 
 /** Sign-up input rules, in the order the form shows them; the captcha is checked afterwards. */
 export function validateSignUp(input: { email: string; password: string }): {
@@ -84,33 +65,10 @@ export function validateSignIn(input: { email: string; password: string }): {
   return { email, password: input.password };
 }
 
-export function validateNewPassword(password: string): void {
-  if (!isAcceptablePassword(password)) throw badRequest(AUTH_MESSAGES.passwordTooShort, 'weak_password');
-}
-
 // ---------- sessions ----------
 
-/** Opens a session for the user and returns its bearer token (the only time it exists in clear). */
-export async function startSession(
-  db: Executor,
-  userId: string,
-  client: ClientInfo,
-  now: Date,
-): Promise<string> {
-  const token = newSecretToken();
-  await insertSession(db, {
-    userId,
-    tokenHash: hashSecret(token),
-    now,
-    expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
-    ip: client.ip,
-    userAgent: client.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
-  });
-  return token;
-}
-
 /** A sign-in: new session plus, when the user asked for them, a rate-limited login alert. */
-async function signInAs(deps: AuthDeps, userId: string, client: ClientInfo): Promise<string> {
+async function signInAs(deps: FeatureDeps, userId: string, client: ClientInfo): Promise<string> {
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (trx) => {
     const token = await startSession(trx, userId, client, now);
@@ -138,21 +96,22 @@ async function reloadUser(db: Executor, userId: string): Promise<AccountUser> {
   return user;
 }
 
-export async function signOut(deps: AuthDeps, sessionId: string): Promise<void> {
+export async function signOut(deps: FeatureDeps, sessionId: string): Promise<void> {
   await deleteSession(deps.db, sessionId);
 }
 
 // ---------- sign-up / sign-in ----------
 
 export async function signUp(
-  deps: AuthDeps,
+  deps: FeatureDeps,
   input: { email: string; password: string; captchaToken?: string | undefined },
   client: ClientInfo,
 ): Promise<{ user: AccountUser; token: string }> {
   if (deps.config.captcha.provider === 'altcha' && !(await redeemCaptcha(deps, input.captchaToken))) {
     throw badRequest(AUTH_MESSAGES.completeCaptcha, 'captcha_required');
   }
-  // Decision §8.5: sign-up returns a session, so an existing email cannot be hidden here.
+  // Sign-up returns a session, so an existing email cannot be hidden here
+  // (docs/decisions/0016-existing-email-at-signup.md).
   if (await findUserByEmail(deps.db, input.email))
     throw new AppError(409, AUTH_MESSAGES.emailTaken, 'email_taken');
   const passwordHash = await hashPassword(input.password);
@@ -175,7 +134,7 @@ export async function signUp(
  * work (a dummy hash is verified when there is no real one).
  */
 export async function signIn(
-  deps: AuthDeps,
+  deps: FeatureDeps,
   input: { email: string; password: string },
   client: ClientInfo,
 ): Promise<{ user: AccountUser; token: string }> {
@@ -188,7 +147,7 @@ export async function signIn(
 
 /** Trades a one-time social sign-in ticket for a session. */
 export async function exchangeTicket(
-  deps: AuthDeps,
+  deps: FeatureDeps,
   ticket: string,
   client: ClientInfo,
 ): Promise<{ user: AccountUser; token: string }> {
@@ -205,7 +164,7 @@ export async function exchangeTicket(
 /** Issues a verification token for the user's current address and queues the mail carrying it. */
 async function queueVerificationLink(
   trx: Executor,
-  config: AuthDeps['config'],
+  config: FeatureDeps['config'],
   user: { id: string; email: string },
   now: Date,
 ): Promise<void> {
@@ -219,7 +178,7 @@ async function queueVerificationLink(
 }
 
 /** Sends a fresh verification link; silently does nothing for an already verified address. */
-export async function resendVerification(deps: AuthDeps, user: AccountUser): Promise<void> {
+export async function resendVerification(deps: FeatureDeps, user: AccountUser): Promise<void> {
   if (user.verified) return;
   const now = deps.clock.now();
   await deps.db.transaction().execute(async (trx) => {
@@ -232,7 +191,7 @@ export async function resendVerification(deps: AuthDeps, user: AccountUser): Pro
  * is still the account's address); an email-change link switches the address, retires every other
  * open link and ends every session, so the user signs in again with the new address.
  */
-export async function verifyEmail(deps: AuthDeps, token: string): Promise<{ emailChanged: boolean }> {
+export async function verifyEmail(deps: FeatureDeps, token: string): Promise<{ emailChanged: boolean }> {
   const invalid = () => badRequest(AUTH_MESSAGES.expiredVerificationLink, 'invalid_token');
   if (!isWellFormedToken(token)) throw invalid();
   const now = deps.clock.now();
@@ -268,7 +227,7 @@ export async function verifyEmail(deps: AuthDeps, token: string): Promise<{ emai
  * Issues a reset link if the account exists. Runs after the answer has been sent, so the answer
  * (body, status and timing) is the same whether or not the account exists.
  */
-export async function sendPasswordReset(deps: AuthDeps, email: string): Promise<void> {
+export async function sendPasswordReset(deps: FeatureDeps, email: string): Promise<void> {
   const user = await findUserByEmail(deps.db, email);
   if (!user) return;
   const now = deps.clock.now();
@@ -288,7 +247,7 @@ export async function sendPasswordReset(deps: AuthDeps, email: string): Promise<
  * Sets a new password from a reset link: ends every session, marks the address verified (the link
  * proved it), and tells the user by mail.
  */
-export async function resetPassword(deps: AuthDeps, token: string, newPassword: string): Promise<void> {
+export async function resetPassword(deps: FeatureDeps, token: string, newPassword: string): Promise<void> {
   const invalid = () => badRequest(AUTH_MESSAGES.expiredResetLink, 'invalid_token');
   validateNewPassword(newPassword);
   if (!isWellFormedToken(token)) throw invalid();

@@ -31,7 +31,3 @@ export async function redeemChallenge(db: Executor, challengeId: string, expires
     .executeTakeFirst();
   return row !== undefined;
 }
-
-export async function pruneRedemptions(db: Executor, now: Date): Promise<void> {
-  await db.deleteFrom('captcha_redemptions').where('expires_at', '<', now).execute();
-}

@@ -3,9 +3,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { OAUTH_PROVIDERS, type OAuthProvider } from '../../../shared/contract/auth.ts';
+import type { FeatureDeps } from '../../app-deps.ts';
 import { PUBLIC_ROUTE } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
-import type { AuthDeps } from './auth.service.ts';
 import {
   fetchIdentity,
   isProviderEnabled,
@@ -36,7 +36,7 @@ const callbackQuery = z.object({
   error: z.string().max(256).optional(),
 });
 
-function cookie(deps: AuthDeps, provider: OAuthProvider, value: string, maxAge: number): string {
+function cookie(deps: FeatureDeps, provider: OAuthProvider, value: string, maxAge: number): string {
   const secure = deps.config.publicUrl.startsWith('https:') ? '; Secure' : '';
   return `${cookieName(provider)}=${value}; Max-Age=${maxAge}; Path=${callbackPath(provider)}; HttpOnly; SameSite=Lax${secure}`;
 }
@@ -58,7 +58,7 @@ function sameString(a: string, b: string): boolean {
 }
 
 /** The page's return point; it never carries a session token, only a one-time ticket or an error. */
-function toCallbackPage(deps: AuthDeps, params: Record<string, string>): string {
+function toCallbackPage(deps: FeatureDeps, params: Record<string, string>): string {
   return `${deps.config.publicUrl}/auth/callback?${new URLSearchParams(params).toString()}`;
 }
 
@@ -67,7 +67,7 @@ function describe(err: unknown): string {
   return 'unknown error';
 }
 
-export function registerOAuthRoutes(app: FastifyInstance, deps: AuthDeps): void {
+export function registerOAuthRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   for (const provider of OAUTH_PROVIDERS) {

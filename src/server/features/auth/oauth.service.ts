@@ -2,23 +2,18 @@ import { CodeChallengeMethod, OAuth2Client, generateCodeVerifier, generateState 
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import type { OAuthProvider } from '../../../shared/contract/auth.ts';
+import { issueToken } from '../../accounts/account-mail.ts';
+import { deleteUserSessions } from '../../accounts/sessions.repo.ts';
+import { retireTokens } from '../../accounts/tokens.repo.ts';
+import { findUserByEmail, insertUser, markVerified, setPasswordHash } from '../../accounts/users.repo.ts';
+import type { FeatureDeps } from '../../app-deps.ts';
 import type { Config } from '../../config.ts';
-import { issueToken } from './account-mail.ts';
-import {
-  deleteUserSessions,
-  findUserByEmail,
-  findUserIdByIdentity,
-  insertIdentity,
-  insertUser,
-  isUniqueViolation,
-  markVerified,
-  retireTokens,
-  setPasswordHash,
-} from './account.repo.ts';
-import type { AuthDeps } from './auth.service.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import { findUserIdByIdentity, insertIdentity } from './identities.repo.ts';
 
 /**
- * Social sign-in (guide §6): authorization code + PKCE (S256) + state through arctic's generic
+ * Social sign-in (docs/architecture.md §6, docs/decisions/0019-social-sign-in-state-and-ticket.md,
+ * docs/decisions/0020-provider-email-claims-unverified-account.md): authorization code + PKCE (S256) + state through arctic's generic
  * OAuth2Client, with every endpoint taken from config (Google and GitHub by default, local fakes
  * in tests). Google: the OIDC id token is verified against the provider's JWKS (iss, aud, exp,
  * email_verified). GitHub: /user and /user/emails, and only a verified primary email counts.
@@ -108,7 +103,11 @@ const googleClaims = z.object({
   email_verified: z.union([z.boolean(), z.literal('true'), z.literal('false')]).optional(),
 });
 
-async function googleIdentity(deps: AuthDeps, code: string, codeVerifier: string): Promise<ProviderIdentity> {
+async function googleIdentity(
+  deps: FeatureDeps,
+  code: string,
+  codeVerifier: string,
+): Promise<ProviderIdentity> {
   const settings = deps.config.google!;
   const { client, tokenUrl } = clientFor(deps.config, 'google');
   const tokens = await client.validateAuthorizationCode(tokenUrl, code, codeVerifier);
@@ -154,7 +153,11 @@ async function githubGet(apiUrl: string, path: string, accessToken: string): Pro
   return res.json();
 }
 
-async function githubIdentity(deps: AuthDeps, code: string, codeVerifier: string): Promise<ProviderIdentity> {
+async function githubIdentity(
+  deps: FeatureDeps,
+  code: string,
+  codeVerifier: string,
+): Promise<ProviderIdentity> {
   const settings = deps.config.github!;
   const { client, tokenUrl } = clientFor(deps.config, 'github');
   // GitHub reports a bad code as 200 { error }; accessToken() then throws, which we treat as failure.
@@ -173,7 +176,7 @@ async function githubIdentity(deps: AuthDeps, code: string, codeVerifier: string
 
 /** Trades the authorization code for the provider's account (id and email). */
 export function fetchIdentity(
-  deps: AuthDeps,
+  deps: FeatureDeps,
   provider: OAuthProvider,
   code: string,
   codeVerifier: string,
@@ -194,7 +197,7 @@ export function fetchIdentity(
  *   so a squatter cannot keep access to the real owner's account (pre-hijacking defence).
  * - Otherwise a new, verified, password-less account is created.
  */
-export async function ticketForIdentity(deps: AuthDeps, identity: ProviderIdentity): Promise<string> {
+export async function ticketForIdentity(deps: FeatureDeps, identity: ProviderIdentity): Promise<string> {
   const now = deps.clock.now();
   try {
     return await deps.db.transaction().execute(async (trx) => {

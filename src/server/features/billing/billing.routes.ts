@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type Stripe from 'stripe';
 import {
   createCheckoutRequest,
   emptyRequest,
@@ -9,11 +8,11 @@ import {
   syncResponse,
   webhookResponse,
 } from '../../../shared/contract/billing.ts';
-import type { AppDeps } from '../../app.ts';
-import type { Clock } from '../../clock.ts';
+import { toUserResponse } from '../../accounts/user-view.ts';
+import type { FeatureDeps } from '../../app-deps.ts';
 import { requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
-import { enforceRateLimits, type RateRule } from '../../http/rate-limit.ts';
-import { toUserResponse } from '../auth/account-view.ts';
+import { noStoreAnswers } from '../../http/no-store.ts';
+import { enforceRateLimits, rateRule } from '../../http/rate-limit.ts';
 import {
   billingDisabled,
   createCheckout,
@@ -26,23 +25,17 @@ import {
 import { createStripeClient } from './stripe-client.ts';
 
 const MINUTE = 60_000;
-const rule = (name: string, limit: number, windowMs: number, what: string): RateRule => ({
-  name,
-  limit,
-  windowMs,
-  message: (wait) => `Too many ${what}. Try again in ${wait}.`,
-});
 
 /** Each call reaches Stripe; the payment return flow makes up to 10 syncs in a row. */
 export const BILLING_RATE_RULES = {
-  sessions: rule('billing-sessions-account', 20, 10 * MINUTE, 'billing requests'),
-  sync: rule('billing-sync-account', 60, 10 * MINUTE, 'billing refreshes'),
+  sessions: rateRule('billing-sessions-account', 20, 10 * MINUTE, 'billing requests'),
+  sync: rateRule('billing-sync-account', 60, 10 * MINUTE, 'billing refreshes'),
 } as const;
 
 /** Stripe events are small; anything far larger is not from Stripe. */
 const WEBHOOK_BODY_LIMIT = 512 * 1024;
 
-export function registerBillingRoutes(app: FastifyInstance, deps: AppDeps & { clock: Clock; stripe?: Stripe }): void {
+export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   const billing: BillingDeps = {
     config: deps.config,
     db: deps.db,
@@ -57,10 +50,7 @@ export function registerBillingRoutes(app: FastifyInstance, deps: AppDeps & { cl
   }
 
   void app.register(async (api) => {
-    api.addHook('onSend', async (_request, reply, payload) => {
-      if (!reply.hasHeader('Cache-Control')) void reply.header('Cache-Control', 'no-store');
-      return payload;
-    });
+    noStoreAnswers(api);
     const r = api.withTypeProvider<ZodTypeProvider>();
 
     r.get('/api/billing/subscription', { schema: { response: { 200: subscriptionResponse } } }, async (request) => {

@@ -4,8 +4,10 @@ import { BILLING_MESSAGES } from '../../../shared/contract/billing.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
+import { effectivePlan } from '../../accounts/effective-plan.ts';
+import { findUserById, type AccountUser } from '../../accounts/users.repo.ts';
+import { isUuid } from '../../db/uuid.ts';
 import { AppError, badRequest } from '../../http/errors.ts';
-import { findUserById, type AccountUser } from '../auth/account.repo.ts';
 import {
   findBillingRow,
   lockBillingRow,
@@ -15,10 +17,10 @@ import {
   writeBillingState,
   type BillingRow,
 } from './billing.repo.ts';
-import { billingStateFor, effectivePlan, type SubscriptionSnapshot } from './plan-rules.ts';
+import { billingStateFor, type SubscriptionSnapshot } from './plan-rules.ts';
 
 /**
- * Plans and billing with Stripe (issue 7). The plan follows what Stripe reports, never what the
+ * Plans and billing with Stripe (docs/spec.md §1, docs/decisions/0017-billing-off.md). The plan follows what Stripe reports, never what the
  * browser or a webhook payload claims: every change re-reads the customer's subscriptions from
  * Stripe with the user's row locked, so duplicates, retries and out-of-order deliveries all end
  * in the state Stripe has now. Returning from Checkout grants nothing by itself.
@@ -54,8 +56,6 @@ export const HANDLED_EVENTS = new Set([
   'invoice.payment_failed',
   'invoice.paid',
 ]);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function requireStripe(deps: BillingDeps): { stripe: Stripe; settings: NonNullable<Config['stripe']> } {
   if (!deps.stripe || !deps.config.stripe) throw billingDisabled();
@@ -247,7 +247,7 @@ export async function handleWebhook(
       // The customer is stored before Checkout starts; this only links one whose row lost it.
       const metadata = object.metadata as Record<string, unknown> | null | undefined;
       const ref = object.client_reference_id ?? metadata?.userId;
-      if (typeof ref === 'string' && UUID.test(ref)) {
+      if (typeof ref === 'string' && isUuid(ref)) {
         const candidate = await lockBillingRow(trx, ref);
         if (candidate && candidate.stripeCustomerId === null) {
           await setCustomerId(trx, candidate.id, customerId, now);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { billingStateFor, effectivePlan, pickSubscription, planForStatus, statusFromStripe, type SubscriptionSnapshot } from './plan-rules.ts';
+import { effectivePlan, planForStatus } from '../../accounts/effective-plan.ts';
+import { billingStateFor, pickSubscription, statusFromStripe, type SubscriptionSnapshot } from './plan-rules.ts';
 
 const sub = (over: Partial<SubscriptionSnapshot> = {}): SubscriptionSnapshot => ({
   id: 'sub_1',

@@ -1,9 +1,10 @@
 import type { Plan, SubscriptionStatus } from '../../../shared/plans.ts';
+import { isLiveStatus, planForStatus } from '../../accounts/effective-plan.ts';
 
 /**
- * How a Stripe subscription maps to our plan (spec §1, issue 7). Pure functions, no I/O: the
- * webhook and sync paths write the result to the user's row, and `effectivePlan` applies the one
- * rule that depends on the time of reading (a cancelled subscription's paid period running out).
+ * How a Stripe subscription maps to our plan (docs/spec.md §1). Pure functions, no I/O: the
+ * webhook and sync paths write the result to the user's row; the rule that depends on the time
+ * of reading lives with the accounts (src/server/accounts/effective-plan.ts).
  */
 
 /** Every subscription status Stripe reports. */
@@ -16,9 +17,6 @@ export type StripeSubscriptionStatus =
   | 'canceled'
   | 'unpaid'
   | 'paused';
-
-/** Statuses under which the subscription is still paid for (past_due: Stripe is still retrying). */
-const LIVE: ReadonlySet<SubscriptionStatus> = new Set(['active', 'trialing', 'past_due']);
 
 /**
  * Our status for a Stripe status. A first payment that never completed (incomplete,
@@ -40,36 +38,6 @@ export function statusFromStripe(status: string): SubscriptionStatus {
     default:
       return 'none';
   }
-}
-
-/** active or trialing → pro; past_due → pro (with a warning) until Stripe gives up; else free. */
-export function planForStatus(status: SubscriptionStatus): Plan {
-  return LIVE.has(status) ? 'pro' : 'free';
-}
-
-export interface PlanState {
-  plan: Plan;
-  subscriptionStatus: SubscriptionStatus;
-  cancelAtPeriodEnd: boolean;
-  currentPeriodEnd: Date | null;
-}
-
-/**
- * The plan in force at `now`. The stored plan is authoritative (billing or an operator's
- * set-plan wrote it) except for one case: a live subscription cancelled at the period end keeps
- * Pro only until that end, even if Stripe's final "deleted" event is late or never arrives.
- */
-export function effectivePlan(state: PlanState, now: Date): Plan {
-  if (
-    state.plan === 'pro' &&
-    state.cancelAtPeriodEnd &&
-    state.currentPeriodEnd !== null &&
-    LIVE.has(state.subscriptionStatus) &&
-    state.currentPeriodEnd.getTime() <= now.getTime()
-  ) {
-    return 'free';
-  }
-  return state.plan;
 }
 
 /** The fields of a Stripe subscription the rules read (a subset of Stripe.Subscription). */
@@ -131,7 +99,7 @@ export function billingStateFor(subscriptions: readonly SubscriptionSnapshot[]):
   const periodEnd = sub.itemPeriodEnds.length > 0 ? Math.min(...sub.itemPeriodEnds) : null;
   // Stripe cancels either "at period end" or at a set time (cancel_at); both end Pro then.
   const endsAt = sub.cancel_at ?? (sub.cancel_at_period_end ? periodEnd : null);
-  const cancelling = endsAt !== null && LIVE.has(status);
+  const cancelling = endsAt !== null && isLiveStatus(status);
   const end = cancelling ? endsAt : periodEnd;
   return {
     plan: planForStatus(status),

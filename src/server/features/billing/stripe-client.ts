@@ -2,8 +2,9 @@ import Stripe from 'stripe';
 import type { Config } from '../../config.ts';
 
 /**
- * The Stripe API client, built from configuration (guide §4). STRIPE_API_URL points it somewhere
- * else than api.stripe.com (a local fake in tests). Returns undefined when billing is off.
+ * The Stripe API client, built from configuration (docs/architecture.md §4). STRIPE_API_URL points
+ * it somewhere else than api.stripe.com (a local fake in tests). Returns undefined when billing is
+ * off (docs/decisions/0017-billing-off.md).
  */
 export function createStripeClient(config: Config): Stripe | undefined {
   if (!config.stripe) return undefined;

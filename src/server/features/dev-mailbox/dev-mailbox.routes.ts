@@ -9,11 +9,11 @@ import {
   type CaughtMessage,
   type CaughtMessageDetail,
 } from '../../../shared/contract/dev-mailbox.ts';
-import type { AppDeps } from '../../app.ts';
+import type { FeatureDeps } from '../../app-deps.ts';
+import { PUBLIC_ROUTE } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import type { CaughtMailRow } from '../../mail/caught-mail.repo.ts';
 import { clearMailbox, getMailboxMessage, listMailbox } from './dev-mailbox.service.ts';
-import { PUBLIC_ROUTE } from '../../http/auth.ts';
 
 /**
  * The local mail catcher's mailbox: GET /api/dev/mailbox (+ one message, + clear) and the SPA
@@ -50,7 +50,7 @@ function toDetail(row: CaughtMailRow): CaughtMessageDetail {
   };
 }
 
-export function registerDevMailboxRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function registerDevMailboxRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   // onRequest runs before body/params validation, so outsiders learn nothing, not even a 400.
   const loopbackOnly = async (request: FastifyRequest) => {

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.ts';
+import { isUuid } from '../../db/uuid.ts';
 import {
   deleteAllCaughtMail,
   findCaughtMail,
@@ -8,14 +9,12 @@ import {
 
 /** Reads of the local mail catcher's store. */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function listMailbox(db: Db, args: { limit: number; to?: string }): Promise<CaughtMailRow[]> {
   return listCaughtMail(db, { limit: args.limit, to: args.to?.trim() || undefined });
 }
 
 export async function getMailboxMessage(db: Db, id: string): Promise<CaughtMailRow | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   return findCaughtMail(db, id);
 }
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { OutboxState } from '../../db/schema.ts';
+import { isUuid } from '../../db/uuid.ts';
 
 export async function insertEmail(
   trx: Executor,
@@ -37,9 +38,6 @@ export interface EmailRow {
 export interface EmailRowWithHtml extends EmailRow {
   html: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (id: string) => UUID.test(id);
 
 /** Emails joined with the delivery state of their outbox row. */
 function emailsWithDelivery(db: Executor) {

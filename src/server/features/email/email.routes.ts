@@ -16,10 +16,9 @@ import {
   unshareResponse,
   usage as usageSchema,
 } from '../../../shared/contract/email.ts';
-import type { AppDeps } from '../../app.ts';
-import type { Clock } from '../../clock.ts';
+import { toUserResponse } from '../../accounts/user-view.ts';
+import type { FeatureDeps } from '../../app-deps.ts';
 import { requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
-import { toUserResponse } from '../auth/account-view.ts';
 import { markPrivatePublicPage } from '../../http/security-headers.ts';
 import {
   getEmail,
@@ -32,8 +31,8 @@ import {
 } from './email.service.ts';
 import { sendTestEmail } from './send.service.ts';
 
-/** Sending, usage, history, sharing and the public view (spec §7 email calls). */
-export function registerEmailRoutes(app: FastifyInstance, deps: AppDeps & { clock: Clock }): void {
+/** Sending, usage, history, sharing and the public view (docs/spec.md §7 email calls). */
+export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.post(

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
+import { isUuid } from '../../db/uuid.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
 import type { Email, EmailSummary, PublicEmail, Usage } from '../../../shared/contract/email.ts';
 import type { Plan } from '../../../shared/plans.ts';
@@ -9,7 +10,6 @@ import {
   deleteEmail,
   findEmail,
   findPublicEmail,
-  isUuid,
   listEmails,
   setPublicSlug,
   type Cursor,
@@ -25,7 +25,7 @@ interface Deps {
 
 const DELIVERY_STATE = { queued: 'queued', sending: 'sending', sent: 'sent', retry_wait: 'retrying', failed: 'failed' } as const;
 
-/** Builds the API shape by listing fields (guide §1.4): a new column stays private. */
+/** Builds the API shape by listing fields (docs/architecture.md §1.4): a new column stays private. */
 export function toSummary(row: EmailRow): EmailSummary {
   const error =
     row.last_error === null ? null : row.last_error_code ? `${row.last_error_code} ${row.last_error}` : row.last_error;
@@ -88,7 +88,7 @@ export async function removeEmail(deps: Deps, userId: string, id: string): Promi
   if (!(await deleteEmail(deps.db, userId, id))) throw notFound('Email not found');
 }
 
-/** ≥ 128 random bits (decisions §8.4): 18 bytes → 24 URL-safe characters. */
+/** ≥ 128 random bits (docs/decisions/0010-sharing-off-semantics.md): 18 bytes → 24 URL-safe characters. */
 function newSlug(): string {
   return randomBytes(18).toString('base64url');
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { AppError, badRequest, forbidden, tooManyRequests } from '../../http/errors.ts';
-import { enqueueMail, messageIdDomain } from '../../mail/outbox.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
 import { DEFAULT_SUBJECT, MAX_HTML_BYTES, SEND_MESSAGES } from '../../../shared/contract/email.ts';
 import type { Plan } from '../../../shared/plans.ts';
 import { parseRecipients } from '../../../shared/recipients.ts';
@@ -36,7 +36,7 @@ function formatResetDate(at: Date): string {
 }
 
 /**
- * A test send (spec §5): validate, then in ONE transaction take the per-minute rate and the
+ * A test send (docs/spec.md §5): validate, then in ONE transaction take the per-minute rate and the
  * monthly allowance, store the email, queue its delivery and record the charge. Any failure rolls
  * all of it back, so a rejected send leaves nothing behind.
  */
@@ -109,7 +109,7 @@ export async function sendTestEmail(
     const outbox = await enqueueMail(
       trx,
       { priority: isPro ? 'pro' : 'free', to: parsed.recipients, subject, html, replyTo: sender.email, emailId: email.id },
-      { messageIdDomain: messageIdDomain(config.mailFrom) },
+      { messageIdDomain: config.mailDomain },
     );
     await recordSend(trx, { userId: sender.id, emailId: email.id, outboxId: outbox.id, month });
     return { id: email.id };

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 
-/** First day of the UTC calendar month of `at`, as a date string (decisions §8.2). */
+/** First day of the UTC calendar month of `at`, as a date string (docs/decisions/0014-usage-month-and-charging.md). */
 export function monthOf(at: Date): string {
   return `${at.getUTCFullYear()}-${String(at.getUTCMonth() + 1).padStart(2, '0')}-01`;
 }
@@ -27,7 +27,10 @@ export async function takeMonthlySend(trx: Executor, userId: string, month: stri
   return row.rows.length > 0;
 }
 
-/** Per-minute send rate, enforced the same way as the monthly allowance. */
+/**
+ * Per-minute send rate, enforced the same way as the monthly allowance. Past minutes are trimmed
+ * by the housekeeping job (src/server/housekeeping).
+ */
 export async function takeMinuteSend(trx: Executor, userId: string, minute: Date, limit: number): Promise<boolean> {
   const row = await sql<{ count: number }>`
     insert into send_rate (user_id, minute, count) values (${userId}, ${minute}, 1)
@@ -63,9 +66,4 @@ export async function usageOf(db: Db, userId: string, month: string): Promise<{ 
       .executeTakeFirstOrThrow(),
   ]);
   return { thisMonth: counter?.count ?? 0, total: Number(total.n) };
-}
-
-/** Old per-minute counters are useless after a minute; trimmed now and then by the sender. */
-export async function pruneSendRate(db: Db, before: Date): Promise<void> {
-  await db.deleteFrom('send_rate').where('minute', '<', before).execute();
 }

@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { healthResponse, publicConfig, type PublicConfig } from '../../../shared/contract/system.ts';
 import { MAX_RECIPIENTS, PRO_PRICE_ID, PRO_PRICE_MONTHLY } from '../../../shared/plans.ts';
-import type { AppDeps } from '../../app.ts';
+import type { FeatureDeps } from '../../app-deps.ts';
 import { PUBLIC_ROUTE } from '../../http/auth.ts';
 
-export function publicConfigOf(deps: AppDeps): PublicConfig {
+export function publicConfigOf(deps: FeatureDeps): PublicConfig {
   const { config } = deps;
   return {
     freeMonthlyLimit: config.freeMonthlyLimit,
@@ -27,7 +27,7 @@ export function publicConfigOf(deps: AppDeps): PublicConfig {
   };
 }
 
-export function registerSystemRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function registerSystemRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const body = publicConfigOf(deps);
 

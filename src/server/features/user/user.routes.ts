@@ -9,11 +9,12 @@ import {
   updateSettingsRequest,
   updateSettingsResponse,
 } from '../../../shared/contract/auth.ts';
+import { toUserResponse } from '../../accounts/user-view.ts';
+import type { FeatureDeps } from '../../app-deps.ts';
 import { requireSession, requireUser } from '../../http/auth.ts';
+import { noStoreAnswers } from '../../http/no-store.ts';
 import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
-import { toUserResponse } from '../auth/account-view.ts';
-import type { AuthDeps } from '../auth/auth.service.ts';
-import { RATE_RULES } from '../auth/rate-rules.ts';
+import { USER_RATE_RULES } from './rate-rules.ts';
 import {
   changePassword,
   requestEmailChange,
@@ -23,12 +24,9 @@ import {
 } from './user.service.ts';
 
 /** The signed-in user's own account: /api/user/me, settings, change email, change password. */
-export function registerUserRoutes(app: FastifyInstance, deps: AuthDeps): void {
+export function registerUserRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   void app.register(async (api) => {
-    api.addHook('onSend', async (_request, reply, payload) => {
-      if (!reply.hasHeader('Cache-Control')) void reply.header('Cache-Control', 'no-store');
-      return payload;
-    });
+    noStoreAnswers(api);
     const r = api.withTypeProvider<ZodTypeProvider>();
 
     r.get('/api/user/me', { schema: { response: { 200: meResponse } } }, async (request) => {
@@ -59,7 +57,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: AuthDeps): void {
         await enforceRateLimits(
           deps.db,
           reply,
-          [{ rule: RATE_RULES.changeEmailPerAccount, subject: user.id }],
+          [{ rule: USER_RATE_RULES.changeEmailPerAccount, subject: user.id }],
           deps.clock.now(),
         );
         await requestEmailChange(deps, user, newEmail);
@@ -74,7 +72,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: AuthDeps): void {
         const auth = requireSession(request);
         validatePasswordChange(request.body);
         const at = deps.clock.now();
-        const checks = [{ rule: RATE_RULES.changePasswordPerAccount, subject: auth.user.id }];
+        const checks = [{ rule: USER_RATE_RULES.changePasswordPerAccount, subject: auth.user.id }];
         await enforceRateLimits(deps.db, reply, checks, at);
         await changePassword(deps, auth, request.body);
         await refundRateLimits(deps.db, checks, at); // only wrong current passwords count

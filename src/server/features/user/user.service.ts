@@ -1,28 +1,29 @@
+import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import { isPlainAddress } from '../../../shared/recipients.ts';
+import { issueToken, queueAccountMail } from '../../accounts/account-mail.ts';
+import { normaliseEmail, validateNewPassword } from '../../accounts/account-rules.ts';
+import { hashPassword, verifyPassword } from '../../accounts/credentials.ts';
+import { deleteUserSessions } from '../../accounts/sessions.repo.ts';
+import { retireTokens } from '../../accounts/tokens.repo.ts';
+import {
+  findPasswordHash,
+  findUserByEmail,
+  setPasswordHash,
+  type AccountUser,
+} from '../../accounts/users.repo.ts';
+import type { FeatureDeps } from '../../app-deps.ts';
 import { AppError, badRequest } from '../../http/errors.ts';
 import {
   emailChangeNoticeMail,
   emailChangeVerificationMail,
   passwordChangedMail,
 } from '../../mail/templates.ts';
-import { issueToken, queueAccountMail } from '../auth/account-mail.ts';
-import {
-  deleteUserSessions,
-  findPasswordHash,
-  findUserByEmail,
-  retireTokens,
-  setPasswordHash,
-  type AccountUser,
-} from '../auth/account.repo.ts';
-import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
-import { normaliseEmail, validateNewPassword, type AuthDeps } from '../auth/auth.service.ts';
-import { hashPassword, verifyPassword } from '../auth/credentials.ts';
 import { setLoginAlerts } from './user.repo.ts';
 
 /**
- * The signed-in user's account settings. Accounts are one domain: the auth feature owns
- * identities, credentials, sessions and one-time tokens, and this feature uses its data layer
- * and rules for the changes a user makes to their own account.
+ * The signed-in user's account settings. The accounts data and rules it shares with sign-in
+ * (users, sessions, tokens, credentials, account mail) live in src/server/accounts; the
+ * auth feature's email-change link is what finally switches the address.
  */
 
 export const USER_MESSAGES = {
@@ -34,7 +35,7 @@ export const USER_MESSAGES = {
 } as const;
 
 export async function updateLoginAlerts(
-  deps: AuthDeps,
+  deps: FeatureDeps,
   user: AccountUser,
   enabled: boolean,
 ): Promise<boolean> {
@@ -54,7 +55,11 @@ export function validateEmailChange(user: AccountUser, newEmailInput: string): s
  * Starts an email change: a confirmation link to the new address and a notice to the old one, in
  * one transaction. The address changes only when the link is used (auth's verifyEmail).
  */
-export async function requestEmailChange(deps: AuthDeps, user: AccountUser, newEmail: string): Promise<void> {
+export async function requestEmailChange(
+  deps: FeatureDeps,
+  user: AccountUser,
+  newEmail: string,
+): Promise<void> {
   if (await findUserByEmail(deps.db, newEmail))
     throw new AppError(409, AUTH_MESSAGES.emailTaken, 'email_taken');
   const now = deps.clock.now();
@@ -90,7 +95,7 @@ export function validatePasswordChange(input: { currentPassword: string; newPass
 
 /** Changes the password after checking the current one; every other session ends, this one stays. */
 export async function changePassword(
-  deps: AuthDeps,
+  deps: FeatureDeps,
   auth: { user: AccountUser; sessionId: string },
   input: { currentPassword: string; newPassword: string },
 ): Promise<void> {

@@ -1,7 +1,7 @@
-import type { User } from '../../../shared/contract/auth.ts';
-import type { AccountUser } from './account.repo.ts';
+import type { User } from '../../shared/contract/auth.ts';
+import type { AccountUser } from './users.repo.ts';
 
-/** The user as the API shows it: allowed fields listed one by one (guide §1.4). */
+/** The user as the API shows it: allowed fields listed one by one (docs/architecture.md §1.4). */
 export function toUserResponse(user: AccountUser): User {
   return {
     id: user.id,

@@ -1,6 +1,6 @@
 import { hash, verify, type Algorithm, type Options } from '@node-rs/argon2';
 import { createHash, randomBytes } from 'node:crypto';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../shared/plans.ts';
 
 /**
  * Secrets of the accounts domain: password hashing (argon2id, OWASP's m=19 MiB, t=2, p=1) and

@@ -1,12 +1,12 @@
-import type { Config } from '../../config.ts';
-import type { TokenPurpose } from '../../db/schema.ts';
-import { enqueueMail, messageIdDomain } from '../../mail/outbox.ts';
-import type { RenderedMail } from '../../mail/templates.ts';
-import type { Executor } from '../../db/executor.ts';
-import { insertToken } from './account.repo.ts';
+import type { Config } from '../config.ts';
+import type { Executor } from '../db/executor.ts';
+import type { TokenPurpose } from '../db/schema.ts';
+import { enqueueMail } from '../mail/outbox.ts';
+import type { RenderedMail } from '../mail/templates.ts';
 import { hashSecret, newSecretToken } from './credentials.ts';
+import { insertToken } from './tokens.repo.ts';
 
-/** How long each kind of one-time token lives (guide §6). */
+/** How long each kind of one-time token lives (docs/architecture.md §6). */
 export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
   verify: 24 * 3600_000,
   change_email: 24 * 3600_000,
@@ -44,6 +44,6 @@ export async function queueAccountMail(
   await enqueueMail(
     db,
     { priority: 'system', to: [to], subject: mail.subject, html: mail.html, text: mail.text },
-    { messageIdDomain: messageIdDomain(config.mailFrom) },
+    { messageIdDomain: config.mailDomain },
   );
 }

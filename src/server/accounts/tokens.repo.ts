@@ -1,0 +1,90 @@
+import type { Executor } from '../db/executor.ts';
+import type { TokenPurpose } from '../db/schema.ts';
+
+/** The tokens table: one-time links and tickets, stored only as their SHA-256. */
+
+export async function insertToken(
+  db: Executor,
+  values: {
+    hash: Buffer;
+    userId: string;
+    purpose: TokenPurpose;
+    payload?: Record<string, string>;
+    now: Date;
+    expiresAt: Date;
+  },
+): Promise<void> {
+  await db
+    .insertInto('tokens')
+    .values({
+      hash: values.hash,
+      user_id: values.userId,
+      purpose: values.purpose,
+      payload: values.payload ? JSON.stringify(values.payload) : null,
+      created_at: values.now,
+      expires_at: values.expiresAt,
+    })
+    .execute();
+}
+
+export interface ConsumedToken {
+  userId: string;
+  purpose: TokenPurpose;
+  payload: Record<string, string> | null;
+}
+
+/**
+ * Uses a token exactly once: one atomic update that only matches an unused, unexpired token of
+ * one of the given purposes. Two concurrent uses cannot both succeed.
+ */
+export async function consumeToken(
+  db: Executor,
+  hash: Buffer,
+  purposes: TokenPurpose[],
+  now: Date,
+): Promise<ConsumedToken | undefined> {
+  const row = await db
+    .updateTable('tokens')
+    .set({ used_at: now })
+    .where('hash', '=', hash)
+    .where('purpose', 'in', purposes)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['user_id', 'purpose', 'payload'])
+    .executeTakeFirst();
+  return row && { userId: row.user_id, purpose: row.purpose, payload: row.payload };
+}
+
+/** Whether a token is currently usable, without using it (to skip work for dead links). */
+export async function isTokenUsable(
+  db: Executor,
+  hash: Buffer,
+  purpose: TokenPurpose,
+  now: Date,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('tokens')
+    .select('id')
+    .where('hash', '=', hash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Retires a user's open tokens (of some purposes, or all), e.g. older reset links. */
+export async function retireTokens(
+  db: Executor,
+  userId: string,
+  now: Date,
+  purposes?: TokenPurpose[],
+): Promise<void> {
+  let q = db
+    .updateTable('tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null);
+  if (purposes) q = q.where('purpose', 'in', purposes);
+  await q.execute();
+}

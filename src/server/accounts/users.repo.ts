@@ -1,0 +1,181 @@
+import { sql, type Selectable } from 'kysely';
+import type { Plan, SubscriptionStatus } from '../../shared/plans.ts';
+import type { Executor } from '../db/executor.ts';
+import type { UsersTable } from '../db/schema.ts';
+
+/**
+ * The users table, shared by the features that read or change an account (auth, user, billing),
+ * the session lookup and the operator commands. Knows nothing of HTTP; every function takes the
+ * executor (the pool or a transaction) and the current time from the caller's clock.
+ */
+
+/** A user as the rest of the server sees it: never the password hash, only whether there is one. */
+export interface AccountUser {
+  id: string;
+  email: string;
+  verified: boolean;
+  verifiedAt: Date | null;
+  plan: Plan;
+  subscriptionStatus: SubscriptionStatus;
+  loginAlerts: boolean;
+  hasPassword: boolean;
+  createdAt: Date;
+}
+
+type UserRow = Omit<Selectable<UsersTable>, 'password_hash'> & { has_password: boolean };
+
+export function toAccountUser(row: UserRow): AccountUser {
+  return {
+    id: row.id,
+    email: row.email,
+    verified: row.verified_at !== null,
+    verifiedAt: row.verified_at,
+    plan: row.plan,
+    subscriptionStatus: row.subscription_status,
+    loginAlerts: row.login_alerts,
+    hasPassword: row.has_password,
+    createdAt: row.created_at,
+  };
+}
+
+/** Every column but the password hash; with `hasPassword`, what toAccountUser reads. */
+export const userColumns = [
+  'users.id',
+  'users.email',
+  'users.verified_at',
+  'users.plan',
+  'users.subscription_status',
+  'users.stripe_customer_id',
+  'users.stripe_subscription_id',
+  'users.current_period_end',
+  'users.cancel_at_period_end',
+  'users.login_alerts',
+  'users.last_login_alert_at',
+  'users.created_at',
+  'users.updated_at',
+] as const;
+export const hasPassword = sql<boolean>`users.password_hash is not null`.as('has_password');
+
+export async function findUserById(db: Executor, id: string): Promise<AccountUser | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select([...userColumns, hasPassword])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toAccountUser(row);
+}
+
+export async function findUserByEmail(db: Executor, email: string): Promise<AccountUser | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select([...userColumns, hasPassword])
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
+  return row && toAccountUser(row);
+}
+
+/** The user and their password hash, for the few places that check a password. */
+export async function findCredentialsByEmail(
+  db: Executor,
+  email: string,
+): Promise<{ user: AccountUser; passwordHash: string | null } | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select([...userColumns, hasPassword, 'users.password_hash'])
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
+  return row && { user: toAccountUser(row), passwordHash: row.password_hash };
+}
+
+export async function findPasswordHash(db: Executor, userId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('users')
+    .select('password_hash')
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return row?.password_hash ?? null;
+}
+
+export async function insertUser(
+  db: Executor,
+  values: { email: string; passwordHash: string | null; verifiedAt: Date | null; now: Date },
+): Promise<AccountUser> {
+  const row = await db
+    .insertInto('users')
+    .values({
+      email: values.email,
+      password_hash: values.passwordHash,
+      verified_at: values.verifiedAt,
+      created_at: values.now,
+      updated_at: values.now,
+    })
+    .returning([...userColumns, hasPassword])
+    .executeTakeFirstOrThrow();
+  return toAccountUser(row);
+}
+
+export async function setPasswordHash(db: Executor, userId: string, passwordHash: string | null, now: Date) {
+  await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Marks the email verified (keeps the first verification time). */
+export async function markVerified(db: Executor, userId: string, now: Date): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ verified_at: sql`coalesce(verified_at, ${now})`, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Switches to a proven new address; throws a unique violation when someone took it meanwhile. */
+export async function setEmail(db: Executor, userId: string, email: string, now: Date): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ email, verified_at: now, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/**
+ * Claims the right to send a login alert: only when alerts are on and none went out in the last
+ * `minGapMs`. One atomic update, so two simultaneous sign-ins send one alert.
+ */
+export async function claimLoginAlert(
+  db: Executor,
+  userId: string,
+  now: Date,
+  minGapMs: number,
+): Promise<{ email: string } | undefined> {
+  return db
+    .updateTable('users')
+    .set({ last_login_alert_at: now })
+    .where('id', '=', userId)
+    .where('login_alerts', '=', true)
+    .where((eb) =>
+      eb.or([
+        eb('last_login_alert_at', 'is', null),
+        eb('last_login_alert_at', '<=', new Date(now.getTime() - minGapMs)),
+      ]),
+    )
+    .returning('email')
+    .executeTakeFirst();
+}
+
+export async function setPlan(
+  db: Executor,
+  email: string,
+  plan: Plan,
+  now: Date,
+): Promise<AccountUser | undefined> {
+  const row = await db
+    .updateTable('users')
+    .set({ plan, updated_at: now })
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .returning([...userColumns, hasPassword])
+    .executeTakeFirst();
+  return row && toAccountUser(row);
+}

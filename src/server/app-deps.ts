@@ -1,0 +1,30 @@
+import type Stripe from 'stripe';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import type { SessionResolver } from './http/auth.ts';
+
+/**
+ * What buildApp is given, and what it hands each feature. Its own module so that features
+ * depend on these types, never on app.ts (which imports every feature).
+ */
+
+/** Everything the app talks to is passed in (docs/architecture.md §1.6): buildApp reads no env, opens nothing. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  clock?: Clock;
+  /** Directory of the built SPA (dist/web); absent in API-only tests. */
+  webRoot?: string;
+  /** Where request logs go (tests capture them); defaults to stdout. */
+  logStream?: NodeJS.WritableStream;
+  /** True when mail goes to the local catcher instead of a real relay. */
+  mailCatcher?: boolean;
+  /** The Stripe client; defaults to one built from config.stripe (none when billing is off). */
+  stripe?: Stripe;
+  /** Which session a bearer token opens; defaults to the database lookup of src/server/accounts. */
+  sessions?: SessionResolver;
+}
+
+/** AppDeps with their defaults filled in, as every feature's register function receives them. */
+export type FeatureDeps = AppDeps & { clock: Clock };
