@@ -5,7 +5,7 @@ import { Badge } from '../../components/ui/badge.tsx';
 import { Button } from '../../components/ui/button.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
-import { AppPageHeader } from '../app-shell/page-header.tsx';
+import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { UsageCard } from '../send/usage-card.tsx';
 import { useResendVerification } from '../auth/use-resend-verification.ts';
 import { PaymentReturn } from '../billing/payment-return.tsx';

@@ -1,7 +1,7 @@
 import type { User } from '../../../shared/contract/auth.ts';
 import { Badge } from '../../components/ui/badge.tsx';
 import { usePublicConfig } from '../../lib/public-config.ts';
-import { FormAlert } from '../auth/form-alert.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AccountBillingActions, SubscriptionDetails } from '../billing/account-billing.tsx';
 import { planLabel, SUBSCRIPTION_BADGE } from './format.ts';
 import { Section } from './section.tsx';

@@ -4,7 +4,7 @@ import { Badge } from '../../components/ui/badge.tsx';
 import { buttonClasses } from '../../components/ui/button.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
-import { AppPageHeader } from '../app-shell/page-header.tsx';
+import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { UsageCard } from '../send/usage-card.tsx';
 import { useProfile } from './api.ts';
 import { formatDate, planLabel } from './format.ts';

@@ -8,7 +8,7 @@ import { toast } from '../../components/ui/toast.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { requestPasswordReset } from './api.ts';
 import { AuthLayout, ResultIcon, authLink } from './auth-layout.tsx';
-import { FormAlert } from './form-alert.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 
 /**

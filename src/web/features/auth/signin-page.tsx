@@ -5,11 +5,11 @@ import { Field, Input } from '../../components/ui/input.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
 import { AuthLayout, authLink } from './auth-layout.tsx';
-import { FormAlert } from './form-alert.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import { socialErrorMessage } from './messages.ts';
 import { noticeOf, returnTarget } from './navigation.ts';
-import { PasswordInput } from './password-input.tsx';
+import { PasswordInput } from '../../components/ui/password-input.tsx';
 import { useSession, useSignIn } from './session.ts';
 import { SocialButtons } from './social-buttons.tsx';
 

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { BILLING_MESSAGES } from '../../../shared/contract/billing.ts';
-import { FormAlert } from '../auth/form-alert.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { useSession } from '../auth/session.ts';
 import { useBillingActions, type BillingAction } from './use-billing-actions.tsx';
 

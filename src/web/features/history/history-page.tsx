@@ -11,7 +11,7 @@ import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
-import { AppPageHeader } from '../app-shell/page-header.tsx';
+import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { useSession } from '../auth/session.ts';
 import { useDeleteEmail } from '../email-detail/api.ts';
 import { useEmailList } from './api.ts';

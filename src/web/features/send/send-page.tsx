@@ -11,7 +11,7 @@ import { errorMessage } from '../../lib/api.ts';
 import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
 import { PRO_REDIRECT_DELAY_MS } from '../../../shared/plans.ts';
 import { parseRecipients } from '../../../shared/recipients.ts';
-import { AppPageHeader } from '../app-shell/page-header.tsx';
+import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { useSession } from '../auth/session.ts';
 import { useSendEmail, useUsage } from './api.ts';
 import { UsageBanner } from './usage-banner.tsx';

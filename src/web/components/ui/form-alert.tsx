@@ -1,6 +1,6 @@
 import { CircleAlert, Info } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { cx } from '../../components/ui/cx.ts';
+import { cx } from './cx.ts';
 
 /**
  * An in-page message above a form (spec §8 "In-page messages"). Errors are announced (role=alert);
