@@ -1,7 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { SettingsResponse, User } from '../../../shared/contract/auth.ts';
 import { api } from '../../lib/api.ts';
-import { ME_KEY } from '../auth/session.ts';
 
 /** Account and profile data (spec §7: /api/user/*). */
 
@@ -57,15 +56,4 @@ export function useChangePassword() {
     mutationFn: (body: { currentPassword: string; newPassword: string }) =>
       api<{ ok: true }>('/api/user/change-password', { method: 'POST', body }),
   });
-}
-
-/** After a change the user may look different everywhere (plan, verified): refetch both views. */
-export function useRefreshUser() {
-  const queryClient = useQueryClient();
-  return () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: ME_KEY }),
-      queryClient.invalidateQueries({ queryKey: SETTINGS_KEY }),
-      queryClient.invalidateQueries({ queryKey: PROFILE_KEY }),
-    ]);
 }
