@@ -1,7 +1,7 @@
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { RootLayout } from './components/layout/root-layout.tsx';
 import { RouteError } from './components/route-error.tsx';
-import { appRoutes } from './features/app-shell/app-routes.tsx';
+import { appRoutes } from './app/app-routes.tsx';
 import { authRoutes } from './features/auth/auth-routes.tsx';
 import { redirectSignedInLoader } from './features/auth/redirect-signed-in.ts';
 import { page } from './lib/lazy-page.ts';
@@ -15,7 +15,7 @@ export const routes: RouteObject[] = [
     children: [
       // Signed-in visitors go to /app/send before the landing page renders (spec §2).
       { path: '/', loader: redirectSignedInLoader, lazy: page(() => import('./features/public/landing-page.tsx'), 'LandingPage') },
-      { path: '/plan', lazy: page(() => import('./features/public/plan-page.tsx'), 'PlanPage') },
+      { path: '/plan', lazy: page(() => import('./app/plan-page.tsx'), 'PlanPage') },
       { path: '/terms', lazy: page(() => import('./features/public/terms-page.tsx'), 'TermsPage') },
       { path: '/privacy', lazy: page(() => import('./features/public/privacy-page.tsx'), 'PrivacyPage') },
       { path: '/contact', lazy: page(() => import('./features/public/contact-page.tsx'), 'ContactPage') },

@@ -5,7 +5,7 @@ import { buttonClasses } from '../../components/ui/button.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
-import { UsageCard } from '../send/usage-card.tsx';
+import { UsageCard } from '../../components/usage/usage-card.tsx';
 import { useProfile } from './api.ts';
 import { formatDate, planLabel } from './format.ts';
 import { LoadError } from './load-error.tsx';

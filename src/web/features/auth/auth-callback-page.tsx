@@ -5,7 +5,7 @@ import { Spinner } from '../../components/ui/spinner.tsx';
 import { useDocumentTitle } from '../../components/layout/use-document-title.ts';
 import { exchangeTicket } from './api.ts';
 import { HOME_AFTER_SIGN_IN } from './navigation.ts';
-import { establishSession } from './session.ts';
+import { establishSession } from './session-actions.ts';
 
 // The ticket is single-use: one exchange per ticket, whatever React re-runs.
 const exchanges = new Map<string, Promise<unknown>>();

@@ -2,7 +2,7 @@ import { redirect } from 'react-router';
 import { getToken } from '../../lib/api.ts';
 import { queryClient } from '../../lib/query-client.ts';
 import { HOME_AFTER_SIGN_IN } from './navigation.ts';
-import { meQuery } from './session.ts';
+import { meQuery } from '../../lib/session.ts';
 
 /**
  * Route loader for `/` (spec §2): a signed-in visitor goes to /app/send before the landing page

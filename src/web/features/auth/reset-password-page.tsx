@@ -13,7 +13,7 @@ import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import type { AuthLocationState } from './navigation.ts';
 import { PasswordInput } from '../../components/ui/password-input.tsx';
-import { clearSession } from './session.ts';
+import { clearSession } from './session-actions.ts';
 
 /** The server refused the link itself (unknown, used, expired or malformed token). */
 function isDeadLink(err: unknown): boolean {

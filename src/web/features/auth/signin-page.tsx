@@ -10,7 +10,8 @@ import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import { socialErrorMessage } from './messages.ts';
 import { noticeOf, returnTarget } from './navigation.ts';
 import { PasswordInput } from '../../components/ui/password-input.tsx';
-import { useSession, useSignIn } from './session.ts';
+import { useSession } from '../../lib/session.ts';
+import { useSignIn } from './session-actions.ts';
 import { SocialButtons } from './social-buttons.tsx';
 
 /** /signin: social buttons, email + password (show/hide), Forgot password, link to sign up. */

@@ -13,7 +13,8 @@ import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import { HOME_AFTER_SIGN_IN } from './navigation.ts';
 import { PasswordInput } from '../../components/ui/password-input.tsx';
-import { useSession, useSignUp } from './session.ts';
+import { useSession } from '../../lib/session.ts';
+import { useSignUp } from './session-actions.ts';
 import { SocialButtons } from './social-buttons.tsx';
 
 /**

@@ -10,7 +10,8 @@ import { verifyEmail } from './api.ts';
 import { AuthLayout, ResultIcon } from './auth-layout.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import type { AuthLocationState } from './navigation.ts';
-import { clearSession, ME_KEY } from './session.ts';
+import { ME_KEY } from '../../lib/query-keys.ts';
+import { clearSession } from './session-actions.ts';
 
 type Outcome =
   | { phase: 'loading' }

@@ -2,7 +2,7 @@ import { CreditCard, Sparkles } from 'lucide-react';
 import type { User } from '../../../shared/contract/auth.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { useSubscriptionInfo } from './api.ts';
-import { useBillingActions } from './use-billing-actions.tsx';
+import { useBillingActions } from '../../lib/billing-actions.tsx';
 
 type PlanUser = Pick<User, 'plan' | 'subscriptionStatus'>;
 

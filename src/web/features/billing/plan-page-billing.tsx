@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import { BILLING_MESSAGES } from '../../../shared/contract/billing.ts';
 import { FormAlert } from '../../components/ui/form-alert.tsx';
-import { useSession } from '../auth/session.ts';
-import { useBillingActions, type BillingAction } from './use-billing-actions.tsx';
+import { useSession } from '../../lib/session.ts';
+import { useBillingActions, type BillingAction } from '../../lib/billing-actions.tsx';
 
 export interface PlanPageBilling {
   /** The signed-in user's plan; undefined for anonymous visitors (Get Started). */

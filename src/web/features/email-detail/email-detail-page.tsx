@@ -13,10 +13,10 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/ta
 import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
 import { dateTime } from '../../lib/relative-time.ts';
-import { useSession } from '../auth/session.ts';
+import { useSession } from '../../lib/session.ts';
 import { useEmail } from './api.ts';
 import { copyText } from './copy-text.ts';
-import { DeliveryBadge } from './delivery-state.tsx';
+import { DeliveryBadge } from '../../components/delivery-state.tsx';
 import { ShareDialog } from './share-dialog.tsx';
 
 const backLink = buttonClasses({ variant: 'ghost', size: 'sm', className: '-ml-3' });

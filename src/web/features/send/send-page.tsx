@@ -12,8 +12,9 @@ import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
 import { PRO_REDIRECT_DELAY_MS } from '../../../shared/plans.ts';
 import { parseRecipients } from '../../../shared/recipients.ts';
 import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
-import { useSession } from '../auth/session.ts';
-import { useSendEmail, useUsage } from './api.ts';
+import { useSession } from '../../lib/session.ts';
+import { useUsage } from '../../lib/usage.ts';
+import { useSendEmail } from './api.ts';
 import { UsageBanner } from './usage-banner.tsx';
 import { VerificationRequiredNotice } from './verification-required-notice.tsx';
 

@@ -1,7 +1,7 @@
 import { cx } from '../../components/ui/cx.ts';
 import type { Usage } from '../../../shared/contract/email.ts';
-import { UpgradeButton } from '../billing/upgrade-button.tsx';
-import { bannerTone } from './usage-rules.ts';
+import { UpgradeButton } from '../../components/billing/upgrade-button.tsx';
+import { bannerTone } from '../../lib/usage-rules.ts';
 
 /** Send screen, free plan (spec §4): "N of M sends remaining this month", orange ≤ 2, red at 0. */
 export function UsageBanner({ usage }: { usage: Usage }) {

@@ -1,7 +1,7 @@
 import { BarChart3 } from 'lucide-react';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card.tsx';
-import { Skeleton } from '../../components/ui/skeleton.tsx';
-import { useUsage } from './api.ts';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../ui/card.tsx';
+import { Skeleton } from '../ui/skeleton.tsx';
+import { useUsage } from '../../lib/usage.ts';
 import { UsageMeter } from './usage-meter.tsx';
 
 /** Monthly usage with its bar and total sends, for /app/profile and /app/account (spec §2, §4). */

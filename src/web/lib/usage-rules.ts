@@ -1,5 +1,5 @@
-import type { ProgressColor } from '../../components/ui/progress.tsx';
-import { LOW_REMAINING_THRESHOLD, USAGE_WARNING_RATIO } from '../../../shared/plans.ts';
+import type { ProgressColor } from '../components/ui/progress.tsx';
+import { LOW_REMAINING_THRESHOLD, USAGE_WARNING_RATIO } from '../../shared/plans.ts';
 
 /** Thresholds of spec §4 (usage banner and usage bar) in one place, tested on their own. */
 

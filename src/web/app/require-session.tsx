@@ -1,11 +1,11 @@
 import { CloudOff } from 'lucide-react';
 import { useState, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
-import { Button } from '../../components/ui/button.tsx';
-import { Spinner } from '../../components/ui/spinner.tsx';
-import type { User } from '../../../shared/contract/auth.ts';
-import type { AuthLocationState } from '../auth/navigation.ts';
-import { useSession } from '../auth/session.ts';
+import { Button } from '../components/ui/button.tsx';
+import { Spinner } from '../components/ui/spinner.tsx';
+import type { User } from '../../shared/contract/auth.ts';
+import type { AuthLocationState } from '../features/auth/navigation.ts';
+import { useSession } from '../lib/session.ts';
 
 /**
  * Renders its children only for a signed-in user (spec §2 app shell): a spinner while the session

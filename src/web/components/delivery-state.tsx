@@ -1,7 +1,7 @@
 import { CircleCheck, CircleX, Clock, RefreshCw, Send, type LucideIcon } from 'lucide-react';
-import type { EmailSummary } from '../../../shared/contract/email.ts';
-import { Badge, type BadgeColor } from '../../components/ui/badge.tsx';
-import { cx } from '../../components/ui/cx.ts';
+import type { EmailSummary } from '../../shared/contract/email.ts';
+import { Badge, type BadgeColor } from './ui/badge.tsx';
+import { cx } from './ui/cx.ts';
 
 type Delivery = EmailSummary['delivery'];
 type State = Delivery['state'];

@@ -1,7 +1,7 @@
-import { Progress } from '../../components/ui/progress.tsx';
-import { cx } from '../../components/ui/cx.ts';
+import { Progress } from '../ui/progress.tsx';
+import { cx } from '../ui/cx.ts';
 import type { Usage } from '../../../shared/contract/email.ts';
-import { barColor, usageMessage } from './usage-rules.ts';
+import { barColor, usageMessage } from '../../lib/usage-rules.ts';
 
 /** Profile and account usage (spec §4): bar green < 80 %, yellow from 80 %, red at 100 %. */
 export function UsageMeter({ usage }: { usage: Usage }) {

@@ -1,10 +1,10 @@
 import { useCallback } from 'react';
 import { Outlet } from 'react-router';
-import { PageContainer } from '../../components/layout/page-container.tsx';
-import { SiteFooter } from '../../components/layout/site-footer.tsx';
-import { toast } from '../../components/ui/toast.tsx';
-import { useSignOutOnUnauthorized } from '../auth/session.ts';
-import { MailCatcherBanner } from '../dev-mailbox/mail-catcher-banner.tsx';
+import { PageContainer } from '../components/layout/page-container.tsx';
+import { SiteFooter } from '../components/layout/site-footer.tsx';
+import { toast } from '../components/ui/toast.tsx';
+import { useSignOutOnUnauthorized } from '../features/auth/session-actions.ts';
+import { MailCatcherBanner } from '../features/dev-mailbox/mail-catcher-banner.tsx';
 import { AppHeader } from './app-header.tsx';
 import { RequireSession } from './require-session.tsx';
 

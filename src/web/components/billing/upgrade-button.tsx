@@ -1,7 +1,7 @@
 import { Sparkles } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { Button, type ButtonProps } from '../../components/ui/button.tsx';
-import { useBillingActions, type BillingContext } from './use-billing-actions.tsx';
+import { Button, type ButtonProps } from '../ui/button.tsx';
+import { useBillingActions, type BillingContext } from '../../lib/billing-actions.tsx';
 
 /**
  * An "Upgrade to Pro" button that starts Stripe Checkout (issue 7: every upgrade button does).
