@@ -8,7 +8,7 @@ import { page } from './lib/lazy-page.ts';
 
 /** Routes compose features; every page is a lazy chunk so the landing page stays light. */
 
-export const routes: RouteObject[] = [
+const routes: RouteObject[] = [
   {
     Component: RootLayout, // outlet + scroll restoration (new pages start at the top)
     errorElement: <RouteError />,

@@ -42,7 +42,7 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
-export function useSessionToken(): string | null {
+function useSessionToken(): string | null {
   return useSyncExternalStore(subscribe, getToken, () => null);
 }
 

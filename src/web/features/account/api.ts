@@ -4,8 +4,8 @@ import { api } from '../../lib/api.ts';
 
 /** Account and profile data (spec §7: /api/user/*). */
 
-export const SETTINGS_KEY = ['settings'] as const;
-export const PROFILE_KEY = ['profile'] as const;
+const SETTINGS_KEY = ['settings'] as const;
+const PROFILE_KEY = ['profile'] as const;
 
 export function useSettings() {
   return useQuery({

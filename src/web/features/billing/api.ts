@@ -7,16 +7,15 @@ import { api } from '../../lib/api.ts';
  * Checkout and opening the billing portal are lib/billing-actions.tsx (every upgrade button).
  */
 
-export const SUBSCRIPTION_KEY = ['billing', 'subscription'] as const;
+const SUBSCRIPTION_KEY = ['billing', 'subscription'] as const;
 
 export function syncBilling(signal?: AbortSignal): Promise<SyncResponse> {
   return api<SyncResponse>('/api/billing/sync', { method: 'POST', signal });
 }
 
-export function useSubscriptionInfo(enabled = true) {
+export function useSubscriptionInfo() {
   return useQuery({
     queryKey: SUBSCRIPTION_KEY,
     queryFn: ({ signal }) => api<SubscriptionInfo>('/api/billing/subscription', { signal }),
-    enabled,
   });
 }

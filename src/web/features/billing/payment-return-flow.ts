@@ -21,7 +21,7 @@ export interface PaymentReturnOptions {
   onAttempt?: (attempt: number) => void;
 }
 
-export function abortableWait(ms: number, signal: AbortSignal): Promise<void> {
+function abortableWait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
