@@ -79,7 +79,8 @@ export function useSession(): SessionState {
   if (token === null) return { status: 'anonymous', user: null };
   if (query.data) return { status: 'authenticated', user: query.data };
   if (query.isError) {
-    if (query.error instanceof ApiError && query.error.status === 401) return { status: 'anonymous', user: null };
+    if (query.error instanceof ApiError && query.error.status === 401)
+      return { status: 'anonymous', user: null };
     return { status: 'error', user: null, error: query.error, retry };
   }
   return { status: 'loading', user: null };

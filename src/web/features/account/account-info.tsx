@@ -18,7 +18,11 @@ export function AccountInfo({ user }: { user: User }) {
         <div className="flex flex-wrap items-center justify-between gap-2 py-3">
           <dt className="text-slate-600 dark:text-slate-400">Email status</dt>
           <dd>
-            {user.verified ? <Badge color="green">Verified</Badge> : <Badge color="yellow">Not verified</Badge>}
+            {user.verified ? (
+              <Badge color="green">Verified</Badge>
+            ) : (
+              <Badge color="yellow">Not verified</Badge>
+            )}
           </dd>
         </div>
         <div className="flex flex-wrap items-center justify-between gap-2 py-3">
@@ -28,7 +32,10 @@ export function AccountInfo({ user }: { user: User }) {
         <div className="flex flex-wrap items-center justify-between gap-2 pt-3">
           <dt className="text-slate-600 dark:text-slate-400">Usage</dt>
           <dd>
-            <Link to="/app/profile" className="font-medium text-brand-600 hover:underline dark:text-brand-400">
+            <Link
+              to="/app/profile"
+              className="font-medium text-brand-600 hover:underline dark:text-brand-400"
+            >
               View profile and usage
             </Link>
           </dd>

@@ -16,12 +16,18 @@ export function UnverifiedWarning({ email }: { email: string }) {
         <div>
           <p className="font-semibold">Please verify your email address</p>
           <p>
-            Check your inbox at <span className="font-medium break-all">{email}</span> for a verification link. You
-            need to verify before you can send emails.
+            Check your inbox at <span className="font-medium break-all">{email}</span> for a verification
+            link. You need to verify before you can send emails.
           </p>
         </div>
       </div>
-      <Button size="sm" variant="outline" className="self-start sm:self-center" busy={resend.isPending} onClick={() => resend.mutate()}>
+      <Button
+        size="sm"
+        variant="outline"
+        className="self-start sm:self-center"
+        busy={resend.isPending}
+        onClick={() => resend.mutate()}
+      >
         Resend verification email
       </Button>
     </div>
