@@ -30,7 +30,7 @@ function AccountSkeleton() {
 }
 
 /**
- * /app/account (spec §2): account info, plan and billing, change email, change password, login
+ * /app/account (docs/spec.md §2): account info, plan and billing, change email, change password, login
  * alerts, and the unverified-email warning. The account feature's cards, with the billing
  * feature's return from Checkout, plan actions and subscription details.
  */
@@ -39,7 +39,7 @@ export function AccountPage() {
   return (
     <div className="mx-auto max-w-3xl">
       <AppPageHeader title="Account" description="Manage your sign-in details, plan and security." />
-      {/* The return from Stripe Checkout (?payment=success, spec §4). */}
+      {/* The return from Stripe Checkout (?payment=success, docs/spec.md §4). */}
       <div className="mb-6 empty:hidden">
         <PaymentReturn />
       </div>

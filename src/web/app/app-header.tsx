@@ -44,7 +44,7 @@ function AppTabs({ className }: { className?: string }) {
 }
 
 /**
- * The app header (spec §2): tabs Send and Emails, a Feedback mailto button, a help button to
+ * The app header (docs/spec.md §2): tabs Send and Emails, a Feedback mailto button, a help button to
  * /contact, the theme toggle and the avatar menu. On phones the tabs get their own row.
  */
 export function AppHeader({ user }: { user: User }) {

@@ -2,7 +2,7 @@ import { redirect, type RouteObject } from 'react-router';
 import { page } from '../lib/lazy-page.ts';
 
 /**
- * Everything under /app (spec §2), inside the signed-in shell.
+ * Everything under /app (docs/spec.md §2), inside the signed-in shell.
  */
 export const appRoutes: RouteObject[] = [
   {

@@ -9,7 +9,7 @@ import { AppHeader } from './app-header.tsx';
 import { RequireSession } from './require-session.tsx';
 
 /**
- * The signed-in frame of everything under /app (spec §2): spinner while the session is checked,
+ * The signed-in frame of everything under /app (docs/spec.md §2): spinner while the session is checked,
  * /signin without a user, header with tabs and menus, content at most 1120px wide, footer.
  */
 export function AppShell() {

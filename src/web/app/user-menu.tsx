@@ -13,7 +13,7 @@ import { useSignOut } from '../features/auth/session-actions.ts';
 
 const onSignOutError = (err: Error) => toast.error('Sign out failed', err.message);
 
-/** The avatar menu (spec §2): Account, Plan, Sign Out (then /signin). */
+/** The avatar menu (docs/spec.md §2): Account, Plan, Sign Out (then /signin). */
 export function UserMenu({ user }: { user: User }) {
   const navigate = useNavigate();
   const signOut = useSignOut({ onError: onSignOutError });

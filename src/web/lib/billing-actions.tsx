@@ -8,7 +8,7 @@ import { usePublicConfig } from './public-config.ts';
 import { useOptionalUser } from './session.ts';
 
 /**
- * The actions that leave the app for Stripe (spec §7): Checkout to upgrade, the billing portal to
+ * The actions that leave the app for Stripe (docs/spec.md §7): Checkout to upgrade, the billing portal to
  * manage a subscription. Every Upgrade to Pro button in the app starts Checkout through here.
  */
 
@@ -26,7 +26,7 @@ function goTo(url: string): void {
 }
 
 /**
- * Where a billing action was started; the failure toasts are the spec's (§8): the account page
+ * Where a billing action was started; the failure toasts are those of docs/spec.md §8: the account page
  * says "create … session", everywhere else (plan page, upgrade buttons) "start/open …".
  */
 export type BillingContext = 'account' | 'page';

@@ -3,7 +3,7 @@ import { toast } from '../components/ui/toast.tsx';
 import { api, errorMessage } from './api.ts';
 
 /**
- * Sends a new verification link (POST /api/auth/resend-verification) with the spec's toasts (§8).
+ * Sends a new verification link (POST /api/auth/resend-verification) with the toasts of docs/spec.md §8.
  * Offered wherever an unverified user is held up: the send screen and the account page.
  */
 export function useResendVerification() {

@@ -6,7 +6,7 @@ import { queryClient } from './query-client.ts';
 import { ME_KEY } from './query-keys.ts';
 
 /**
- * The session (spec §4): the token lives in localStorage under `auth_token`; the user is the
+ * The session (docs/spec.md §4): the token lives in localStorage under `auth_token`; the user is the
  * TanStack Query entry ['me'] (GET /api/auth/me), fetched only while a token exists. Every feature
  * reads the session here; the auth feature owns the flows that change it (sign in, up and out).
  */

@@ -3,7 +3,7 @@ import { Button } from '../ui/button.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 
 /**
- * What an upgrade or billing action shows on a server without Stripe (ARCHITECTURE decision 6):
+ * What an upgrade or billing action shows on a server without Stripe (docs/decisions/0017-billing-off.md):
  * why nothing can be bought here, and how an administrator changes a plan instead.
  */
 export function BillingDisabledDialog({

@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { cx } from './cx.ts';
 
 /**
- * An in-page message above a form (spec §8 "In-page messages"). Errors are announced (role=alert);
+ * An in-page message above a form (docs/spec.md §8 "In-page messages"). Errors are announced (role=alert);
  * notices are polite.
  */
 export function FormAlert({

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { SettingsResponse, User } from '../../../shared/contract/auth.ts';
 import { api } from '../../lib/api.ts';
 
-/** Account and profile data (spec §7: /api/user/*). */
+/** Account and profile data (docs/spec.md §7: /api/user/*). */
 
 const SETTINGS_KEY = ['settings'] as const;
 const PROFILE_KEY = ['profile'] as const;
@@ -22,7 +22,7 @@ export function useProfile() {
 }
 
 /**
- * The login alerts switch (spec §4): optimistic, so the switch moves at once; a failure puts the
+ * The login alerts switch (docs/spec.md §4): optimistic, so the switch moves at once; a failure puts the
  * cached value back.
  */
 export function useUpdateLoginAlerts() {

@@ -11,7 +11,7 @@ import { PasswordInput } from '../../components/ui/password-input.tsx';
 import { useChangePassword } from './api.ts';
 import { Section } from './section.tsx';
 
-/** Change password (spec §5): current, new (8+), confirmation; other sessions end. */
+/** Change password (docs/spec.md §5): current, new (8+), confirmation; other sessions end. */
 export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');

@@ -7,7 +7,7 @@ import { planLabel, SUBSCRIPTION_BADGE } from './format.ts';
 import { Section } from './section.tsx';
 
 /**
- * Plan and billing (spec §2 /app/account): the plan, the subscription status badge and the
+ * Plan and billing (docs/spec.md §2 /app/account): the plan, the subscription status badge and the
  * past-due warning. The page passes in the billing feature's actions (Upgrade to Pro, Manage
  * Billing) and its line about the subscription (renewal, end of a cancelled plan).
  */

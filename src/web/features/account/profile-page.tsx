@@ -11,7 +11,7 @@ import { formatDate, planLabel } from './format.ts';
 import { LoadError } from './load-error.tsx';
 
 /**
- * /app/profile (spec §2): email, plan badge, member-since date, monthly usage and total emails sent.
+ * /app/profile (docs/spec.md §2): email, plan badge, member-since date, monthly usage and total emails sent.
  */
 export function ProfilePage() {
   const profile = useProfile();

@@ -2,7 +2,7 @@ import type { SessionResponse } from '../../../shared/contract/auth.ts';
 import { api, ApiError } from '../../lib/api.ts';
 
 /**
- * Fetchers for the auth API (spec §7). Failures are ApiError with the server's `error` text; where
+ * Fetchers for the auth API (docs/spec.md §7). Failures are ApiError with the server's `error` text; where
  * the server sent none, the spec's fallbacks apply (`signin failed: {status}`, `signup failed:
  * {status}`, `signout failed: {status}`).
  */

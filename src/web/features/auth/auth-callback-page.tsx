@@ -11,7 +11,7 @@ import { establishSession } from './session-actions.ts';
 const exchanges = new Map<string, Promise<unknown>>();
 
 /**
- * /auth/callback?token=&provider=&error= (spec §4): the return point of social sign-in. The
+ * /auth/callback?token=&provider=&error= (docs/spec.md §4): the return point of social sign-in. The
  * one-time ticket is removed from the address bar at once, exchanged for a session token, and the
  * user goes to /app/send. Failures go back to /signin with `error`.
  */

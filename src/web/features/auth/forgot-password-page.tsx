@@ -13,7 +13,7 @@ import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 
 /**
  * /forgot-password: ask for a reset link. Afterwards the Check Your Email confirmation is shown
- * whatever the answer (spec §4), so the page never reveals whether an account exists; only a
+ * whatever the answer (docs/spec.md §4), so the page never reveals whether an account exists; only a
  * network failure also says the request did not go out.
  */
 export function ForgotPasswordPage() {

@@ -8,12 +8,12 @@ import { meQuery, setSessionToken } from '../../lib/session.ts';
 import { signIn, signOutRequest, signUp } from './api.ts';
 
 /**
- * What starts and ends a session (spec §4). Sign-in and sign-up set the token and the user;
+ * What starts and ends a session (docs/spec.md §4). Sign-in and sign-up set the token and the user;
  * sign-out clears the token and the whole query cache. Reading the session is lib/session.ts.
  */
 
 /**
- * Stores a token and fetches its user (spec §4: setting a token triggers a fetch of the current
+ * Stores a token and fetches its user (docs/spec.md §4: setting a token triggers a fetch of the current
  * user; if that fails the token is removed).
  */
 export async function establishSession(queryClient: QueryClient, token: string): Promise<User> {

@@ -34,7 +34,7 @@ function verifyOnce(token: string) {
 }
 
 /**
- * /verify?token=: loading, then success or error (spec §4). A changed email signs the user out and
+ * /verify?token=: loading, then success or error (docs/spec.md §4). A changed email signs the user out and
  * sends them to sign in with the new address; otherwise the user is refreshed and offered Start
  * Sending Emails.
  */

@@ -3,7 +3,7 @@ import type { SubscriptionInfo, SyncResponse } from '../../../shared/contract/bi
 import { api } from '../../lib/api.ts';
 
 /**
- * Billing calls of the account page (spec §7): sync and the subscription details. Starting
+ * Billing calls of the account page (docs/spec.md §7): sync and the subscription details. Starting
  * Checkout and opening the billing portal are lib/billing-actions.tsx (every upgrade button).
  */
 

@@ -15,7 +15,7 @@ import { confirmUpgrade } from './payment-return-flow.ts';
 type ReturnState = 'checking' | 'success' | 'processing';
 
 /**
- * The return from Stripe Checkout on /app/account?payment=success (spec §4). Runs the sync loop;
+ * The return from Stripe Checkout on /app/account?payment=success (docs/spec.md §4). Runs the sync loop;
  * Pro → "Upgrade Successful!" and every cached view reloads (settings first); otherwise
  * "Processing Payment" and a refresh later runs the loop again. Renders nothing on other visits.
  */

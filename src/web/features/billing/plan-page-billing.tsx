@@ -16,7 +16,7 @@ export interface PlanPageBilling {
 }
 
 /**
- * What /plan needs from the session and billing (spec §2): Current Plan for free users with
+ * What /plan needs from the session and billing (docs/spec.md §2): Current Plan for free users with
  * Upgrade to Pro starting Checkout, Manage Billing for Pro users, Get Started for visitors.
  */
 export function usePlanPageBilling(): PlanPageBilling {

@@ -3,7 +3,7 @@ import type { Email, ShareResponse } from '../../../shared/contract/email.ts';
 import { api } from '../../lib/api.ts';
 import { emailKeys } from '../../lib/query-keys.ts';
 
-/** One sent email (spec §7): its detail, and sharing it. */
+/** One sent email (docs/spec.md §7): its detail, and sharing it. */
 
 const IN_FLIGHT = new Set<Email['delivery']['state']>(['queued', 'sending', 'retrying']);
 

@@ -4,7 +4,7 @@ import { HISTORY_PAGE_SIZE } from '../../../shared/plans.ts';
 import { api } from '../../lib/api.ts';
 import { emailKeys } from '../../lib/query-keys.ts';
 
-/** The history, 20 at a time (spec §9), newest first; `q` searches recipient, subject and HTML. */
+/** The history, 20 at a time (docs/spec.md §9), newest first; `q` searches recipient, subject and HTML. */
 export function useEmailList(q: string, enabled: boolean) {
   return useInfiniteQuery({
     queryKey: emailKeys.list(q),

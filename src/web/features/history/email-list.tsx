@@ -83,7 +83,7 @@ const toLink = cx(
   focusRing,
 );
 
-/** The history table (spec §2: icon, To, Status, Subject, Sent, actions); cards on phones. */
+/** The history table (docs/spec.md §2: icon, To, Status, Subject, Sent, actions); cards on phones. */
 export function EmailList({ emails, now, onDelete, compact }: EmailListProps) {
   const openRow = useOpenRow();
 

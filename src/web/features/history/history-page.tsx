@@ -103,7 +103,7 @@ function EmptyState({
   );
 }
 
-/** /app/history, titled Emails (spec §2). */
+/** /app/history, titled Emails (docs/spec.md §2). */
 export function HistoryPage() {
   const { user } = useSession();
   const isFree = (user?.plan ?? '').toLowerCase() === 'free';

@@ -26,7 +26,7 @@ interface FormProblem {
   field?: 'to' | 'html';
 }
 
-/** Client-side check with the spec's messages (§5); the server enforces the same rules. */
+/** Client-side check with the messages of docs/spec.md §5; the server enforces the same rules. */
 function validate(to: string, html: string): FormProblem | null {
   if (!to.trim() || !html.trim()) {
     return {

@@ -3,7 +3,7 @@ import { Button } from '../../components/ui/button.tsx';
 import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
 import { useResendVerification } from '../../lib/resend-verification.ts';
 
-/** Unverified users cannot send (spec §2, §5): say so and offer a new verification link. */
+/** Unverified users cannot send (docs/spec.md §2, §5): say so and offer a new verification link. */
 export function VerificationRequiredNotice() {
   const resend = useResendVerification();
   return (
