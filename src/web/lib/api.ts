@@ -2,7 +2,7 @@ import type { ErrorResponse } from '../../shared/contract/common.ts';
 
 /**
  * The one way the SPA talks to the API: JSON in and out, the bearer token from localStorage
- * (spec §3: key auth_token), and failures as ApiError carrying the server's message.
+ * (docs/spec.md §3: key auth_token), and failures as ApiError carrying the server's message.
  */
 
 export const TOKEN_KEY = 'auth_token';
@@ -72,7 +72,7 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   return data as T;
 }
 
-/** The message to show for any failure: the server's text, else "Unknown error" (spec §8). */
+/** The message to show for any failure: the server's text, else "Unknown error" (docs/spec.md §8). */
 export function errorMessage(err: unknown): string {
   if (err instanceof ApiError || err instanceof Error) return err.message || 'Unknown error';
   return 'Unknown error';

@@ -9,7 +9,7 @@ const H = 60 * M;
 const D = 24 * H;
 const en = { locale: 'en-US', timeZone: 'UTC' };
 
-describe('relativeTime (spec §9)', () => {
+describe('relativeTime (docs/spec.md §9)', () => {
   it('says "just now" under a minute, and for a time slightly in the future (clock skew)', () => {
     expect(relativeTime(now, now)).toBe('just now');
     expect(relativeTime(ago(59 * S), now)).toBe('just now');

@@ -1,5 +1,5 @@
 /**
- * "Sent" times in the history (spec §9): just now; minutes under 60 minutes; hours under 24
+ * "Sent" times in the history (docs/spec.md §9): just now; minutes under 60 minutes; hours under 24
  * hours; days under 30 days; then a date. Pure, so it is unit-tested without a browser.
  */
 

@@ -15,7 +15,7 @@ function apply(theme: Theme): void {
   listeners.forEach((l) => l());
 }
 
-export function setTheme(theme: Theme): void {
+function setTheme(theme: Theme): void {
   try {
     localStorage.setItem(KEY, theme);
   } catch {

@@ -18,7 +18,7 @@ function Column({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
-/** Site footer, shared by the public pages and the app shell (spec §2: Get Started, Sign In, legal, contact). */
+/** Site footer, shared by the public pages and the app shell (docs/spec.md §2: Get Started, Sign In, legal, contact). */
 export function SiteFooter() {
   const year = new Date().getFullYear();
   return (

@@ -35,7 +35,3 @@ export function CardDescription({ className, ...rest }: HTMLAttributes<HTMLParag
 export function CardContent({ className, ...rest }: DivProps) {
   return <div className={cx('p-6', className)} {...rest} />;
 }
-
-export function CardFooter({ className, ...rest }: DivProps) {
-  return <div className={cx('flex items-center gap-3 p-6 pt-0', className)} {...rest} />;
-}

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { cx } from './cx.ts';
 
 /**
- * The ONE way the app shows user HTML (guide §1.7, §6): a sandboxed srcdoc frame without
+ * The ONE way the app shows user HTML (docs/architecture.md §1.7, §6): a sandboxed srcdoc frame without
  * allow-scripts or allow-same-origin, so the email runs no script and gets an opaque origin (it
  * can never read our localStorage session token, cookies or DOM, nor navigate this page). Links
  * may open in a new tab (allow-popups; the new tab leaves the sandbox so sites work normally).

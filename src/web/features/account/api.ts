@@ -1,12 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { SettingsResponse, User } from '../../../shared/contract/auth.ts';
 import { api } from '../../lib/api.ts';
-import { ME_KEY } from '../auth/session.ts';
 
-/** Account and profile data (spec §7: /api/user/*). */
+/** Account and profile data (docs/spec.md §7: /api/user/*). */
 
-export const SETTINGS_KEY = ['settings'] as const;
-export const PROFILE_KEY = ['profile'] as const;
+const SETTINGS_KEY = ['settings'] as const;
+const PROFILE_KEY = ['profile'] as const;
 
 export function useSettings() {
   return useQuery({
@@ -23,7 +22,7 @@ export function useProfile() {
 }
 
 /**
- * The login alerts switch (spec §4): optimistic, so the switch moves at once; a failure puts the
+ * The login alerts switch (docs/spec.md §4): optimistic, so the switch moves at once; a failure puts the
  * cached value back.
  */
 export function useUpdateLoginAlerts() {
@@ -57,15 +56,4 @@ export function useChangePassword() {
     mutationFn: (body: { currentPassword: string; newPassword: string }) =>
       api<{ ok: true }>('/api/user/change-password', { method: 'POST', body }),
   });
-}
-
-/** After a change the user may look different everywhere (plan, verified): refetch both views. */
-export function useRefreshUser() {
-  const queryClient = useQueryClient();
-  return () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: ME_KEY }),
-      queryClient.invalidateQueries({ queryKey: SETTINGS_KEY }),
-      queryClient.invalidateQueries({ queryKey: PROFILE_KEY }),
-    ]);
 }

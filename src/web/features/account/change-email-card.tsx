@@ -3,7 +3,7 @@ import { Button } from '../../components/ui/button.tsx';
 import { Field, Input } from '../../components/ui/input.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
-import { FormAlert } from '../auth/form-alert.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { useChangeEmail } from './api.ts';
 import { Section } from './section.tsx';
 

@@ -5,13 +5,13 @@ import { Field } from '../../components/ui/input.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
-import { FormAlert } from '../auth/form-alert.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
-import { PasswordInput } from '../auth/password-input.tsx';
+import { PasswordInput } from '../../components/ui/password-input.tsx';
 import { useChangePassword } from './api.ts';
 import { Section } from './section.tsx';
 
-/** Change password (spec §5): current, new (8+), confirmation; other sessions end. */
+/** Change password (docs/spec.md §5): current, new (8+), confirmation; other sessions end. */
 export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');

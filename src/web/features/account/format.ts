@@ -8,7 +8,7 @@ export function formatDate(iso: string): string {
   return new Intl.DateTimeFormat(undefined, { dateStyle: 'long' }).format(date);
 }
 
-/** Subscription status badge (spec §4): active green, trialing blue, past_due red, canceled gray, unpaid red. */
+/** Subscription status badge (docs/spec.md §4): active green, trialing blue, past_due red, canceled gray, unpaid red. */
 export const SUBSCRIPTION_BADGE: Record<Exclude<SubscriptionStatus, 'none'>, { label: string; color: BadgeColor }> = {
   active: { label: 'Active', color: 'green' },
   trialing: { label: 'Trialing', color: 'blue' },

@@ -6,7 +6,7 @@ import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
 
 /**
- * A page whose data did not load: the in-page message (spec §8) with a retry, and a toast once
+ * A page whose data did not load: the in-page message (docs/spec.md §8) with a retry, and a toast once
  * per failure.
  */
 export function LoadError({

@@ -4,7 +4,7 @@ import { errorMessage } from '../../lib/api.ts';
 import { useUpdateLoginAlerts } from './api.ts';
 import { Section } from './section.tsx';
 
-/** Login alerts (spec §4): the switch moves at once and moves back if saving fails. */
+/** Login alerts (docs/spec.md §4): the switch moves at once and moves back if saving fails. */
 export function LoginAlertsCard({ enabled }: { enabled: boolean }) {
   const update = useUpdateLoginAlerts();
   const onChange = (next: boolean) =>

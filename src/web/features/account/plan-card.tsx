@@ -1,16 +1,25 @@
+import type { ReactNode } from 'react';
 import type { User } from '../../../shared/contract/auth.ts';
 import { Badge } from '../../components/ui/badge.tsx';
 import { usePublicConfig } from '../../lib/public-config.ts';
-import { FormAlert } from '../auth/form-alert.tsx';
-import { AccountBillingActions, SubscriptionDetails } from '../billing/account-billing.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { planLabel, SUBSCRIPTION_BADGE } from './format.ts';
 import { Section } from './section.tsx';
 
 /**
- * Plan and billing (spec §2 /app/account): the plan, the subscription status badge and the
- * past-due warning; the billing feature supplies the actions (Upgrade to Pro, Manage Billing).
+ * Plan and billing (docs/spec.md §2 /app/account): the plan, the subscription status badge and the
+ * past-due warning. The page passes in the billing feature's actions (Upgrade to Pro, Manage
+ * Billing) and its line about the subscription (renewal, end of a cancelled plan).
  */
-export function PlanCard({ user }: { user: Pick<User, 'plan' | 'subscriptionStatus'> }) {
+export function PlanCard({
+  user,
+  actions,
+  details,
+}: {
+  user: Pick<User, 'plan' | 'subscriptionStatus'>;
+  actions: ReactNode;
+  details: ReactNode;
+}) {
   const config = usePublicConfig();
   const isPro = user.plan.toLowerCase() === 'pro';
   const status = user.subscriptionStatus === 'none' ? null : SUBSCRIPTION_BADGE[user.subscriptionStatus];
@@ -39,10 +48,10 @@ export function PlanCard({ user }: { user: Pick<User, 'plan' | 'subscriptionStat
             </p>
           </div>
           <div className="flex flex-wrap gap-2" data-slot="billing-actions">
-            <AccountBillingActions user={user} />
+            {actions}
           </div>
         </div>
-        <SubscriptionDetails user={user} />
+        {details}
         {user.subscriptionStatus === 'past_due' ? (
           <FormAlert tone="warning">
             <span className="block font-medium">Your last payment did not go through.</span>

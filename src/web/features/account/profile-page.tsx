@@ -4,14 +4,14 @@ import { Badge } from '../../components/ui/badge.tsx';
 import { buttonClasses } from '../../components/ui/button.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
-import { AppPageHeader } from '../app-shell/page-header.tsx';
-import { UsageCard } from '../send/usage-card.tsx';
+import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
+import { UsageCard } from '../../components/usage/usage-card.tsx';
 import { useProfile } from './api.ts';
 import { formatDate, planLabel } from './format.ts';
 import { LoadError } from './load-error.tsx';
 
 /**
- * /app/profile (spec §2): email, plan badge, member-since date, monthly usage and total emails sent.
+ * /app/profile (docs/spec.md §2): email, plan badge, member-since date, monthly usage and total emails sent.
  */
 export function ProfilePage() {
   const profile = useProfile();

@@ -40,7 +40,7 @@ function absoluteUrl(url: string): string {
 /**
  * The ALTCHA proof-of-work challenge. It starts solving as soon as the user focuses the form (or
  * ticks the box) and reports the payload when solved. The widget script loads lazily; readiness is
- * polled every 100 ms for up to 30 s (spec §9), after which a retry is offered.
+ * polled every 100 ms for up to 30 s (docs/spec.md §9), after which a retry is offered.
  */
 export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallengeProps) {
   const widgetRef = useRef<WidgetElement>(null);

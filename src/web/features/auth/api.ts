@@ -1,8 +1,8 @@
-import type { SessionResponse, User } from '../../../shared/contract/auth.ts';
+import type { SessionResponse } from '../../../shared/contract/auth.ts';
 import { api, ApiError } from '../../lib/api.ts';
 
 /**
- * Fetchers for the auth API (spec §7). Failures are ApiError with the server's `error` text; where
+ * Fetchers for the auth API (docs/spec.md §7). Failures are ApiError with the server's `error` text; where
  * the server sent none, the spec's fallbacks apply (`signin failed: {status}`, `signup failed:
  * {status}`, `signout failed: {status}`).
  */
@@ -40,15 +40,6 @@ export async function signOutRequest(): Promise<void> {
     const status = err instanceof ApiError ? err.status : 0;
     throw new Error(`signout failed: ${status}`);
   }
-}
-
-export async function fetchMe(signal?: AbortSignal): Promise<User> {
-  const res = await api<{ user: User }>('/api/auth/me', { signal });
-  return res.user;
-}
-
-export function resendVerification(): Promise<{ ok: true }> {
-  return api<{ ok: true }>('/api/auth/resend-verification', { method: 'POST' });
 }
 
 export function verifyEmail(token: string): Promise<{ ok: true; emailChanged: boolean }> {

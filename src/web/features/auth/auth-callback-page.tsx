@@ -5,13 +5,13 @@ import { Spinner } from '../../components/ui/spinner.tsx';
 import { useDocumentTitle } from '../../components/layout/use-document-title.ts';
 import { exchangeTicket } from './api.ts';
 import { HOME_AFTER_SIGN_IN } from './navigation.ts';
-import { establishSession } from './session.ts';
+import { establishSession } from './session-actions.ts';
 
 // The ticket is single-use: one exchange per ticket, whatever React re-runs.
 const exchanges = new Map<string, Promise<unknown>>();
 
 /**
- * /auth/callback?token=&provider=&error= (spec §4): the return point of social sign-in. The
+ * /auth/callback?token=&provider=&error= (docs/spec.md §4): the return point of social sign-in. The
  * one-time ticket is removed from the address bar at once, exchanged for a session token, and the
  * user goes to /app/send. Failures go back to /signin with `error`.
  */

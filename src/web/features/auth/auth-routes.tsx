@@ -2,7 +2,7 @@ import type { RouteObject } from 'react-router';
 import { page } from '../../lib/lazy-page.ts';
 
 
-/** Public sign-in related routes (spec §2); each page is its own lazy chunk. */
+/** Public sign-in related routes (docs/spec.md §2); each page is its own lazy chunk. */
 export const authRoutes: RouteObject[] = [
   { path: '/signup', lazy: page(() => import('./signup-page.tsx'), 'SignUpPage') },
   { path: '/signin', lazy: page(() => import('./signin-page.tsx'), 'SignInPage') },

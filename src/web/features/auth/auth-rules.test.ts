@@ -6,7 +6,7 @@ import { waitFor } from './wait-for.ts';
 
 const at = (state: unknown) => ({ pathname: '/signin', search: '', hash: '', key: 'k', state }) as Location;
 
-describe('waitFor (bot challenge readiness, spec §9)', () => {
+describe('waitFor (bot challenge readiness, docs/spec.md §9)', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 

@@ -8,12 +8,12 @@ import { toast } from '../../components/ui/toast.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { requestPasswordReset } from './api.ts';
 import { AuthLayout, ResultIcon, authLink } from './auth-layout.tsx';
-import { FormAlert } from './form-alert.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 
 /**
  * /forgot-password: ask for a reset link. Afterwards the Check Your Email confirmation is shown
- * whatever the answer (spec §4), so the page never reveals whether an account exists; only a
+ * whatever the answer (docs/spec.md §4), so the page never reveals whether an account exists; only a
  * network failure also says the request did not go out.
  */
 export function ForgotPasswordPage() {

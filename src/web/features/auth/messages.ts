@@ -1,5 +1,5 @@
 /**
- * What /signin says for the `error` parameter social sign-in leaves there (spec §4, §8). Only known
+ * What /signin says for the `error` parameter social sign-in leaves there (docs/spec.md §4, §8). Only known
  * codes get their own text; anything else (a provider's own error code) gets a generic message,
  * so a crafted link cannot put arbitrary words on our page.
  */

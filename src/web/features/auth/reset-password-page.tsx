@@ -9,11 +9,11 @@ import { ApiError, errorMessage } from '../../lib/api.ts';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
 import { resetPassword } from './api.ts';
 import { AuthLayout, ResultIcon, authLink } from './auth-layout.tsx';
-import { FormAlert } from './form-alert.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import type { AuthLocationState } from './navigation.ts';
-import { PasswordInput } from './password-input.tsx';
-import { clearSession } from './session.ts';
+import { PasswordInput } from '../../components/ui/password-input.tsx';
+import { clearSession } from './session-actions.ts';
 
 /** The server refused the link itself (unknown, used, expired or malformed token). */
 function isDeadLink(err: unknown): boolean {

@@ -5,12 +5,13 @@ import { Field, Input } from '../../components/ui/input.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
 import { AuthLayout, authLink } from './auth-layout.tsx';
-import { FormAlert } from './form-alert.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import { socialErrorMessage } from './messages.ts';
 import { noticeOf, returnTarget } from './navigation.ts';
-import { PasswordInput } from './password-input.tsx';
-import { useSession, useSignIn } from './session.ts';
+import { PasswordInput } from '../../components/ui/password-input.tsx';
+import { useSession } from '../../lib/session.ts';
+import { useSignIn } from './session-actions.ts';
 import { SocialButtons } from './social-buttons.tsx';
 
 /** /signin: social buttons, email + password (show/hide), Forgot password, link to sign up. */

@@ -9,11 +9,12 @@ import { usePublicConfig } from '../../lib/public-config.ts';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
 import { AltchaChallenge, type AltchaChallengeHandle } from './altcha-challenge.tsx';
 import { AuthLayout, authLink } from './auth-layout.tsx';
-import { FormAlert } from './form-alert.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import { HOME_AFTER_SIGN_IN } from './navigation.ts';
-import { PasswordInput } from './password-input.tsx';
-import { useSession, useSignUp } from './session.ts';
+import { PasswordInput } from '../../components/ui/password-input.tsx';
+import { useSession } from '../../lib/session.ts';
+import { useSignUp } from './session-actions.ts';
 import { SocialButtons } from './social-buttons.tsx';
 
 /**

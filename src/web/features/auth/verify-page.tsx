@@ -10,7 +10,8 @@ import { verifyEmail } from './api.ts';
 import { AuthLayout, ResultIcon } from './auth-layout.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import type { AuthLocationState } from './navigation.ts';
-import { clearSession, ME_KEY } from './session.ts';
+import { ME_KEY } from '../../lib/query-keys.ts';
+import { clearSession } from './session-actions.ts';
 
 type Outcome =
   | { phase: 'loading' }
@@ -33,7 +34,7 @@ function verifyOnce(token: string) {
 }
 
 /**
- * /verify?token=: loading, then success or error (spec §4). A changed email signs the user out and
+ * /verify?token=: loading, then success or error (docs/spec.md §4). A changed email signs the user out and
  * sends them to sign in with the new address; otherwise the user is refreshed and offered Start
  * Sending Emails.
  */

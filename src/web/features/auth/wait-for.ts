@@ -2,7 +2,7 @@ import { CAPTCHA_POLL_INTERVAL_MS, CAPTCHA_WAIT_TIMEOUT_MS } from '../../../shar
 
 /**
  * Polls `ready` until it is true (resolves true) or the time runs out (resolves false). Defaults
- * are the bot-challenge readiness wait of spec §9: 30,000 ms, every 100 ms.
+ * are the bot-challenge readiness wait of docs/spec.md §9: 30,000 ms, every 100 ms.
  */
 export function waitFor(
   ready: () => boolean,

@@ -2,7 +2,7 @@ import { CreditCard, Sparkles } from 'lucide-react';
 import type { User } from '../../../shared/contract/auth.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { useSubscriptionInfo } from './api.ts';
-import { useBillingActions } from './use-billing-actions.tsx';
+import { useBillingActions } from '../../lib/billing-actions.tsx';
 
 type PlanUser = Pick<User, 'plan' | 'subscriptionStatus'>;
 
@@ -11,7 +11,7 @@ function isPro(user: PlanUser): boolean {
 }
 
 /**
- * The plan card's actions on /app/account (spec §2): Upgrade to Pro (Checkout) for free users,
+ * The plan card's actions on /app/account (docs/spec.md §2): Upgrade to Pro (Checkout) for free users,
  * Manage Billing (the Stripe portal) for anyone with a billing account. On a server without
  * billing both explain that instead.
  */

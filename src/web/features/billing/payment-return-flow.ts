@@ -1,7 +1,7 @@
 import { PAYMENT_SYNC_ATTEMPTS, PAYMENT_SYNC_INTERVAL_MS } from '../../../shared/plans.ts';
 
 /**
- * The payment return flow (spec §4): up to 10 attempts, 1 second apart; each syncs billing,
+ * The payment return flow (docs/spec.md §4): up to 10 attempts, 1 second apart; each syncs billing,
  * refreshes the user, then fetches the current user. Resolves 'pro' as soon as the plan is Pro,
  * 'pending' after the last attempt without it. A failing step only costs that attempt.
  * The return from Checkout itself proves nothing: only what the server reports counts.
@@ -21,7 +21,7 @@ export interface PaymentReturnOptions {
   onAttempt?: (attempt: number) => void;
 }
 
-export function abortableWait(ms: number, signal: AbortSignal): Promise<void> {
+function abortableWait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {

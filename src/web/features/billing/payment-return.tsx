@@ -7,14 +7,15 @@ import { Button, buttonClasses } from '../../components/ui/button.tsx';
 import { cx } from '../../components/ui/cx.ts';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { toast } from '../../components/ui/toast.tsx';
-import { ME_KEY, meQuery } from '../auth/session.ts';
+import { isUserData, ME_KEY } from '../../lib/query-keys.ts';
+import { meQuery } from '../../lib/session.ts';
 import { syncBilling } from './api.ts';
 import { confirmUpgrade } from './payment-return-flow.ts';
 
 type ReturnState = 'checking' | 'success' | 'processing';
 
 /**
- * The return from Stripe Checkout on /app/account?payment=success (spec §4). Runs the sync loop;
+ * The return from Stripe Checkout on /app/account?payment=success (docs/spec.md §4). Runs the sync loop;
  * Pro → "Upgrade Successful!" and every cached view reloads (settings first); otherwise
  * "Processing Payment" and a refresh later runs the loop again. Renders nothing on other visits.
  */
@@ -47,7 +48,7 @@ export function PaymentReturn() {
           setState('success');
           toast.success('Upgrade Successful!', 'Welcome to Pro.');
           // Reload settings and every other view of the account (usage limits, history access).
-          void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'config' });
+          void queryClient.invalidateQueries({ predicate: isUserData });
           // Done: a reload should not run the flow again.
           setParamsRef.current(
             (p) => {

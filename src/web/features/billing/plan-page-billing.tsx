@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import { BILLING_MESSAGES } from '../../../shared/contract/billing.ts';
-import { FormAlert } from '../auth/form-alert.tsx';
-import { useSession } from '../auth/session.ts';
-import { useBillingActions, type BillingAction } from './use-billing-actions.tsx';
+import { FormAlert } from '../../components/ui/form-alert.tsx';
+import { useSession } from '../../lib/session.ts';
+import { useBillingActions, type BillingAction } from '../../lib/billing-actions.tsx';
 
 export interface PlanPageBilling {
   /** The signed-in user's plan; undefined for anonymous visitors (Get Started). */
@@ -16,7 +16,7 @@ export interface PlanPageBilling {
 }
 
 /**
- * What /plan needs from the session and billing (spec §2): Current Plan for free users with
+ * What /plan needs from the session and billing (docs/spec.md §2): Current Plan for free users with
  * Upgrade to Pro starting Checkout, Manage Billing for Pro users, Get Started for visitors.
  */
 export function usePlanPageBilling(): PlanPageBilling {

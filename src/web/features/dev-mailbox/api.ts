@@ -8,7 +8,7 @@ import { api } from '../../lib/api.ts';
 
 /** The local mail catcher's mailbox (/api/dev/mailbox, loopback only). */
 
-export const MAILBOX_KEY = ['dev-mailbox'] as const;
+const MAILBOX_KEY = ['dev-mailbox'] as const;
 
 /** How many of the newest caught mails the page lists. */
 export const MAILBOX_PAGE_SIZE = 100;

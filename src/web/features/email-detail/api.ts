@@ -1,23 +1,9 @@
-import {
-  useMutation,
-  useQuery,
-  useQueryClient,
-  type InfiniteData,
-  type QueryClient,
-} from '@tanstack/react-query';
-import type { Email, EmailListResponse, ShareResponse } from '../../../shared/contract/email.ts';
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type { Email, ShareResponse } from '../../../shared/contract/email.ts';
 import { api } from '../../lib/api.ts';
+import { emailKeys } from '../../lib/query-keys.ts';
 
-/**
- * Query keys of everything about sent emails. The ['emails'] prefix is the convention other
- * features invalidate after a send (send/api.ts).
- */
-export const emailKeys = {
-  all: ['emails'] as const,
-  lists: () => ['emails', 'list'] as const,
-  list: (q: string) => ['emails', 'list', q] as const,
-  detail: (id: string) => ['emails', 'detail', id] as const,
-};
+/** One sent email (docs/spec.md §7): its detail, and sharing it. */
 
 const IN_FLIGHT = new Set<Email['delivery']['state']>(['queued', 'sending', 'retrying']);
 
@@ -55,23 +41,5 @@ export function useUnshareEmail() {
     mutationFn: (id: string) =>
       api<{ ok: true; email: Email }>(`/api/email/${encodeURIComponent(id)}/share`, { method: 'DELETE' }),
     onSuccess: (res) => storeEmail(queryClient, res.email),
-  });
-}
-
-export function useDeleteEmail() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) =>
-      api<{ ok: true }>(`/api/email/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-    onSuccess: (_res, id) => {
-      queryClient.removeQueries({ queryKey: emailKeys.detail(id) });
-      // Drop the row at once, then refetch the loaded pages so paging stays consistent.
-      queryClient.setQueriesData<InfiniteData<EmailListResponse>>({ queryKey: emailKeys.lists() }, (data) =>
-        data
-          ? { ...data, pages: data.pages.map((p) => ({ ...p, items: p.items.filter((e) => e.id !== id) })) }
-          : data,
-      );
-      void queryClient.invalidateQueries({ queryKey: emailKeys.lists() });
-    },
   });
 }

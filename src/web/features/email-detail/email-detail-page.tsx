@@ -13,10 +13,10 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/ta
 import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
 import { dateTime } from '../../lib/relative-time.ts';
-import { useSession } from '../auth/session.ts';
+import { useSession } from '../../lib/session.ts';
 import { useEmail } from './api.ts';
 import { copyText } from './copy-text.ts';
-import { DeliveryBadge } from './delivery-state.tsx';
+import { DeliveryBadge } from '../../components/delivery-state.tsx';
 import { ShareDialog } from './share-dialog.tsx';
 
 const backLink = buttonClasses({ variant: 'ghost', size: 'sm', className: '-ml-3' });
@@ -30,7 +30,7 @@ function BackToHistory() {
   );
 }
 
-/** The sandboxed preview inside a mail client's reading pane (spec §2: ≤ 600px wide, ≥ 800px high). */
+/** The sandboxed preview inside a mail client's reading pane (docs/spec.md §2: ≤ 600px wide, ≥ 800px high). */
 function MailPreview({ email }: { email: Email }) {
   const subject = email.subject || 'No Subject';
   return (
@@ -160,7 +160,7 @@ function DeliveryProblem({ email }: { email: Email }) {
   );
 }
 
-/** /app/email/{id} (spec §2): the email's facts, Preview and HTML Source tabs, and sharing. */
+/** /app/email/{id} (docs/spec.md §2): the email's facts, Preview and HTML Source tabs, and sharing. */
 export function EmailDetailPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
@@ -173,7 +173,7 @@ export function EmailDetailPage() {
   useDocumentTitle(notFound ? 'Email not found' : email.data ? email.data.subject || 'No Subject' : 'Email');
 
   useEffect(() => {
-    // Spec §2: a failed load goes back to the history (a missing email has its own state).
+    // docs/spec.md §2: a failed load goes back to the history (a missing email has its own state).
     if (!error || notFound || email.data) return;
     toast.error('Failed to load email', errorMessage(error));
     void navigate('/app/history', { replace: true });

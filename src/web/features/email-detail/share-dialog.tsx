@@ -27,14 +27,15 @@ export interface ShareDialogProps {
   email: Email;
   open: boolean;
   onOpenChange: (open: boolean) => void;
-  /** Sharing is a Pro feature (spec §1); a free user may still switch an old link off. */
+  /** Sharing is a Pro feature (docs/spec.md §1); a free user may still switch an old link off. */
   canShare: boolean;
 }
 
 /**
- * The Share Link dialog (spec §2, §4): a switch that shares (minting the public link) or makes the
- * email private again (decision §8.4: the old link then shows Email Not Found), the read-only link
- * with Copy link (Copied! for 2 seconds), and the Embed and Custom Link tabs (Coming soon).
+ * The Share Link dialog (docs/spec.md §2, §4): a switch that shares (minting the public link) or
+ * makes the email private again (the old link then shows Email Not Found:
+ * docs/decisions/0010-sharing-off-semantics.md), the read-only link with Copy link (Copied! for 2
+ * seconds), and the Embed and Custom Link tabs (Coming soon).
  */
 export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialogProps) {
   const share = useShareEmail();

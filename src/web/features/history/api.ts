@@ -1,10 +1,10 @@
-import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import type { EmailListResponse } from '../../../shared/contract/email.ts';
 import { HISTORY_PAGE_SIZE } from '../../../shared/plans.ts';
 import { api } from '../../lib/api.ts';
-import { emailKeys } from '../email-detail/api.ts';
+import { emailKeys } from '../../lib/query-keys.ts';
 
-/** The history, 20 at a time (spec §9), newest first; `q` searches recipient, subject and HTML. */
+/** The history, 20 at a time (docs/spec.md §9), newest first; `q` searches recipient, subject and HTML. */
 export function useEmailList(q: string, enabled: boolean) {
   return useInfiniteQuery({
     queryKey: emailKeys.list(q),
@@ -19,5 +19,23 @@ export function useEmailList(q: string, enabled: boolean) {
     enabled,
     // While a new search loads, the old results stay on screen (no flash of skeletons).
     placeholderData: keepPreviousData,
+  });
+}
+
+export function useDeleteEmail() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      api<{ ok: true }>(`/api/email/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onSuccess: (_res, id) => {
+      queryClient.removeQueries({ queryKey: emailKeys.detail(id) });
+      // Drop the row at once, then refetch the loaded pages so paging stays consistent.
+      queryClient.setQueriesData<InfiniteData<EmailListResponse>>({ queryKey: emailKeys.lists() }, (data) =>
+        data
+          ? { ...data, pages: data.pages.map((p) => ({ ...p, items: p.items.filter((e) => e.id !== id) })) }
+          : data,
+      );
+      void queryClient.invalidateQueries({ queryKey: emailKeys.lists() });
+    },
   });
 }

@@ -6,7 +6,7 @@ import { Badge } from '../../components/ui/badge.tsx';
 import { cx, focusRing } from '../../components/ui/cx.ts';
 import { DropdownMenu, DropdownMenuItem } from '../../components/ui/dropdown-menu.tsx';
 import { dateTime, relativeTime } from '../../lib/relative-time.ts';
-import { DeliveryIcon } from '../email-detail/delivery-state.tsx';
+import { DeliveryIcon } from '../../components/delivery-state.tsx';
 
 export interface EmailListProps {
   emails: EmailSummary[];
@@ -83,7 +83,7 @@ const toLink = cx(
   focusRing,
 );
 
-/** The history table (spec §2: icon, To, Status, Subject, Sent, actions); cards on phones. */
+/** The history table (docs/spec.md §2: icon, To, Status, Subject, Sent, actions); cards on phones. */
 export function EmailList({ emails, now, onDelete, compact }: EmailListProps) {
   const openRow = useOpenRow();
 

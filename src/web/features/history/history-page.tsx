@@ -11,10 +11,9 @@ import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
-import { AppPageHeader } from '../app-shell/page-header.tsx';
-import { useSession } from '../auth/session.ts';
-import { useDeleteEmail } from '../email-detail/api.ts';
-import { useEmailList } from './api.ts';
+import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
+import { useSession } from '../../lib/session.ts';
+import { useDeleteEmail, useEmailList } from './api.ts';
 import { EmailList } from './email-list.tsx';
 import { UpgradeOverlay } from './upgrade-overlay.tsx';
 import { useMediaQuery } from './use-media-query.ts';
@@ -104,7 +103,7 @@ function EmptyState({
   );
 }
 
-/** /app/history, titled Emails (spec §2). */
+/** /app/history, titled Emails (docs/spec.md §2). */
 export function HistoryPage() {
   const { user } = useSession();
   const isFree = (user?.plan ?? '').toLowerCase() === 'free';

@@ -28,7 +28,7 @@ function sampleEmails(now: Date): EmailSummary[] {
 }
 
 /**
- * The free plan's history (spec §2, §6): a blurred overlay reading Upgrade to View History with
+ * The free plan's history (docs/spec.md §2, §6): a blurred overlay reading Upgrade to View History with
  * an Upgrade to Pro button to /plan. The list API is never called for free users.
  */
 export function UpgradeOverlay({ now, compact }: { now: Date; compact: boolean }) {

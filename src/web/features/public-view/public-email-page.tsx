@@ -13,7 +13,7 @@ import { usePublicConfig } from '../../lib/public-config.ts';
 import { dateTime } from '../../lib/relative-time.ts';
 
 /*
- * /s/{slug} (spec §2): what a client opens, often on a phone. No login, no app shell, no editor:
+ * /s/{slug} (docs/spec.md §2): what a client opens, often on a phone. No login, no app shell, no editor:
  * a slim frame around the email. The server sends noindex and no-referrer for this route.
  */
 

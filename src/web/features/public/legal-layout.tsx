@@ -6,7 +6,7 @@ import { cx, focusRing } from '../../components/ui/cx.ts';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { usePublicConfig } from '../../lib/public-config.ts';
 
-export const LEGAL_UPDATED = 'November 1, 2026';
+const LEGAL_UPDATED = 'November 1, 2026';
 
 export const proseLink = cx(
   'rounded-sm font-medium text-brand-600 underline underline-offset-4 hover:text-brand-700 dark:text-brand-400 dark:hover:text-brand-300',

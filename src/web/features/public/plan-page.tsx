@@ -3,10 +3,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { PRO_PRICE_MONTHLY } from '../../../shared/plans.ts';
 import { PageContainer } from '../../components/layout/page-container.tsx';
-import { PublicLayout } from '../../components/layout/public-layout.tsx';
-import { useDocumentTitle } from '../../components/layout/use-document-title.ts';
 import { focusRing } from '../../components/ui/cx.ts';
-import { usePlanPageBilling } from '../billing/plan-page-billing.tsx';
 import { FreeAllowance, PricingCards, type PricingCardsProps } from './pricing-cards.tsx';
 
 const inlineLink =
@@ -123,16 +120,5 @@ export function PlanPageView({ notice, ...cards }: PlanPageViewProps) {
         </p>
       </section>
     </PageContainer>
-  );
-}
-
-export function PlanPage() {
-  useDocumentTitle('Plans and pricing');
-  const { dialog, ...billing } = usePlanPageBilling();
-  return (
-    <PublicLayout>
-      <PlanPageView {...billing} />
-      {dialog}
-    </PublicLayout>
   );
 }

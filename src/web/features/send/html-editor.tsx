@@ -5,7 +5,7 @@ import CodeMirror from '@uiw/react-codemirror';
 import { useMemo, useRef } from 'react';
 import { useTheme } from '../../lib/theme.ts';
 
-export const EDITOR_PLACEHOLDER = `<h1>Hello from Proofmail</h1>
+const EDITOR_PLACEHOLDER = `<h1>Hello from Proofmail</h1>
 <p>Paste or write your HTML email here, then send a test to your inbox.</p>`;
 
 export interface HtmlEditorProps {

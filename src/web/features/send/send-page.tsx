@@ -11,9 +11,10 @@ import { errorMessage } from '../../lib/api.ts';
 import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
 import { PRO_REDIRECT_DELAY_MS } from '../../../shared/plans.ts';
 import { parseRecipients } from '../../../shared/recipients.ts';
-import { AppPageHeader } from '../app-shell/page-header.tsx';
-import { useSession } from '../auth/session.ts';
-import { useSendEmail, useUsage } from './api.ts';
+import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
+import { useSession } from '../../lib/session.ts';
+import { useUsage } from '../../lib/usage.ts';
+import { useSendEmail } from './api.ts';
 import { UsageBanner } from './usage-banner.tsx';
 import { VerificationRequiredNotice } from './verification-required-notice.tsx';
 
@@ -25,7 +26,7 @@ interface FormProblem {
   field?: 'to' | 'html';
 }
 
-/** Client-side check with the spec's messages (§5); the server enforces the same rules. */
+/** Client-side check with the messages of docs/spec.md §5; the server enforces the same rules. */
 function validate(to: string, html: string): FormProblem | null {
   if (!to.trim() || !html.trim()) {
     return {

@@ -1,9 +1,9 @@
 import { cx } from '../../components/ui/cx.ts';
 import type { Usage } from '../../../shared/contract/email.ts';
-import { UpgradeButton } from '../billing/upgrade-button.tsx';
-import { bannerTone } from './usage-rules.ts';
+import { UpgradeButton } from '../../components/billing/upgrade-button.tsx';
+import { bannerTone } from '../../lib/usage-rules.ts';
 
-/** Send screen, free plan (spec §4): "N of M sends remaining this month", orange ≤ 2, red at 0. */
+/** Send screen, free plan (docs/spec.md §4): "N of M sends remaining this month", orange ≤ 2, red at 0. */
 export function UsageBanner({ usage }: { usage: Usage }) {
   if (usage.limit === null || usage.remaining === null) return null;
   const tone = bannerTone(usage.remaining);
@@ -31,7 +31,7 @@ export function UsageBanner({ usage }: { usage: Usage }) {
         </p>
       </div>
       {tone !== 'normal' ? (
-        // Starts Stripe Checkout directly (issue 7: every upgrade button does).
+        // Starts Stripe Checkout directly, as every upgrade button in the app does.
         <UpgradeButton size="sm" variant={tone === 'empty' ? 'primary' : 'outline'} icon={false}>
           Upgrade to Pro for unlimited sends
         </UpgradeButton>

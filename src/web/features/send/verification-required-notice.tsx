@@ -1,9 +1,9 @@
 import { MailWarning } from 'lucide-react';
 import { Button } from '../../components/ui/button.tsx';
 import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
-import { useResendVerification } from '../auth/use-resend-verification.ts';
+import { useResendVerification } from '../../lib/resend-verification.ts';
 
-/** Unverified users cannot send (spec §2, §5): say so and offer a new verification link. */
+/** Unverified users cannot send (docs/spec.md §2, §5): say so and offer a new verification link. */
 export function VerificationRequiredNotice() {
   const resend = useResendVerification();
   return (

@@ -1,14 +1,32 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { toast } from '../../components/ui/toast.tsx';
-import { ApiError, errorMessage } from '../../lib/api.ts';
-import { usePublicConfig } from '../../lib/public-config.ts';
-import { useOptionalUser } from '../auth/session.ts';
-import { createCheckoutSession, createPortalSession, goTo } from './api.ts';
-import { BillingDisabledDialog } from './billing-disabled-dialog.tsx';
-import type { RedirectUrlResponse } from '../../../shared/contract/billing.ts';
+import type { RedirectUrlResponse } from '../../shared/contract/billing.ts';
+import { PRO_PRICE_ID } from '../../shared/plans.ts';
+import { BillingDisabledDialog } from '../components/billing/billing-disabled-dialog.tsx';
+import { toast } from '../components/ui/toast.tsx';
+import { ApiError, api, errorMessage } from './api.ts';
+import { usePublicConfig } from './public-config.ts';
+import { useOptionalUser } from './session.ts';
 
 /**
- * Where a billing action was started; the failure toasts are the spec's (§8): the account page
+ * The actions that leave the app for Stripe (docs/spec.md §7): Checkout to upgrade, the billing portal to
+ * manage a subscription. Every Upgrade to Pro button in the app starts Checkout through here.
+ */
+
+function createCheckoutSession(): Promise<RedirectUrlResponse> {
+  return api<RedirectUrlResponse>('/api/billing/create-checkout', { method: 'POST', body: { price: PRO_PRICE_ID } });
+}
+
+function createPortalSession(): Promise<RedirectUrlResponse> {
+  return api<RedirectUrlResponse>('/api/billing/create-portal', { method: 'POST' });
+}
+
+/** Leaves the app for a Stripe-hosted page (Checkout or the billing portal). */
+function goTo(url: string): void {
+  window.location.assign(url);
+}
+
+/**
+ * Where a billing action was started; the failure toasts are those of docs/spec.md §8: the account page
  * says "create … session", everywhere else (plan page, upgrade buttons) "start/open …".
  */
 export type BillingContext = 'account' | 'page';

@@ -1,13 +1,13 @@
 import { CircleCheck, CircleX, Clock, RefreshCw, Send, type LucideIcon } from 'lucide-react';
-import type { EmailSummary } from '../../../shared/contract/email.ts';
-import { Badge, type BadgeColor } from '../../components/ui/badge.tsx';
-import { cx } from '../../components/ui/cx.ts';
+import type { EmailSummary } from '../../shared/contract/email.ts';
+import { Badge, type BadgeColor } from './ui/badge.tsx';
+import { cx } from './ui/cx.ts';
 
 type Delivery = EmailSummary['delivery'];
 type State = Delivery['state'];
 
 /** How each delivery state reads (the spec shows none; users need to know if a test bounced). */
-export const DELIVERY: Record<
+const DELIVERY: Record<
   State,
   { label: string; hint: string; icon: LucideIcon; color: BadgeColor; tone: string }
 > = {
@@ -49,7 +49,7 @@ export const DELIVERY: Record<
 };
 
 /** "Delivery: Failed — 550 mailbox unavailable": the spoken name and tooltip of the state. */
-export function deliveryDescription(delivery: Delivery): string {
+function deliveryDescription(delivery: Delivery): string {
   const d = DELIVERY[delivery.state];
   const detail =
     delivery.error && (delivery.state === 'failed' || delivery.state === 'retrying')

@@ -1,9 +1,9 @@
 import { BILLING_MESSAGES } from '../../../shared/contract/billing.ts';
-import { Button } from '../../components/ui/button.tsx';
-import { Dialog } from '../../components/ui/dialog.tsx';
+import { Button } from '../ui/button.tsx';
+import { Dialog } from '../ui/dialog.tsx';
 
 /**
- * What an upgrade or billing action shows on a server without Stripe (ARCHITECTURE decision 6):
+ * What an upgrade or billing action shows on a server without Stripe (docs/decisions/0017-billing-off.md):
  * why nothing can be bought here, and how an administrator changes a plan instead.
  */
 export function BillingDisabledDialog({

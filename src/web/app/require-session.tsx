@@ -1,14 +1,14 @@
 import { CloudOff } from 'lucide-react';
 import { useState, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
-import { Button } from '../../components/ui/button.tsx';
-import { Spinner } from '../../components/ui/spinner.tsx';
-import type { User } from '../../../shared/contract/auth.ts';
-import type { AuthLocationState } from '../auth/navigation.ts';
-import { useSession } from '../auth/session.ts';
+import { Button } from '../components/ui/button.tsx';
+import { Spinner } from '../components/ui/spinner.tsx';
+import type { User } from '../../shared/contract/auth.ts';
+import type { AuthLocationState } from '../features/auth/navigation.ts';
+import { useSession } from '../lib/session.ts';
 
 /**
- * Renders its children only for a signed-in user (spec §2 app shell): a spinner while the session
+ * Renders its children only for a signed-in user (docs/spec.md §2 app shell): a spinner while the session
  * is checked, /signin without a user. A visitor who was never signed in here comes back to the page
  * they asked for after signing in; a session that ends (sign-out, revoked) just goes to /signin.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bannerTone, barColor, usageMessage } from './usage-rules.ts';
 
-describe('usage rules (spec §4)', () => {
+describe('usage rules (docs/spec.md §4)', () => {
   it('colours the banner orange at 2 or fewer and red at 0', () => {
     expect(bannerTone(3)).toBe('normal');
     expect(bannerTone(2)).toBe('low');

@@ -1,9 +1,9 @@
 import { Eye, EyeOff } from 'lucide-react';
 import { useState } from 'react';
-import { Input, type InputProps } from '../../components/ui/input.tsx';
-import { cx, focusRing } from '../../components/ui/cx.ts';
+import { Input, type InputProps } from './input.tsx';
+import { cx, focusRing } from './cx.ts';
 
-/** A password field with a show/hide toggle (spec §2 /signin). */
+/** A password field with a show/hide toggle (docs/spec.md §2 /signin). */
 export function PasswordInput({ className, ...rest }: Omit<InputProps, 'type'>) {
   const [visible, setVisible] = useState(false);
   return (

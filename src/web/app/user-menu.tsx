@@ -1,19 +1,19 @@
 import { CreditCard, LogOut, UserRound } from 'lucide-react';
 import { useNavigate } from 'react-router';
-import type { User } from '../../../shared/contract/auth.ts';
-import { Badge } from '../../components/ui/badge.tsx';
+import type { User } from '../../shared/contract/auth.ts';
+import { Badge } from '../components/ui/badge.tsx';
 import {
   DropdownMenu,
   DropdownMenuItem,
   DropdownMenuLabel,
   DropdownMenuSeparator,
-} from '../../components/ui/dropdown-menu.tsx';
-import { toast } from '../../components/ui/toast.tsx';
-import { useSignOut } from '../auth/session.ts';
+} from '../components/ui/dropdown-menu.tsx';
+import { toast } from '../components/ui/toast.tsx';
+import { useSignOut } from '../features/auth/session-actions.ts';
 
 const onSignOutError = (err: Error) => toast.error('Sign out failed', err.message);
 
-/** The avatar menu (spec §2): Account, Plan, Sign Out (then /signin). */
+/** The avatar menu (docs/spec.md §2): Account, Plan, Sign Out (then /signin). */
 export function UserMenu({ user }: { user: User }) {
   const navigate = useNavigate();
   const signOut = useSignOut({ onError: onSignOutError });

@@ -1,12 +1,12 @@
 import { CircleHelp, Inbox, MessageSquare, Send } from 'lucide-react';
 import { Link, NavLink, useLocation } from 'react-router';
-import type { User } from '../../../shared/contract/auth.ts';
-import { Logo } from '../../components/layout/logo.tsx';
-import { PageContainer } from '../../components/layout/page-container.tsx';
-import { ThemeToggle } from '../../components/layout/theme-toggle.tsx';
-import { buttonClasses } from '../../components/ui/button.tsx';
-import { cx, focusRing } from '../../components/ui/cx.ts';
-import { usePublicConfig } from '../../lib/public-config.ts';
+import type { User } from '../../shared/contract/auth.ts';
+import { Logo } from '../components/layout/logo.tsx';
+import { PageContainer } from '../components/layout/page-container.tsx';
+import { ThemeToggle } from '../components/layout/theme-toggle.tsx';
+import { buttonClasses } from '../components/ui/button.tsx';
+import { cx, focusRing } from '../components/ui/cx.ts';
+import { usePublicConfig } from '../lib/public-config.ts';
 import { UserMenu } from './user-menu.tsx';
 
 const TABS = [
@@ -44,7 +44,7 @@ function AppTabs({ className }: { className?: string }) {
 }
 
 /**
- * The app header (spec §2): tabs Send and Emails, a Feedback mailto button, a help button to
+ * The app header (docs/spec.md §2): tabs Send and Emails, a Feedback mailto button, a help button to
  * /contact, the theme toggle and the avatar menu. On phones the tabs get their own row.
  */
 export function AppHeader({ user }: { user: User }) {

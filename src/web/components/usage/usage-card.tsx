@@ -1,10 +1,10 @@
 import { BarChart3 } from 'lucide-react';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card.tsx';
-import { Skeleton } from '../../components/ui/skeleton.tsx';
-import { useUsage } from './api.ts';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../ui/card.tsx';
+import { Skeleton } from '../ui/skeleton.tsx';
+import { useUsage } from '../../lib/usage.ts';
 import { UsageMeter } from './usage-meter.tsx';
 
-/** Monthly usage with its bar and total sends, for /app/profile and /app/account (spec §2, §4). */
+/** Monthly usage with its bar and total sends, for /app/profile and /app/account (docs/spec.md §2, §4). */
 export function UsageCard() {
   const usage = useUsage();
   return (

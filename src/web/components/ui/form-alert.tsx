@@ -1,9 +1,9 @@
 import { CircleAlert, Info } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { cx } from '../../components/ui/cx.ts';
+import { cx } from './cx.ts';
 
 /**
- * An in-page message above a form (spec §8 "In-page messages"). Errors are announced (role=alert);
+ * An in-page message above a form (docs/spec.md §8 "In-page messages"). Errors are announced (role=alert);
  * notices are polite.
  */
 export function FormAlert({

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { useDocumentTitle } from '../../components/layout/use-document-title.ts';
+import { useDocumentTitle } from './use-document-title.ts';
 
 /** The heading block of an app page; also sets the tab title. */
 export function AppPageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {

@@ -1,9 +1,9 @@
-import { Progress } from '../../components/ui/progress.tsx';
-import { cx } from '../../components/ui/cx.ts';
+import { Progress } from '../ui/progress.tsx';
+import { cx } from '../ui/cx.ts';
 import type { Usage } from '../../../shared/contract/email.ts';
-import { barColor, usageMessage } from './usage-rules.ts';
+import { barColor, usageMessage } from '../../lib/usage-rules.ts';
 
-/** Profile and account usage (spec §4): bar green < 80 %, yellow from 80 %, red at 100 %. */
+/** Profile and account usage (docs/spec.md §4): bar green < 80 %, yellow from 80 %, red at 100 %. */
 export function UsageMeter({ usage }: { usage: Usage }) {
   const total = (
     <p className="text-sm text-slate-600 dark:text-slate-400">

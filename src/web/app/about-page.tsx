@@ -1,8 +1,8 @@
 import { Link } from 'react-router';
-import { Card, CardContent } from '../../components/ui/card.tsx';
-import { AppPageHeader } from './page-header.tsx';
+import { Card, CardContent } from '../components/ui/card.tsx';
+import { AppPageHeader } from '../components/layout/app-page-header.tsx';
 
-/** /app/about: a placeholder page (spec §2). */
+/** /app/about: a placeholder page (docs/spec.md §2). */
 export function AboutPage() {
   return (
     <>

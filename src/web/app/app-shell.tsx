@@ -1,15 +1,15 @@
 import { useCallback } from 'react';
 import { Outlet } from 'react-router';
-import { PageContainer } from '../../components/layout/page-container.tsx';
-import { SiteFooter } from '../../components/layout/site-footer.tsx';
-import { toast } from '../../components/ui/toast.tsx';
-import { useSignOutOnUnauthorized } from '../auth/session.ts';
-import { MailCatcherBanner } from '../dev-mailbox/mail-catcher-banner.tsx';
+import { PageContainer } from '../components/layout/page-container.tsx';
+import { SiteFooter } from '../components/layout/site-footer.tsx';
+import { toast } from '../components/ui/toast.tsx';
+import { useSignOutOnUnauthorized } from '../features/auth/session-actions.ts';
+import { MailCatcherBanner } from '../features/dev-mailbox/mail-catcher-banner.tsx';
 import { AppHeader } from './app-header.tsx';
 import { RequireSession } from './require-session.tsx';
 
 /**
- * The signed-in frame of everything under /app (spec §2): spinner while the session is checked,
+ * The signed-in frame of everything under /app (docs/spec.md §2): spinner while the session is checked,
  * /signin without a user, header with tabs and menus, content at most 1120px wide, footer.
  */
 export function AppShell() {

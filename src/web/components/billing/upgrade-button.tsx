@@ -1,10 +1,10 @@
 import { Sparkles } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { Button, type ButtonProps } from '../../components/ui/button.tsx';
-import { useBillingActions, type BillingContext } from './use-billing-actions.tsx';
+import { Button, type ButtonProps } from '../ui/button.tsx';
+import { useBillingActions, type BillingContext } from '../../lib/billing-actions.tsx';
 
 /**
- * An "Upgrade to Pro" button that starts Stripe Checkout (issue 7: every upgrade button does).
+ * An "Upgrade to Pro" button: it starts Stripe Checkout, as every upgrade button in the app does.
  * On a server without billing it explains that instead.
  */
 export function UpgradeButton({

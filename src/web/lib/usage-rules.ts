@@ -1,7 +1,7 @@
-import type { ProgressColor } from '../../components/ui/progress.tsx';
-import { LOW_REMAINING_THRESHOLD, USAGE_WARNING_RATIO } from '../../../shared/plans.ts';
+import type { ProgressColor } from '../components/ui/progress.tsx';
+import { LOW_REMAINING_THRESHOLD, USAGE_WARNING_RATIO } from '../../shared/plans.ts';
 
-/** Thresholds of spec §4 (usage banner and usage bar) in one place, tested on their own. */
+/** Thresholds of docs/spec.md §4 (usage banner and usage bar) in one place, tested on their own. */
 
 export type BannerTone = 'normal' | 'low' | 'empty';
 
@@ -19,7 +19,7 @@ export function barColor(used: number, limit: number): ProgressColor {
   return 'green';
 }
 
-/** The bar's message (spec §4): 0 → reached; ≤ 2 → warning; otherwise the count. */
+/** The bar's message (docs/spec.md §4): 0 → reached; ≤ 2 → warning; otherwise the count. */
 export function usageMessage(remaining: number): { text: string; tone: 'danger' | 'warning' | 'normal' } {
   if (remaining <= 0) return { text: "You've reached your monthly limit", tone: 'danger' };
   if (remaining <= LOW_REMAINING_THRESHOLD) {
