@@ -31,7 +31,13 @@ const boundaryZones = [
   ...featureZones('src/web/features', 'src/web/lib or src/web/components'),
   {
     // app.ts composes every feature; only main.ts (and tests and benchmarks, outside src) start it.
-    target: ['./src/server/!(main).ts', './src/server/*/**', './src/web/**', './src/shared/**', './scripts/**'],
+    target: [
+      './src/server/!(main).ts',
+      './src/server/*/**',
+      './src/web/**',
+      './src/shared/**',
+      './scripts/**',
+    ],
     from: './src/server/app.ts',
     message: `Only src/server/main.ts imports app.ts; the dependency types live in src/server/app-deps.ts (${BOUNDARIES}).`,
   },
@@ -70,7 +76,12 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
-    plugins: { import: importPlugin, react, 'react-hooks': reactHooks, local: { rules: { 'no-import-cycles': noImportCycles } } },
+    plugins: {
+      import: importPlugin,
+      react,
+      'react-hooks': reactHooks,
+      local: { rules: { 'no-import-cycles': noImportCycles } },
+    },
     settings: {
       react: { version: '19' },
       'import/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
@@ -116,7 +127,14 @@ export default tseslint.config(
   },
   {
     // The config module is the one reader of process.env; tooling and tests may set it.
-    files: ['src/server/config.ts', 'scripts/**', 'tests/**', 'bench/**', 'src/server/db/embedded-postgres.ts', '*.config.*'],
+    files: [
+      'src/server/config.ts',
+      'scripts/**',
+      'tests/**',
+      'bench/**',
+      'src/server/db/embedded-postgres.ts',
+      '*.config.*',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

@@ -14,7 +14,9 @@ function landingBudget(limitKb = 130): Plugin {
     generateBundle(_options, bundle) {
       const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
       const byName = new Map(chunks.map((c) => [c.fileName, c]));
-      const roots = chunks.filter((c) => c.isEntry || c.facadeModuleId?.endsWith('features/public/landing-page.tsx'));
+      const roots = chunks.filter(
+        (c) => c.isEntry || c.facadeModuleId?.endsWith('features/public/landing-page.tsx'),
+      );
       const seen = new Set<string>();
       const visit = (file: string) => {
         if (seen.has(file)) return;
@@ -25,7 +27,9 @@ function landingBudget(limitKb = 130): Plugin {
       const bytes = [...seen].reduce((sum, f) => sum + gzipSync(byName.get(f)!.code).length, 0);
       const kb = bytes / 1024;
       const verdict = kb <= limitKb ? 'within' : 'OVER';
-      console.log(`\nLanding route initial JS: ${kb.toFixed(1)} KB gzip (${verdict} the ${limitKb} KB budget)`);
+      console.log(
+        `\nLanding route initial JS: ${kb.toFixed(1)} KB gzip (${verdict} the ${limitKb} KB budget)`,
+      );
     },
   };
 }

@@ -30,7 +30,12 @@ function run(what, command, args) {
 }
 
 if (stale('dist/web/index.html', ['src/web', 'src/shared', 'vite.config.ts', 'package.json'])) {
-  run('Building the web app…', process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn']);
+  run('Building the web app…', process.execPath, [
+    path.join(root, 'node_modules/vite/bin/vite.js'),
+    'build',
+    '--logLevel',
+    'warn',
+  ]);
 }
 if (stale('dist/server/main.js', ['src/server', 'src/shared', 'package.json'])) {
   run('Building the server…', path.join(root, 'node_modules/.bin/esbuild'), [

@@ -7,7 +7,13 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const summary = path.join(os.tmpdir(), `proofmail-test-summary-${process.pid}.json`);
-const args = ['vitest', 'run', '--reporter=default', '--reporter=./tests/support/summary-reporter.ts', ...process.argv.slice(2)];
+const args = [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=./tests/support/summary-reporter.ts',
+  ...process.argv.slice(2),
+];
 const result = spawnSync('npx', args, {
   cwd: root,
   stdio: 'inherit',
@@ -22,5 +28,7 @@ try {
   counts.failed = Math.max(1, counts.failed); // vitest died before reporting
 }
 const failed = result.status !== 0 && counts.failed === 0 ? 1 : counts.failed;
-console.log(`${counts.passed} passed, ${failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`);
+console.log(
+  `${counts.passed} passed, ${failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`,
+);
 process.exit(failed > 0 || result.status !== 0 ? 1 : 0);

@@ -75,7 +75,10 @@ const envSchema = z.object({
     z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
   ),
   GOOGLE_TOKEN_URL: z.preprocess(emptyToUndefined, z.url().default('https://oauth2.googleapis.com/token')),
-  GOOGLE_JWKS_URL: z.preprocess(emptyToUndefined, z.url().default('https://www.googleapis.com/oauth2/v3/certs')),
+  GOOGLE_JWKS_URL: z.preprocess(
+    emptyToUndefined,
+    z.url().default('https://www.googleapis.com/oauth2/v3/certs'),
+  ),
   GOOGLE_ISSUER: z.preprocess(emptyToUndefined, z.string().default('https://accounts.google.com')),
   GITHUB_CLIENT_ID: optionalString,
   GITHUB_CLIENT_SECRET: optionalString,
@@ -83,7 +86,10 @@ const envSchema = z.object({
     emptyToUndefined,
     z.url().default('https://github.com/login/oauth/authorize'),
   ),
-  GITHUB_TOKEN_URL: z.preprocess(emptyToUndefined, z.url().default('https://github.com/login/oauth/access_token')),
+  GITHUB_TOKEN_URL: z.preprocess(
+    emptyToUndefined,
+    z.url().default('https://github.com/login/oauth/access_token'),
+  ),
   GITHUB_API_URL: z.preprocess(emptyToUndefined, z.url().default('https://api.github.com')),
   CAPTCHA_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['altcha', 'none']).default('altcha')),
   CAPTCHA_MAX_NUMBER: int(100_000, 10, 10_000_000),
@@ -125,7 +131,12 @@ export interface Config {
   freeSendsPerMinute: number;
   proSendsPerMinute: number;
   stripe:
-    | { secretKey: string; webhookSecret: string | undefined; priceProMonthly: string | undefined; apiUrl: string | undefined }
+    | {
+        secretKey: string;
+        webhookSecret: string | undefined;
+        priceProMonthly: string | undefined;
+        apiUrl: string | undefined;
+      }
     | undefined;
   google: (OAuthProviderConfig & { jwksUrl: string; issuer: string }) | undefined;
   github: (OAuthProviderConfig & { apiUrl: string }) | undefined;

@@ -49,7 +49,10 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  const housekeeping = startHousekeeping({ db: database.db, log: (level, message) => app.log[level](message) });
+  const housekeeping = startHousekeeping({
+    db: database.db,
+    log: (level, message) => app.log[level](message),
+  });
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -83,7 +86,9 @@ async function main(): Promise<void> {
       `${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'external PostgreSQL'})`,
   );
   if (!config.smtpUrl) {
-    console.log(`No SMTP_URL: mail is caught locally, not delivered. Read it at ${config.publicUrl}/dev/mailbox`);
+    console.log(
+      `No SMTP_URL: mail is caught locally, not delivered. Read it at ${config.publicUrl}/dev/mailbox`,
+    );
   }
 }
 

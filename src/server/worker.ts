@@ -41,7 +41,8 @@ function stamp(level: string, message: string): string {
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const concurrency = concurrencyArg(process.argv.slice(2)) ?? (config.mailWorkers > 0 ? config.mailWorkers : 4);
+  const concurrency =
+    concurrencyArg(process.argv.slice(2)) ?? (config.mailWorkers > 0 ? config.mailWorkers : 4);
   const log = (level: 'info' | 'warn' | 'error', message: string) =>
     (level === 'info' ? console.log : console.error)(stamp(level, message));
   const database = await openDatabase(config, { log: (line) => log('info', line) });
@@ -68,7 +69,10 @@ async function main(): Promise<void> {
     }, 30_000);
     force.unref();
     try {
-      const [{ finished, released }] = await Promise.all([mail.stop({ deadlineMs: 10_000 }), housekeeping.stop()]);
+      const [{ finished, released }] = await Promise.all([
+        mail.stop({ deadlineMs: 10_000 }),
+        housekeeping.stop(),
+      ]);
       console.log(stamp('info', `stopped: ${finished} finished, ${released} handed back to the queue`));
     } finally {
       await database.close();

@@ -14,7 +14,11 @@ const routes: RouteObject[] = [
     errorElement: <RouteError />,
     children: [
       // Signed-in visitors go to /app/send before the landing page renders (docs/spec.md §2).
-      { path: '/', loader: redirectSignedInLoader, lazy: page(() => import('./features/public/landing-page.tsx'), 'LandingPage') },
+      {
+        path: '/',
+        loader: redirectSignedInLoader,
+        lazy: page(() => import('./features/public/landing-page.tsx'), 'LandingPage'),
+      },
       { path: '/plan', lazy: page(() => import('./app/plan-page.tsx'), 'PlanPage') },
       { path: '/terms', lazy: page(() => import('./features/public/terms-page.tsx'), 'TermsPage') },
       { path: '/privacy', lazy: page(() => import('./features/public/privacy-page.tsx'), 'PrivacyPage') },
@@ -22,9 +26,15 @@ const routes: RouteObject[] = [
       ...authRoutes, // /signup /signin /verify /forgot-password /reset-password /auth/callback
       ...appRoutes, // /app/* inside the signed-in shell
       // The public share view: no login, no app shell (docs/spec.md §2); without a slug, Invalid share link.
-      { path: '/s/:slug?', lazy: page(() => import('./features/public-view/public-email-page.tsx'), 'PublicEmailPage') },
+      {
+        path: '/s/:slug?',
+        lazy: page(() => import('./features/public-view/public-email-page.tsx'), 'PublicEmailPage'),
+      },
       // The local mail catcher's mailbox (no SMTP_URL; the server answers it on loopback only).
-      { path: '/dev/mailbox', lazy: page(() => import('./features/dev-mailbox/mailbox-page.tsx'), 'MailboxPage') },
+      {
+        path: '/dev/mailbox',
+        lazy: page(() => import('./features/dev-mailbox/mailbox-page.tsx'), 'MailboxPage'),
+      },
       { path: '*', lazy: page(() => import('./features/public/not-found-page.tsx'), 'NotFoundPage') },
     ],
   },

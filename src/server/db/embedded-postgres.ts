@@ -151,7 +151,11 @@ const OWNER_FILE = 'owner.pid';
  * Refuses to share a data dir with a live app, and shuts down a postgres that a dead app left
  * behind (after `kill -9` of the app its server keeps running and holds the data dir).
  */
-async function reclaimDataDir(baseDir: string, clusterDir: string, log: (line: string) => void): Promise<void> {
+async function reclaimDataDir(
+  baseDir: string,
+  clusterDir: string,
+  log: (line: string) => void,
+): Promise<void> {
   const owner = await readPid(path.join(baseDir, OWNER_FILE));
   if (owner && owner !== process.pid && isAlive(owner) && (await commandLine(owner)).includes('node')) {
     throw new Error(
@@ -215,7 +219,16 @@ function launch(
   settings: Record<string, string>,
   log: (line: string) => void,
 ): Promise<ChildProcess> {
-  const args = ['-D', clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+  const args = [
+    '-D',
+    clusterDir,
+    '-p',
+    String(port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'unix_socket_directories=',
+  ];
   for (const [k, v] of Object.entries(settings)) args.push('-c', `${k}=${v}`);
   return new Promise((resolve, reject) => {
     const child = spawn(bins.postgres, args, {
@@ -243,7 +256,8 @@ function launch(
     child.stderr?.on('data', onData);
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      if (!ready) reject(new Error(`postgres exited during start-up (code ${code}, signal ${signal}):\n${output}`));
+      if (!ready)
+        reject(new Error(`postgres exited during start-up (code ${code}, signal ${signal}):\n${output}`));
     });
   });
 }

@@ -45,7 +45,11 @@ function describeValidation(error: { validation: { instancePath?: string; messag
   return field ? `${field}: ${first.message ?? 'is invalid'}` : (first.message ?? 'Invalid request');
 }
 
-function reply(statusCode: number, error: string, code?: string): { statusCode: number; body: ErrorResponse } {
+function reply(
+  statusCode: number,
+  error: string,
+  code?: string,
+): { statusCode: number; body: ErrorResponse } {
   return { statusCode, body: code ? { error, code } : { error } };
 }
 

@@ -31,7 +31,10 @@ export async function registerSpa(app: FastifyInstance, webRoot: string | undefi
     const isApi = url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
     if (!isApi && hasBuild && (request.method === 'GET' || request.method === 'HEAD') && wantsHtml) {
       if (url.startsWith('/s/')) markPrivatePublicPage(reply);
-      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+      return reply
+        .header('Cache-Control', 'no-cache')
+        .type('text/html; charset=utf-8')
+        .sendFile('index.html');
     }
     if (!isApi && !hasBuild && request.method === 'GET' && wantsHtml) {
       return reply

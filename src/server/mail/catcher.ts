@@ -133,7 +133,9 @@ export async function startMailCatcher(options: MailCatcherOptions): Promise<Mai
     });
   });
   const port = (server.server.address() as AddressInfo).port;
-  log(`Local mail catcher on 127.0.0.1:${port} (no SMTP_URL set): mail is stored, not delivered; read it at /dev/mailbox`);
+  log(
+    `Local mail catcher on 127.0.0.1:${port} (no SMTP_URL set): mail is stored, not delivered; read it at /dev/mailbox`,
+  );
 
   let stopping: Promise<void> | undefined;
   return {

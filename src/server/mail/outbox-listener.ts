@@ -53,7 +53,8 @@ export function startOutboxListener(options: OutboxListenerOptions): OutboxListe
     const onLost = (err?: Error) => {
       if (lost) return;
       lost = true;
-      if (connected && !stopped) log(`outbox listener: connection lost${err ? ` (${err.message})` : ''}; reconnecting`);
+      if (connected && !stopped)
+        log(`outbox listener: connection lost${err ? ` (${err.message})` : ''}; reconnecting`);
       connected = false;
       c.removeAllListeners('notification');
       c.end().catch(() => undefined);

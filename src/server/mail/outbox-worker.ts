@@ -81,11 +81,14 @@ function formatDuration(ms: number): string {
 }
 
 /** Exponential backoff with jitter: attempt 1 → ~base, doubling, never above max. */
-export function backoffDelay(attempt: number, backoff: { baseMs: number; maxMs: number }, random: () => number): number {
+export function backoffDelay(
+  attempt: number,
+  backoff: { baseMs: number; maxMs: number },
+  random: () => number,
+): number {
   const exp = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(exp / 2 + (random() * exp) / 2);
 }
-
 
 interface InFlight {
   row: OutboxRow;
@@ -195,10 +198,15 @@ export class OutboxWorker {
     await this.claiming; // what it got lands in `ready`, released below
     let released = 0;
     const unstarted = this.ready.splice(0).map((r) => r.id);
-    released += await release(this.db, { workerId: this.workerId, ids: unstarted, attempted: false }).catch((err: unknown) => {
-      this.log('error', `outbox: could not release ${unstarted.length} claimed mail(s) at shutdown (${String(err)})`);
-      return 0;
-    });
+    released += await release(this.db, { workerId: this.workerId, ids: unstarted, attempted: false }).catch(
+      (err: unknown) => {
+        this.log(
+          'error',
+          `outbox: could not release ${unstarted.length} claimed mail(s) at shutdown (${String(err)})`,
+        );
+        return 0;
+      },
+    );
     // Keep ~20% of the deadline (at most 2 s) to record results and hand back what is left.
     const reserve = Math.min(2_000, deadlineMs * 0.2);
     await this.whenIdle(Math.max(0, deadlineMs - reserve - (Date.now() - started)));
@@ -209,9 +217,15 @@ export class OutboxWorker {
       try {
         released += await release(this.db, { workerId: this.workerId, ids, attempted: true });
       } catch (err) {
-        this.log('error', `outbox: could not release ${ids.length} mail(s) at shutdown; their leases will expire (${String(err)})`);
+        this.log(
+          'error',
+          `outbox: could not release ${ids.length} mail(s) at shutdown; their leases will expire (${String(err)})`,
+        );
       }
-      this.log('warn', `outbox: stopped with ${ids.length} mail(s) still in flight; handed back to the queue`);
+      this.log(
+        'warn',
+        `outbox: stopped with ${ids.length} mail(s) still in flight; handed back to the queue`,
+      );
     }
     await this.flushSent();
     clearInterval(this.leaseTimer);
@@ -305,7 +319,14 @@ export class OutboxWorker {
       return;
     }
     const result = await this.transport.deliver(
-      { messageId: row.message_id, to: row.to_addresses, replyTo: row.reply_to, subject: row.subject, html: row.html, text: row.text },
+      {
+        messageId: row.message_id,
+        to: row.to_addresses,
+        replyTo: row.reply_to,
+        subject: row.subject,
+        html: row.html,
+        text: row.text,
+      },
       { signal },
     );
     if (signal.aborted) return; // released at shutdown; the row is no longer ours
@@ -334,12 +355,21 @@ export class OutboxWorker {
         const batch = this.sentQueue.splice(0, 500);
         for (const o of batch) this.sentWriting.add(o.id);
         try {
-          const written = await this.retrying(() => markSent(this.db, { workerId: this.workerId, outcomes: batch }));
+          const written = await this.retrying(() =>
+            markSent(this.db, { workerId: this.workerId, outcomes: batch }),
+          );
           const lost = batch.filter((o) => !written.has(o.id));
-          if (lost.length > 0) this.log('warn', `outbox: lost the lease on ${lost.length} mail(s) before recording them as sent`);
+          if (lost.length > 0)
+            this.log(
+              'warn',
+              `outbox: lost the lease on ${lost.length} mail(s) before recording them as sent`,
+            );
         } catch (err) {
           // Their leases expire and they are redelivered, flagged: at least once, never lost.
-          this.log('error', `outbox: could not record ${batch.length} sent mail(s) (${(err as Error).message})`);
+          this.log(
+            'error',
+            `outbox: could not record ${batch.length} sent mail(s) (${(err as Error).message})`,
+          );
         } finally {
           for (const o of batch) this.sentWriting.delete(o.id);
         }
@@ -364,14 +394,20 @@ export class OutboxWorker {
   /** Records a retry or a failure (rare, so one row at a time). */
   private async settle(row: OutboxRow, result: Exclude<DeliveryResult, { status: 'sent' }>): Promise<void> {
     const held = await this.retrying(() => this.write(row, result));
-    if (!held) this.log('warn', `outbox: lost the lease on ${row.id} before recording its outcome (${result.status})`);
+    if (!held)
+      this.log('warn', `outbox: lost the lease on ${row.id} before recording its outcome (${result.status})`);
   }
 
   private async write(row: OutboxRow, result: Exclude<DeliveryResult, { status: 'sent' }>): Promise<boolean> {
     const base = { id: row.id, workerId: this.workerId };
     if (result.status === 'failed') {
       this.log('warn', `outbox: ${row.id} failed permanently: ${result.message}`);
-      return markFailed(this.db, { ...base, code: result.code, text: result.message, uncertain: result.uncertain });
+      return markFailed(this.db, {
+        ...base,
+        code: result.code,
+        text: result.message,
+        uncertain: result.uncertain,
+      });
     }
     const next = new Date(this.clock.now().getTime() + backoffDelay(row.attempts, this.backoff, this.random));
     if (next.getTime() - row.created_at.getTime() > this.maxAgeMs) {
@@ -432,14 +468,28 @@ export class OutboxWorker {
       const now = this.clock.now();
       await extendLeases(this.db, {
         workerId: this.workerId,
-        ids: [...this.inFlight.keys(), ...this.ready.map((r) => r.id), ...this.sentQueue.map((o) => o.id), ...this.sentWriting],
+        ids: [
+          ...this.inFlight.keys(),
+          ...this.ready.map((r) => r.id),
+          ...this.sentQueue.map((o) => o.id),
+          ...this.sentWriting,
+        ],
         leaseUntil: new Date(now.getTime() + this.leaseMs),
       });
       if (this.state !== 'running') return;
       const reclaimed = await reclaimExpiredLeases(this.db, { now });
-      if (reclaimed > 0) this.log('warn', `outbox: ${reclaimed} mail(s) returned to the queue after their worker stopped`);
-      const expired = await expireOld(this.db, { now, maxAgeMs: this.maxAgeMs, label: formatDuration(this.maxAgeMs) });
-      if (expired > 0) this.log('warn', `outbox: ${expired} mail(s) failed after waiting longer than ${formatDuration(this.maxAgeMs)}`);
+      if (reclaimed > 0)
+        this.log('warn', `outbox: ${reclaimed} mail(s) returned to the queue after their worker stopped`);
+      const expired = await expireOld(this.db, {
+        now,
+        maxAgeMs: this.maxAgeMs,
+        label: formatDuration(this.maxAgeMs),
+      });
+      if (expired > 0)
+        this.log(
+          'warn',
+          `outbox: ${expired} mail(s) failed after waiting longer than ${formatDuration(this.maxAgeMs)}`,
+        );
       if (reclaimed > 0) this.wake();
     } catch (err) {
       this.log('error', `outbox: maintenance failed (${(err as Error).message})`);

@@ -56,7 +56,10 @@ export interface SentOutcome {
  * batch, not once per mail). A sent row keeps locked_by: it names the worker that delivered it.
  * Returns the ids actually updated (a row whose lease was lost is not).
  */
-export async function markSent(db: Db, args: { workerId: string; outcomes: SentOutcome[] }): Promise<Set<string>> {
+export async function markSent(
+  db: Db,
+  args: { workerId: string; outcomes: SentOutcome[] },
+): Promise<Set<string>> {
   if (args.outcomes.length === 0) return new Set();
   // No wait for the disk flush (synchronous_commit off for this one statement's transaction): if
   // PostgreSQL itself crashes and loses this commit, the rows are still 'sending' under a lease
@@ -77,7 +80,14 @@ export async function markSent(db: Db, args: { workerId: string; outcomes: SentO
 
 export async function markRetry(
   db: Db,
-  args: { id: string; workerId: string; nextAttemptAt: Date; code: number | null; text: string; uncertain: boolean },
+  args: {
+    id: string;
+    workerId: string;
+    nextAttemptAt: Date;
+    code: number | null;
+    text: string;
+    uncertain: boolean;
+  },
 ): Promise<boolean> {
   const res = await sql`
     update mail_outbox
@@ -100,7 +110,10 @@ export async function markFailed(
 }
 
 /** Keeps the leases of mails this worker is still delivering. */
-export async function extendLeases(db: Db, args: { workerId: string; ids: string[]; leaseUntil: Date }): Promise<void> {
+export async function extendLeases(
+  db: Db,
+  args: { workerId: string; ids: string[]; leaseUntil: Date },
+): Promise<void> {
   if (args.ids.length === 0) return;
   await sql`
     update mail_outbox set lease_until = ${args.leaseUntil}
@@ -112,7 +125,10 @@ export async function extendLeases(db: Db, args: { workerId: string; ids: string
  * counted); `attempted: true` = stopped mid-delivery, so the outcome is unknown and the row is
  * flagged.
  */
-export async function release(db: Db, args: { workerId: string; ids: string[]; attempted: boolean }): Promise<number> {
+export async function release(
+  db: Db,
+  args: { workerId: string; ids: string[]; attempted: boolean },
+): Promise<number> {
   if (args.ids.length === 0) return 0;
   const res = await sql`
     update mail_outbox
@@ -138,7 +154,10 @@ export async function reclaimExpiredLeases(db: Db, args: { now: Date }): Promise
 }
 
 /** Mails still waiting past the maximum age fail, keeping the last reason they were held back. */
-export async function expireOld(db: Db, args: { now: Date; maxAgeMs: number; label: string }): Promise<number> {
+export async function expireOld(
+  db: Db,
+  args: { now: Date; maxAgeMs: number; label: string },
+): Promise<number> {
   const cutoff = new Date(args.now.getTime() - args.maxAgeMs);
   const res = await sql`
     update mail_outbox

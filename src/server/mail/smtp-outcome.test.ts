@@ -5,14 +5,26 @@ import { classifySmtpError, cleanErrorText } from './smtp-outcome.ts';
 describe('classifySmtpError', () => {
   it('5xx replies fail at once with the code and the server text', () => {
     const r = classifySmtpError(
-      { code: 'EENVELOPE', responseCode: 550, response: '550 5.1.1 <x@y.z>: Recipient address rejected', message: "Can't send mail" },
+      {
+        code: 'EENVELOPE',
+        responseCode: 550,
+        response: '550 5.1.1 <x@y.z>: Recipient address rejected',
+        message: "Can't send mail",
+      },
       false,
     );
-    expect(r).toEqual({ status: 'failed', code: 550, message: '550 5.1.1 <x@y.z>: Recipient address rejected', uncertain: false });
+    expect(r).toEqual({
+      status: 'failed',
+      code: 550,
+      message: '550 5.1.1 <x@y.z>: Recipient address rejected',
+      uncertain: false,
+    });
   });
 
   it('4xx replies are retried; a reply is never uncertain, even after the body was sent', () => {
-    expect(classifySmtpError({ code: 'EMESSAGE', responseCode: 451, response: '451 4.3.0 Try later' }, true)).toEqual({
+    expect(
+      classifySmtpError({ code: 'EMESSAGE', responseCode: 451, response: '451 4.3.0 Try later' }, true),
+    ).toEqual({
       status: 'retry',
       code: 451,
       message: '451 4.3.0 Try later',
@@ -21,29 +33,48 @@ describe('classifySmtpError', () => {
   });
 
   it('an authentication failure is our configuration: retried, not failed', () => {
-    expect(classifySmtpError({ code: 'EAUTH', responseCode: 535, response: '535 5.7.8 Bad credentials' }, false).status).toBe('retry');
+    expect(
+      classifySmtpError({ code: 'EAUTH', responseCode: 535, response: '535 5.7.8 Bad credentials' }, false)
+        .status,
+    ).toBe('retry');
   });
 
   it('connection errors and timeouts are retried; after the body started they are uncertain', () => {
-    const refused = classifySmtpError({ code: 'ESOCKET', originalCode: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:1' }, false);
+    const refused = classifySmtpError(
+      { code: 'ESOCKET', originalCode: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:1' },
+      false,
+    );
     expect(refused).toMatchObject({ status: 'retry', code: null, uncertain: false });
     expect(refused.message).toMatch(/refused the connection/);
     const greeting = classifySmtpError({ code: 'ETIMEDOUT', message: 'Greeting never received' }, false);
-    expect(greeting).toMatchObject({ status: 'retry', uncertain: false, message: 'The mail server did not send its greeting in time' });
-    const lost = classifySmtpError({ code: 'ECONNECTION', message: 'Connection closed unexpectedly', command: 'CONN' }, true);
+    expect(greeting).toMatchObject({
+      status: 'retry',
+      uncertain: false,
+      message: 'The mail server did not send its greeting in time',
+    });
+    const lost = classifySmtpError(
+      { code: 'ECONNECTION', message: 'Connection closed unexpectedly', command: 'CONN' },
+      true,
+    );
     expect(lost).toMatchObject({ status: 'retry', uncertain: true });
     expect(lost.message).toMatch(/may have accepted it/);
   });
 
   it('errors about the message itself fail without retrying', () => {
-    expect(classifySmtpError({ code: 'EENVELOPE', message: 'No recipients defined' }, false).status).toBe('failed');
-    expect(classifySmtpError({ code: 'EURLACCESS', message: 'Url access rejected' }, false).status).toBe('failed');
+    expect(classifySmtpError({ code: 'EENVELOPE', message: 'No recipients defined' }, false).status).toBe(
+      'failed',
+    );
+    expect(classifySmtpError({ code: 'EURLACCESS', message: 'Url access rejected' }, false).status).toBe(
+      'failed',
+    );
   });
 });
 
 describe('cleanErrorText', () => {
   it('keeps stored errors on one bounded line', () => {
-    expect(cleanErrorText('550-5.1.1 first\r\n550 5.1.1 second\u0000')).toBe('550-5.1.1 first 550 5.1.1 second');
+    expect(cleanErrorText('550-5.1.1 first\r\n550 5.1.1 second\u0000')).toBe(
+      '550-5.1.1 first 550 5.1.1 second',
+    );
     expect(cleanErrorText('x'.repeat(5_000))).toHaveLength(2_000);
   });
 });

@@ -42,7 +42,10 @@ const MAX_ERROR_TEXT = 2_000;
 /** One line, printable, bounded: it is stored on the row and shown to people. */
 export function cleanErrorText(text: string): string {
   // eslint-disable-next-line no-control-regex -- stripping control characters is the point
-  const oneLine = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s{2,}/g, ' ').trim();
+  const oneLine = text
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
   return oneLine.length > MAX_ERROR_TEXT ? `${oneLine.slice(0, MAX_ERROR_TEXT - 1)}…` : oneLine;
 }
 
@@ -55,15 +58,21 @@ function describe(err: SmtpErrorLike): string {
     if (/connection timeout/i.test(message)) return 'Timed out connecting to the mail server';
     return `Timed out talking to the mail server (${message})`;
   }
-  if (original === 'ECONNREFUSED' || /ECONNREFUSED/.test(message)) return `The mail server refused the connection (${message})`;
-  if (code === 'ECONNECTION' && /closed unexpectedly/i.test(message)) return 'The mail server closed the connection unexpectedly';
+  if (original === 'ECONNREFUSED' || /ECONNREFUSED/.test(message))
+    return `The mail server refused the connection (${message})`;
+  if (code === 'ECONNECTION' && /closed unexpectedly/i.test(message))
+    return 'The mail server closed the connection unexpectedly';
   return message;
 }
 
 /** Classifies a failed attempt; `dataStarted` = the message body had begun to flow to the server. */
-export function classifySmtpError(err: SmtpErrorLike, dataStarted: boolean): Extract<DeliveryResult, { status: 'retry' | 'failed' }> {
+export function classifySmtpError(
+  err: SmtpErrorLike,
+  dataStarted: boolean,
+): Extract<DeliveryResult, { status: 'retry' | 'failed' }> {
   const code = typeof err.code === 'string' ? err.code : '';
-  const responseCode = typeof err.responseCode === 'number' && err.responseCode >= 200 ? err.responseCode : null;
+  const responseCode =
+    typeof err.responseCode === 'number' && err.responseCode >= 200 ? err.responseCode : null;
   const response = typeof err.response === 'string' && err.response.trim() ? err.response : null;
 
   if (responseCode !== null) {
@@ -85,7 +94,9 @@ export function classifySmtpError(err: SmtpErrorLike, dataStarted: boolean): Ext
     status: 'retry',
     code: null,
     message: cleanErrorText(
-      dataStarted ? `${describe(err)} after the message was sent; the server may have accepted it` : describe(err),
+      dataStarted
+        ? `${describe(err)} after the message was sent; the server may have accepted it`
+        : describe(err),
     ),
     uncertain: dataStarted,
   };

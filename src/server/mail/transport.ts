@@ -1,7 +1,12 @@
 import { convert } from 'html-to-text';
 import nodemailer from 'nodemailer';
 import type { Readable } from 'node:stream';
-import { classifySmtpError, cleanErrorText, type DeliveryResult, type RejectedRecipient } from './smtp-outcome.ts';
+import {
+  classifySmtpError,
+  cleanErrorText,
+  type DeliveryResult,
+  type RejectedRecipient,
+} from './smtp-outcome.ts';
 
 /** One mail as the outbox hands it to a transport. */
 export interface DeliverableMail {
@@ -40,7 +45,11 @@ export interface SmtpTransportOptions {
   maxMessagesPerConnection?: number;
 }
 
-export const DEFAULT_SMTP_TIMEOUTS = { connectionTimeoutMs: 10_000, greetingTimeoutMs: 10_000, socketTimeoutMs: 30_000 };
+export const DEFAULT_SMTP_TIMEOUTS = {
+  connectionTimeoutMs: 10_000,
+  greetingTimeoutMs: 10_000,
+  socketTimeoutMs: 30_000,
+};
 
 /** "Name <user@domain>" or "user@domain" → an address object (never a string nodemailer parses). */
 export function parseMailbox(value: string): { name: string; address: string } {
@@ -118,7 +127,12 @@ export function createSmtpTransport(options: SmtpTransportOptions): MailTranspor
           disableUrlAccess: true,
           signal,
         });
-        const rejectedErrors = (info.rejectedErrors ?? []) as { recipient?: string; responseCode?: number; response?: string; message?: string }[];
+        const rejectedErrors = (info.rejectedErrors ?? []) as {
+          recipient?: string;
+          responseCode?: number;
+          response?: string;
+          message?: string;
+        }[];
         const rejected: RejectedRecipient[] = rejectedErrors.map((e) => ({
           address: e.recipient ?? '',
           code: typeof e.responseCode === 'number' ? e.responseCode : null,

@@ -41,7 +41,9 @@ export const user = z.object({
 export type User = z.infer<typeof user>;
 
 const email = z.string().trim().max(254);
-const password = z.string().max(MAX_PASSWORD_LENGTH, { error: `Password must be at most ${MAX_PASSWORD_LENGTH} characters` });
+const password = z
+  .string()
+  .max(MAX_PASSWORD_LENGTH, { error: `Password must be at most ${MAX_PASSWORD_LENGTH} characters` });
 
 export const signUpRequest = z.strictObject({
   email,
@@ -70,7 +72,10 @@ export const settingsResponse = z.object({
 });
 export type SettingsResponse = z.infer<typeof settingsResponse>;
 export const updateSettingsRequest = z.strictObject({ loginAlerts: z.boolean() });
-export const updateSettingsResponse = z.object({ ok: z.literal(true), prefs: z.object({ loginAlerts: z.boolean() }) });
+export const updateSettingsResponse = z.object({
+  ok: z.literal(true),
+  prefs: z.object({ loginAlerts: z.boolean() }),
+});
 
 export const changeEmailRequest = z.strictObject({ newEmail: email });
 export const changePasswordRequest = z.strictObject({ currentPassword: password, newPassword: password });

@@ -63,7 +63,10 @@ export const listEmailsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).optional().default(20),
   q: z.string().max(200).optional().default(''),
 });
-export const emailListResponse = z.object({ items: z.array(emailSummary), nextCursor: z.string().nullable() });
+export const emailListResponse = z.object({
+  items: z.array(emailSummary),
+  nextCursor: z.string().nullable(),
+});
 export type EmailListResponse = z.infer<typeof emailListResponse>;
 
 export const emailIdParams = z.strictObject({ id: z.string().max(100) });
@@ -73,7 +76,12 @@ export const shareResponse = z.object({ publicUrl: z.string(), email });
 export type ShareResponse = z.infer<typeof shareResponse>;
 export const unshareResponse = z.object({ ok: z.literal(true), email });
 
-export const publicEmail = z.object({ id: z.string(), subject: z.string(), html: z.string(), createdAt: z.string() });
+export const publicEmail = z.object({
+  id: z.string(),
+  subject: z.string(),
+  html: z.string(),
+  createdAt: z.string(),
+});
 export type PublicEmail = z.infer<typeof publicEmail>;
 
 export const usage = z.object({

@@ -10,8 +10,8 @@ export function AboutPage() {
       <Card>
         <CardContent className="space-y-3 text-sm leading-6 text-slate-600 dark:text-slate-400">
           <p>
-            Proofmail sends your HTML email to real inboxes, keeps every version you sent, and gives your clients a link
-            to see it in any browser.
+            Proofmail sends your HTML email to real inboxes, keeps every version you sent, and gives your
+            clients a link to see it in any browser.
           </p>
           <p>
             Questions or ideas?{' '}

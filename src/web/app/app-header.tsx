@@ -19,7 +19,9 @@ function AppTabs({ className }: { className?: string }) {
   return (
     <nav aria-label="App" className={cx('flex items-stretch gap-1', className)}>
       {TABS.map(({ to, label, icon: Icon, match }) => {
-        const active = match.some((m) => pathname === m || pathname.startsWith(m.endsWith('/') ? m : `${m}/`));
+        const active = match.some(
+          (m) => pathname === m || pathname.startsWith(m.endsWith('/') ? m : `${m}/`),
+        );
         return (
           <NavLink
             key={to}
@@ -71,7 +73,12 @@ export function AppHeader({ user }: { user: User }) {
               <span className="max-sm:sr-only">Feedback</span>
             </a>
           ) : null}
-          <Link to="/contact" aria-label="Help" title="Help" className={buttonClasses({ variant: 'ghost', size: 'icon' })}>
+          <Link
+            to="/contact"
+            aria-label="Help"
+            title="Help"
+            className={buttonClasses({ variant: 'ghost', size: 'icon' })}
+          >
             <CircleHelp aria-hidden="true" />
           </Link>
           <ThemeToggle />

@@ -12,7 +12,10 @@ export const appRoutes: RouteObject[] = [
       { index: true, loader: () => redirect('/app/send') },
       { path: 'send', lazy: page(() => import('../features/send/send-page.tsx'), 'SendPage') },
       { path: 'history', lazy: page(() => import('../features/history/history-page.tsx'), 'HistoryPage') },
-      { path: 'email/:id', lazy: page(() => import('../features/email-detail/email-detail-page.tsx'), 'EmailDetailPage') },
+      {
+        path: 'email/:id',
+        lazy: page(() => import('../features/email-detail/email-detail-page.tsx'), 'EmailDetailPage'),
+      },
       { path: 'profile', lazy: page(() => import('../features/account/profile-page.tsx'), 'ProfilePage') },
       { path: 'account', lazy: page(() => import('./account-page.tsx'), 'AccountPage') },
       { path: 'about', lazy: page(() => import('./about-page.tsx'), 'AboutPage') },

@@ -34,10 +34,15 @@ export function UserMenu({ user }: { user: User }) {
       }
     >
       <DropdownMenuLabel className="space-y-1 py-2.5">
-        <span className="block truncate text-sm font-medium text-slate-900 dark:text-white" title={user.email}>
+        <span
+          className="block truncate text-sm font-medium text-slate-900 dark:text-white"
+          title={user.email}
+        >
           {user.email}
         </span>
-        <Badge color={user.plan === 'pro' ? 'brand' : 'gray'}>{user.plan === 'pro' ? 'Pro plan' : 'Free plan'}</Badge>
+        <Badge color={user.plan === 'pro' ? 'brand' : 'gray'}>
+          {user.plan === 'pro' ? 'Pro plan' : 'Free plan'}
+        </Badge>
       </DropdownMenuLabel>
       <DropdownMenuSeparator />
       <DropdownMenuItem icon={<UserRound />} onSelect={() => void navigate('/app/account')}>

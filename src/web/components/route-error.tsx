@@ -3,7 +3,9 @@ import { isRouteErrorResponse, useRouteError } from 'react-router';
 /** Shown when a route fails to load (e.g. a chunk is gone after a deploy) or throws. */
 export function RouteError() {
   const error = useRouteError();
-  const message = isRouteErrorResponse(error) ? `${error.status} ${error.statusText}` : 'Something went wrong.';
+  const message = isRouteErrorResponse(error)
+    ? `${error.status} ${error.statusText}`
+    : 'Something went wrong.';
   return (
     <main className="mx-auto flex min-h-screen max-w-md flex-col items-center justify-center gap-4 p-6 text-center">
       <h1 className="text-2xl font-semibold">{message}</h1>

@@ -13,7 +13,10 @@ import { useOptionalUser } from './session.ts';
  */
 
 function createCheckoutSession(): Promise<RedirectUrlResponse> {
-  return api<RedirectUrlResponse>('/api/billing/create-checkout', { method: 'POST', body: { price: PRO_PRICE_ID } });
+  return api<RedirectUrlResponse>('/api/billing/create-checkout', {
+    method: 'POST',
+    body: { price: PRO_PRICE_ID },
+  });
 }
 
 function createPortalSession(): Promise<RedirectUrlResponse> {

@@ -11,7 +11,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
     .addColumn('priority', 'smallint', (c) => c.notNull().check(sql`priority between 0 and 2`))
     .addColumn('state', 'text', (c) =>
-      c.notNull().defaultTo('queued').check(sql`state in ('queued', 'sending', 'sent', 'retry_wait', 'failed')`),
+      c
+        .notNull()
+        .defaultTo('queued')
+        .check(sql`state in ('queued', 'sending', 'sent', 'retry_wait', 'failed')`),
     )
     .addColumn('message_id', 'text', (c) => c.notNull().unique())
     .addColumn('to_addresses', sql`text[]`, (c) => c.notNull())

@@ -81,5 +81,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop trigger if exists mail_outbox_refund_failed on mail_outbox`.execute(db);
   await sql`drop function if exists refund_failed_send()`.execute(db);
-  for (const t of ['send_rate', 'usage_ledger', 'usage_counters', 'emails']) await db.schema.dropTable(t).execute();
+  for (const t of ['send_rate', 'usage_ledger', 'usage_counters', 'emails'])
+    await db.schema.dropTable(t).execute();
 }

@@ -13,7 +13,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     exception when insufficient_privilege then
       raise notice 'pg_trgm could not be created (insufficient privilege): history search will not be indexed';
     end $$`.execute(db);
-  const { rows } = await sql<{ ok: boolean }>`select exists (select 1 from pg_extension where extname = 'pg_trgm') as ok`.execute(db);
+  const { rows } = await sql<{
+    ok: boolean;
+  }>`select exists (select 1 from pg_extension where extname = 'pg_trgm') as ok`.execute(db);
   if (!rows[0]?.ok) return;
   await sql`create index emails_to_trgm on emails using gin (to_addresses gin_trgm_ops)`.execute(db);
   await sql`create index emails_subject_trgm on emails using gin (subject gin_trgm_ops)`.execute(db);

@@ -58,11 +58,19 @@ export async function findBillingRow(db: Executor, userId: string): Promise<Bill
  * sync and webhooks for one user run one at a time, so the last writer has read Stripe last.
  */
 export async function lockBillingRow(trx: Executor, userId: string): Promise<BillingRow | undefined> {
-  const row = await trx.selectFrom('users').select(columns).where('id', '=', userId).forUpdate().executeTakeFirst();
+  const row = await trx
+    .selectFrom('users')
+    .select(columns)
+    .where('id', '=', userId)
+    .forUpdate()
+    .executeTakeFirst();
   return row && toRow(row);
 }
 
-export async function lockBillingRowByCustomer(trx: Executor, customerId: string): Promise<BillingRow | undefined> {
+export async function lockBillingRowByCustomer(
+  trx: Executor,
+  customerId: string,
+): Promise<BillingRow | undefined> {
   const row = await trx
     .selectFrom('users')
     .select(columns)
@@ -72,7 +80,12 @@ export async function lockBillingRowByCustomer(trx: Executor, customerId: string
   return row && toRow(row);
 }
 
-export async function setCustomerId(db: Executor, userId: string, customerId: string, now: Date): Promise<void> {
+export async function setCustomerId(
+  db: Executor,
+  userId: string,
+  customerId: string,
+  now: Date,
+): Promise<void> {
   await db
     .updateTable('users')
     .set({ stripe_customer_id: customerId, updated_at: now })
@@ -80,7 +93,12 @@ export async function setCustomerId(db: Executor, userId: string, customerId: st
     .execute();
 }
 
-export async function writeBillingState(db: Executor, userId: string, state: BillingState, now: Date): Promise<void> {
+export async function writeBillingState(
+  db: Executor,
+  userId: string,
+  state: BillingState,
+  now: Date,
+): Promise<void> {
   await db
     .updateTable('users')
     .set({

@@ -43,7 +43,9 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
     stripe: deps.stripe ?? createStripeClient(deps.config),
   };
   if (billing.stripe && !deps.config.stripe?.webhookSecret) {
-    app.log.warn('Billing is on but STRIPE_WEBHOOK_SECRET is not set: plans will only change through /api/billing/sync');
+    app.log.warn(
+      'Billing is on but STRIPE_WEBHOOK_SECRET is not set: plans will only change through /api/billing/sync',
+    );
   }
   if (billing.stripe && !deps.config.stripe?.priceProMonthly) {
     app.log.warn('Billing is on but STRIPE_PRICE_PRO_MONTHLY is not set: checkout cannot start');
@@ -53,17 +55,21 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
     noStoreAnswers(api);
     const r = api.withTypeProvider<ZodTypeProvider>();
 
-    r.get('/api/billing/subscription', { schema: { response: { 200: subscriptionResponse } } }, async (request) => {
-      const info = await subscriptionInfo(billing, requireUser(request));
-      return {
-        billingEnabled: info.billingEnabled,
-        plan: info.plan,
-        status: info.status,
-        hasBillingAccount: info.hasBillingAccount,
-        cancelAtPeriodEnd: info.cancelAtPeriodEnd,
-        currentPeriodEnd: info.currentPeriodEnd,
-      };
-    });
+    r.get(
+      '/api/billing/subscription',
+      { schema: { response: { 200: subscriptionResponse } } },
+      async (request) => {
+        const info = await subscriptionInfo(billing, requireUser(request));
+        return {
+          billingEnabled: info.billingEnabled,
+          plan: info.plan,
+          status: info.status,
+          hasBillingAccount: info.hasBillingAccount,
+          cancelAtPeriodEnd: info.cancelAtPeriodEnd,
+          currentPeriodEnd: info.currentPeriodEnd,
+        };
+      },
+    );
 
     r.post(
       '/api/billing/create-checkout',
@@ -71,7 +77,12 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       async (request, reply) => {
         const user = requireUser(request);
         if (!billing.stripe) throw billingDisabled();
-        await enforceRateLimits(deps.db, reply, [{ rule: BILLING_RATE_RULES.sessions, subject: user.id }], deps.clock.now());
+        await enforceRateLimits(
+          deps.db,
+          reply,
+          [{ rule: BILLING_RATE_RULES.sessions, subject: user.id }],
+          deps.clock.now(),
+        );
         return { url: await createCheckout(billing, user, request.log) };
       },
     );
@@ -82,7 +93,12 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       async (request, reply) => {
         const user = requireUser(request);
         if (!billing.stripe) throw billingDisabled();
-        await enforceRateLimits(deps.db, reply, [{ rule: BILLING_RATE_RULES.sessions, subject: user.id }], deps.clock.now());
+        await enforceRateLimits(
+          deps.db,
+          reply,
+          [{ rule: BILLING_RATE_RULES.sessions, subject: user.id }],
+          deps.clock.now(),
+        );
         return { url: await createPortal(billing, user, request.log) };
       },
     );
@@ -93,7 +109,12 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       async (request, reply) => {
         const user = requireUser(request);
         if (!billing.stripe) throw billingDisabled();
-        await enforceRateLimits(deps.db, reply, [{ rule: BILLING_RATE_RULES.sync, subject: user.id }], deps.clock.now());
+        await enforceRateLimits(
+          deps.db,
+          reply,
+          [{ rule: BILLING_RATE_RULES.sync, subject: user.id }],
+          deps.clock.now(),
+        );
         const synced = await syncUser(billing, user.id, request.log);
         return { ok: true as const, user: toUserResponse(synced) };
       },
@@ -104,16 +125,24 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
   // raw body instead of parsing JSON (the signature check then parses it).
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => {
-      done(null, body);
-    });
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT },
+      (_request, body, done) => {
+        done(null, body);
+      },
+    );
     const r = scope.withTypeProvider<ZodTypeProvider>();
-    r.post('/api/billing/webhook', { config: PUBLIC_ROUTE, schema: { response: { 200: webhookResponse } } }, async (request) => {
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const header = request.headers['stripe-signature'];
-      const signature = Array.isArray(header) ? header[0] : header;
-      await handleWebhook(billing, raw, signature, request.log);
-      return { received: true as const };
-    });
+    r.post(
+      '/api/billing/webhook',
+      { config: PUBLIC_ROUTE, schema: { response: { 200: webhookResponse } } },
+      async (request) => {
+        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const header = request.headers['stripe-signature'];
+        const signature = Array.isArray(header) ? header[0] : header;
+        await handleWebhook(billing, raw, signature, request.log);
+        return { received: true as const };
+      },
+    );
   });
 }

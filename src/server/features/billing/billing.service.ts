@@ -63,7 +63,10 @@ function requireStripe(deps: BillingDeps): { stripe: Stripe; settings: NonNullab
 }
 
 function isStripeError(err: unknown): err is Stripe.errors.StripeError {
-  return typeof (err as { type?: unknown } | null)?.type === 'string' && (err as { type: string }).type.startsWith('Stripe');
+  return (
+    typeof (err as { type?: unknown } | null)?.type === 'string' &&
+    (err as { type: string }).type.startsWith('Stripe')
+  );
 }
 
 /** Runs a Stripe call; a failure is logged with its detail and answered 502 without it. */
@@ -72,7 +75,10 @@ async function callStripe<T>(log: FastifyBaseLogger, what: string, call: () => P
     return await call();
   } catch (err) {
     if (!isStripeError(err)) throw err;
-    log.error({ stripe: { type: err.type, code: err.code, status: err.statusCode, message: err.message } }, `Stripe ${what} failed`);
+    log.error(
+      { stripe: { type: err.type, code: err.code, status: err.statusCode, message: err.message } },
+      `Stripe ${what} failed`,
+    );
     throw new AppError(502, BILLING_ERRORS.provider, 'billing_provider_error');
   }
 }
@@ -89,7 +95,12 @@ export function withEffectivePlan(user: AccountUser, row: BillingRow, now: Date)
  * concurrent requests of one user wait for the first one's customer instead of each creating
  * their own. A stored customer that was deleted in Stripe is replaced.
  */
-async function ensureCustomer(deps: BillingDeps, stripe: Stripe, userId: string, log: FastifyBaseLogger): Promise<string> {
+async function ensureCustomer(
+  deps: BillingDeps,
+  stripe: Stripe,
+  userId: string,
+  log: FastifyBaseLogger,
+): Promise<string> {
   return deps.db.transaction().execute(async (trx) => {
     const row = await lockBillingRow(trx, userId);
     if (!row) throw new AppError(401, 'Not authenticated', 'unauthenticated');
@@ -116,7 +127,11 @@ async function ensureCustomer(deps: BillingDeps, stripe: Stripe, userId: string,
 
 // ---------- checkout and portal ----------
 
-export async function createCheckout(deps: BillingDeps, user: AccountUser, log: FastifyBaseLogger): Promise<string> {
+export async function createCheckout(
+  deps: BillingDeps,
+  user: AccountUser,
+  log: FastifyBaseLogger,
+): Promise<string> {
   const { stripe, settings } = requireStripe(deps);
   if (user.plan === 'pro') throw new AppError(409, BILLING_ERRORS.alreadyPro, 'already_pro');
   if (!settings.priceProMonthly) {
@@ -144,12 +159,19 @@ export async function createCheckout(deps: BillingDeps, user: AccountUser, log: 
 }
 
 /** The billing portal for the caller's own customer (the id comes from their row, never input). */
-export async function createPortal(deps: BillingDeps, user: AccountUser, log: FastifyBaseLogger): Promise<string> {
+export async function createPortal(
+  deps: BillingDeps,
+  user: AccountUser,
+  log: FastifyBaseLogger,
+): Promise<string> {
   const { stripe } = requireStripe(deps);
   const row = await findBillingRow(deps.db, user.id);
   const customer = row?.stripeCustomerId;
   if (!customer) {
-    throw badRequest(user.plan === 'pro' ? BILLING_ERRORS.grantedPlan : BILLING_ERRORS.noBillingAccount, 'no_billing_account');
+    throw badRequest(
+      user.plan === 'pro' ? BILLING_ERRORS.grantedPlan : BILLING_ERRORS.noBillingAccount,
+      'no_billing_account',
+    );
   }
   const session = await callStripe(log, 'billing portal session creation', () =>
     stripe.billingPortal.sessions.create({ customer, return_url: `${deps.config.publicUrl}/app/account` }),
@@ -166,11 +188,17 @@ function snapshot(s: Stripe.Subscription): SubscriptionSnapshot {
     created: s.created,
     cancel_at_period_end: s.cancel_at_period_end,
     cancel_at: s.cancel_at ?? null,
-    itemPeriodEnds: (s.items?.data ?? []).map((item) => item.current_period_end).filter((n) => typeof n === 'number'),
+    itemPeriodEnds: (s.items?.data ?? [])
+      .map((item) => item.current_period_end)
+      .filter((n) => typeof n === 'number'),
   };
 }
 
-async function customerSubscriptions(stripe: Stripe, customer: string, log: FastifyBaseLogger): Promise<SubscriptionSnapshot[]> {
+async function customerSubscriptions(
+  stripe: Stripe,
+  customer: string,
+  log: FastifyBaseLogger,
+): Promise<SubscriptionSnapshot[]> {
   const list = await callStripe(log, 'subscription list', () =>
     stripe.subscriptions.list({ customer, status: 'all', limit: 100 }),
   );
@@ -190,11 +218,16 @@ async function refreshFromStripe(
 }
 
 /** POST /api/billing/sync: the caller's plan as Stripe reports it now. */
-export async function syncUser(deps: BillingDeps, userId: string, log: FastifyBaseLogger): Promise<AccountUser> {
+export async function syncUser(
+  deps: BillingDeps,
+  userId: string,
+  log: FastifyBaseLogger,
+): Promise<AccountUser> {
   const { stripe } = requireStripe(deps);
   await deps.db.transaction().execute(async (trx) => {
     const row = await lockBillingRow(trx, userId);
-    if (row?.stripeCustomerId) await refreshFromStripe(deps, trx, stripe, { ...row, stripeCustomerId: row.stripeCustomerId }, log);
+    if (row?.stripeCustomerId)
+      await refreshFromStripe(deps, trx, stripe, { ...row, stripeCustomerId: row.stripeCustomerId }, log);
   });
   const [user, row] = await Promise.all([findUserById(deps.db, userId), findBillingRow(deps.db, userId)]);
   if (!user || !row) throw new AppError(401, 'Not authenticated', 'unauthenticated');
@@ -259,7 +292,8 @@ export async function handleWebhook(
     await refreshFromStripe(deps, trx, stripe, { ...row, stripeCustomerId: row.stripeCustomerId }, log);
     return 'applied';
   });
-  if (outcome === 'unknown_customer') log.warn({ event: event.id, type: event.type }, 'Stripe event for a customer of no user');
+  if (outcome === 'unknown_customer')
+    log.warn({ event: event.id, type: event.type }, 'Stripe event for a customer of no user');
   else log.info({ event: event.id, type: event.type, outcome }, 'Stripe event');
   return outcome;
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { effectivePlan, planForStatus } from '../../accounts/effective-plan.ts';
-import { billingStateFor, pickSubscription, statusFromStripe, type SubscriptionSnapshot } from './plan-rules.ts';
+import {
+  billingStateFor,
+  pickSubscription,
+  statusFromStripe,
+  type SubscriptionSnapshot,
+} from './plan-rules.ts';
 
 const sub = (over: Partial<SubscriptionSnapshot> = {}): SubscriptionSnapshot => ({
   id: 'sub_1',
@@ -14,14 +19,16 @@ const sub = (over: Partial<SubscriptionSnapshot> = {}): SubscriptionSnapshot => 
 
 describe('plan rules', () => {
   it('maps Stripe statuses to ours and to plans', () => {
-    expect(['active', 'trialing', 'past_due'].map((s) => planForStatus(statusFromStripe(s)))).toEqual(['pro', 'pro', 'pro']);
-    expect(['canceled', 'unpaid', 'incomplete_expired', 'incomplete', 'paused'].map((s) => planForStatus(statusFromStripe(s)))).toEqual([
-      'free',
-      'free',
-      'free',
-      'free',
-      'free',
+    expect(['active', 'trialing', 'past_due'].map((s) => planForStatus(statusFromStripe(s)))).toEqual([
+      'pro',
+      'pro',
+      'pro',
     ]);
+    expect(
+      ['canceled', 'unpaid', 'incomplete_expired', 'incomplete', 'paused'].map((s) =>
+        planForStatus(statusFromStripe(s)),
+      ),
+    ).toEqual(['free', 'free', 'free', 'free', 'free']);
     expect(statusFromStripe('incomplete_expired')).toBe('none');
     expect(statusFromStripe('paused')).toBe('unpaid');
     expect(statusFromStripe('something_new')).toBe('none');
@@ -29,7 +36,12 @@ describe('plan rules', () => {
 
   it('keeps Pro after cancelling at period end until that end, then free', () => {
     const end = new Date('2026-03-01T00:00:00Z');
-    const state = { plan: 'pro' as const, subscriptionStatus: 'active' as const, cancelAtPeriodEnd: true, currentPeriodEnd: end };
+    const state = {
+      plan: 'pro' as const,
+      subscriptionStatus: 'active' as const,
+      cancelAtPeriodEnd: true,
+      currentPeriodEnd: end,
+    };
     expect(effectivePlan(state, new Date('2026-02-28T23:59:59Z'))).toBe('pro');
     expect(effectivePlan(state, end)).toBe('free');
     expect(effectivePlan({ ...state, cancelAtPeriodEnd: false }, new Date('2027-01-01'))).toBe('pro');
@@ -43,7 +55,12 @@ describe('plan rules', () => {
     const live = sub({ id: 'live', status: 'active', created: 2 });
     const newer = sub({ id: 'newer', status: 'incomplete', created: 3 });
     expect(pickSubscription([old, live, newer])?.id).toBe('live');
-    expect(pickSubscription([sub({ id: 'a', status: 'canceled', created: 1 }), sub({ id: 'b', status: 'canceled', created: 5 })])?.id).toBe('b');
+    expect(
+      pickSubscription([
+        sub({ id: 'a', status: 'canceled', created: 1 }),
+        sub({ id: 'b', status: 'canceled', created: 5 }),
+      ])?.id,
+    ).toBe('b');
     expect(pickSubscription([])).toBeUndefined();
   });
 

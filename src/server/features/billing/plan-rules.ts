@@ -9,14 +9,7 @@ import { isLiveStatus, planForStatus } from '../../accounts/effective-plan.ts';
 
 /** Every subscription status Stripe reports. */
 export type StripeSubscriptionStatus =
-  | 'incomplete'
-  | 'incomplete_expired'
-  | 'trialing'
-  | 'active'
-  | 'past_due'
-  | 'canceled'
-  | 'unpaid'
-  | 'paused';
+  'incomplete' | 'incomplete_expired' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'unpaid' | 'paused';
 
 /**
  * Our status for a Stripe status. A first payment that never completed (incomplete,

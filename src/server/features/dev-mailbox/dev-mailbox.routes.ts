@@ -62,7 +62,11 @@ export function registerDevMailboxRoutes(app: FastifyInstance, deps: FeatureDeps
 
   r.get(
     '/api/dev/mailbox',
-    { config: PUBLIC_ROUTE, onRequest: loopbackOnly, schema: { querystring: mailboxQuery, response: { 200: mailboxResponse } } },
+    {
+      config: PUBLIC_ROUTE,
+      onRequest: loopbackOnly,
+      schema: { querystring: mailboxQuery, response: { 200: mailboxResponse } },
+    },
     async (request, reply) => {
       const rows = await listMailbox(deps.db, request.query);
       void reply.headers(noStore);
@@ -72,7 +76,11 @@ export function registerDevMailboxRoutes(app: FastifyInstance, deps: FeatureDeps
 
   r.get(
     '/api/dev/mailbox/:id',
-    { config: PUBLIC_ROUTE, onRequest: loopbackOnly, schema: { params: mailboxMessageParams, response: { 200: mailboxMessageResponse } } },
+    {
+      config: PUBLIC_ROUTE,
+      onRequest: loopbackOnly,
+      schema: { params: mailboxMessageParams, response: { 200: mailboxMessageResponse } },
+    },
     async (request, reply) => {
       const row = await getMailboxMessage(deps.db, request.params.id);
       if (!row) throw notFound('Message not found');

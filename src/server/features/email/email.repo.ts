@@ -91,7 +91,11 @@ export async function listEmails(
   return query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(options.limit).execute();
 }
 
-export async function findEmail(db: Executor, userId: string, id: string): Promise<EmailRowWithHtml | undefined> {
+export async function findEmail(
+  db: Executor,
+  userId: string,
+  id: string,
+): Promise<EmailRowWithHtml | undefined> {
   if (!isUuid(id)) return undefined;
   return emailsWithDelivery(db)
     .select('e.html')
@@ -102,19 +106,32 @@ export async function findEmail(db: Executor, userId: string, id: string): Promi
 
 export async function deleteEmail(db: Db, userId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const res = await db.deleteFrom('emails').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  const res = await db
+    .deleteFrom('emails')
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return res.numDeletedRows > 0n;
 }
 
 /** Sets (or clears, with null) the public slug; keeps an existing slug when sharing again. */
-export async function setPublicSlug(db: Db, userId: string, id: string, slug: string | null, now: Date): Promise<boolean> {
+export async function setPublicSlug(
+  db: Db,
+  userId: string,
+  id: string,
+  slug: string | null,
+  now: Date,
+): Promise<boolean> {
   if (!isUuid(id)) return false;
   const res = await db
     .updateTable('emails')
     .set(
       slug === null
         ? { public_slug: null, shared_at: null }
-        : { public_slug: sql<string>`coalesce(public_slug, ${slug})`, shared_at: sql<Date>`coalesce(shared_at, ${now})` },
+        : {
+            public_slug: sql<string>`coalesce(public_slug, ${slug})`,
+            shared_at: sql<Date>`coalesce(shared_at, ${now})`,
+          },
     )
     .where('user_id', '=', userId)
     .where('id', '=', id)

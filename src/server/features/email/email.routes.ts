@@ -50,19 +50,25 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
 
   r.get(
     '/api/user/usage',
-    { schema: { response: { 200: z.object({ ok: z.literal(true), user: userSchema, usage: usageSchema }) } } },
+    {
+      schema: { response: { 200: z.object({ ok: z.literal(true), user: userSchema, usage: usageSchema }) } },
+    },
     async (request) => {
       const user = requireUser(request);
       return { ok: true as const, user: toUserResponse(user), usage: await usageFor(deps, user) };
     },
   );
 
-  r.get('/api/email', { schema: { querystring: listEmailsQuery, response: { 200: emailListResponse } } }, async (request) =>
-    listHistory(deps, requireUser(request), request.query),
+  r.get(
+    '/api/email',
+    { schema: { querystring: listEmailsQuery, response: { 200: emailListResponse } } },
+    async (request) => listHistory(deps, requireUser(request), request.query),
   );
 
-  r.get('/api/email/:id', { schema: { params: emailIdParams, response: { 200: emailSchema } } }, async (request) =>
-    getEmail(deps, requireUser(request).id, request.params.id),
+  r.get(
+    '/api/email/:id',
+    { schema: { params: emailIdParams, response: { 200: emailSchema } } },
+    async (request) => getEmail(deps, requireUser(request).id, request.params.id),
   );
 
   r.delete(
@@ -74,14 +80,19 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
     },
   );
 
-  r.post('/api/email/:id/share', { schema: { params: emailIdParams, response: { 200: shareResponse } } }, async (request) =>
-    shareEmail(deps, requireUser(request), request.params.id),
+  r.post(
+    '/api/email/:id/share',
+    { schema: { params: emailIdParams, response: { 200: shareResponse } } },
+    async (request) => shareEmail(deps, requireUser(request), request.params.id),
   );
 
   r.delete(
     '/api/email/:id/share',
     { schema: { params: emailIdParams, response: { 200: unshareResponse } } },
-    async (request) => ({ ok: true as const, email: await unshareEmail(deps, requireUser(request).id, request.params.id) }),
+    async (request) => ({
+      ok: true as const,
+      email: await unshareEmail(deps, requireUser(request).id, request.params.id),
+    }),
   );
 
   r.get(

@@ -23,12 +23,22 @@ interface Deps {
   clock: Clock;
 }
 
-const DELIVERY_STATE = { queued: 'queued', sending: 'sending', sent: 'sent', retry_wait: 'retrying', failed: 'failed' } as const;
+const DELIVERY_STATE = {
+  queued: 'queued',
+  sending: 'sending',
+  sent: 'sent',
+  retry_wait: 'retrying',
+  failed: 'failed',
+} as const;
 
 /** Builds the API shape by listing fields (docs/architecture.md §1.4): a new column stays private. */
 export function toSummary(row: EmailRow): EmailSummary {
   const error =
-    row.last_error === null ? null : row.last_error_code ? `${row.last_error_code} ${row.last_error}` : row.last_error;
+    row.last_error === null
+      ? null
+      : row.last_error_code
+        ? `${row.last_error_code} ${row.last_error}`
+        : row.last_error;
   return {
     id: row.id,
     to: row.to_addresses,
@@ -57,7 +67,8 @@ function encodeCursor(row: EmailRow): string {
 function decodeCursor(value: string): Cursor {
   const [at, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');
-  if (!id || !isUuid(id) || Number.isNaN(createdAt.getTime())) throw badRequest('Invalid cursor', 'invalid_cursor');
+  if (!id || !isUuid(id) || Number.isNaN(createdAt.getTime()))
+    throw badRequest('Invalid cursor', 'invalid_cursor');
   return { createdAt, id };
 }
 
@@ -75,7 +86,10 @@ export async function listHistory(
   const rows = await listEmails(deps.db, user.id, { limit: query.limit + 1, cursor, q: q || undefined });
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
-  return { items: page.map(toSummary), nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null };
+  return {
+    items: page.map(toSummary),
+    nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
+  };
 }
 
 export async function getEmail(deps: Deps, userId: string, id: string): Promise<Email> {

@@ -56,7 +56,10 @@ export async function sendTestEmail(
   const parsed = parseRecipients(input.to);
   if (!parsed.ok) {
     if (parsed.reason === 'too_many') {
-      throw badRequest(`${SEND_MESSAGES.tooManyTitle}: ${SEND_MESSAGES.tooManyDetail}`, 'too_many_recipients');
+      throw badRequest(
+        `${SEND_MESSAGES.tooManyTitle}: ${SEND_MESSAGES.tooManyDetail}`,
+        'too_many_recipients',
+      );
     }
     if (parsed.reason === 'missing') {
       throw badRequest(`${SEND_MESSAGES.missingTitle}: ${SEND_MESSAGES.missingDetail}`, 'missing_fields');
@@ -108,7 +111,14 @@ export async function sendTestEmail(
     });
     const outbox = await enqueueMail(
       trx,
-      { priority: isPro ? 'pro' : 'free', to: parsed.recipients, subject, html, replyTo: sender.email, emailId: email.id },
+      {
+        priority: isPro ? 'pro' : 'free',
+        to: parsed.recipients,
+        subject,
+        html,
+        replyTo: sender.email,
+        emailId: email.id,
+      },
       { messageIdDomain: config.mailDomain },
     );
     await recordSend(trx, { userId: sender.id, emailId: email.id, outboxId: outbox.id, month });

@@ -17,7 +17,12 @@ export function nextMonthStart(at: Date): Date {
  * counter row, so concurrent sends (from any process) queue on it and the limit holds exactly.
  * Returns false when the limit is reached.
  */
-export async function takeMonthlySend(trx: Executor, userId: string, month: string, limit: number): Promise<boolean> {
+export async function takeMonthlySend(
+  trx: Executor,
+  userId: string,
+  month: string,
+  limit: number,
+): Promise<boolean> {
   if (limit <= 0) return false;
   const row = await sql<{ count: number }>`
     insert into usage_counters (user_id, month, count) values (${userId}, ${month}, 1)
@@ -31,7 +36,12 @@ export async function takeMonthlySend(trx: Executor, userId: string, month: stri
  * Per-minute send rate, enforced the same way as the monthly allowance. Past minutes are trimmed
  * by the housekeeping job (src/server/housekeeping).
  */
-export async function takeMinuteSend(trx: Executor, userId: string, minute: Date, limit: number): Promise<boolean> {
+export async function takeMinuteSend(
+  trx: Executor,
+  userId: string,
+  minute: Date,
+  limit: number,
+): Promise<boolean> {
   const row = await sql<{ count: number }>`
     insert into send_rate (user_id, minute, count) values (${userId}, ${minute}, 1)
     on conflict (user_id, minute) do update set count = send_rate.count + 1
@@ -50,7 +60,11 @@ export async function recordSend(
     .execute();
 }
 
-export async function usageOf(db: Db, userId: string, month: string): Promise<{ thisMonth: number; total: number }> {
+export async function usageOf(
+  db: Db,
+  userId: string,
+  month: string,
+): Promise<{ thisMonth: number; total: number }> {
   const [counter, total] = await Promise.all([
     db
       .selectFrom('usage_counters')

@@ -31,14 +31,22 @@ export function registerSystemRoutes(app: FastifyInstance, deps: FeatureDeps): v
   const r = app.withTypeProvider<ZodTypeProvider>();
   const body = publicConfigOf(deps);
 
-  r.get('/api/health', { config: PUBLIC_ROUTE, schema: { response: { 200: healthResponse } } }, async (_req, res) => {
-    await sql`select 1`.execute(deps.db);
-    void res.header('Cache-Control', 'no-store');
-    return { ok: true as const, database: 'up' as const };
-  });
+  r.get(
+    '/api/health',
+    { config: PUBLIC_ROUTE, schema: { response: { 200: healthResponse } } },
+    async (_req, res) => {
+      await sql`select 1`.execute(deps.db);
+      void res.header('Cache-Control', 'no-store');
+      return { ok: true as const, database: 'up' as const };
+    },
+  );
 
-  r.get('/api/config', { config: PUBLIC_ROUTE, schema: { response: { 200: publicConfig } } }, async (_req, res) => {
-    void res.header('Cache-Control', 'no-cache');
-    return body;
-  });
+  r.get(
+    '/api/config',
+    { config: PUBLIC_ROUTE, schema: { response: { 200: publicConfig } } },
+    async (_req, res) => {
+      void res.header('Cache-Control', 'no-cache');
+      return body;
+    },
+  );
 }

@@ -12,7 +12,11 @@ export function UpgradeButton({
   context = 'page',
   icon = true,
   ...props
-}: Omit<ButtonProps, 'onClick' | 'busy' | 'children'> & { children?: ReactNode; context?: BillingContext; icon?: boolean }) {
+}: Omit<ButtonProps, 'onClick' | 'busy' | 'children'> & {
+  children?: ReactNode;
+  context?: BillingContext;
+  icon?: boolean;
+}) {
   const billing = useBillingActions(context);
   return (
     <>

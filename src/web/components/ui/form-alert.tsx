@@ -26,7 +26,8 @@ export function FormAlert({
       data-tone={tone}
       className={cx(
         'flex items-start gap-2.5 rounded-lg border px-3 py-2.5 text-sm',
-        tone === 'error' && 'border-red-200 bg-red-50 text-red-800 dark:border-red-900/60 dark:bg-red-950/40 dark:text-red-300',
+        tone === 'error' &&
+          'border-red-200 bg-red-50 text-red-800 dark:border-red-900/60 dark:bg-red-950/40 dark:text-red-300',
         tone === 'info' &&
           'border-brand-200 bg-brand-50 text-brand-900 dark:border-brand-900/60 dark:bg-brand-950/40 dark:text-brand-200',
         tone === 'warning' &&

@@ -21,7 +21,11 @@ export function PasswordInput({ className, ...rest }: Omit<InputProps, 'type'>) 
           focusRing,
         )}
       >
-        {visible ? <EyeOff aria-hidden="true" className="size-4" /> : <Eye aria-hidden="true" className="size-4" />}
+        {visible ? (
+          <EyeOff aria-hidden="true" className="size-4" />
+        ) : (
+          <Eye aria-hidden="true" className="size-4" />
+        )}
       </button>
     </div>
   );

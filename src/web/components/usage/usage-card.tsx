@@ -20,7 +20,9 @@ export function UsageCard() {
         {usage.data ? (
           <UsageMeter usage={usage.data.usage} />
         ) : usage.isError ? (
-          <p className="text-sm text-red-700 dark:text-red-400">Failed to load usage. Reload the page to try again.</p>
+          <p className="text-sm text-red-700 dark:text-red-400">
+            Failed to load usage. Reload the page to try again.
+          </p>
         ) : (
           <div className="space-y-2" aria-hidden="true">
             <Skeleton className="block h-4 w-40" />

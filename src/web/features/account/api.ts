@@ -29,25 +29,35 @@ export function useUpdateLoginAlerts() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (loginAlerts: boolean) =>
-      api<{ ok: true; prefs: { loginAlerts: boolean } }>('/api/user/settings', { method: 'PATCH', body: { loginAlerts } }),
+      api<{ ok: true; prefs: { loginAlerts: boolean } }>('/api/user/settings', {
+        method: 'PATCH',
+        body: { loginAlerts },
+      }),
     onMutate: async (loginAlerts) => {
       await queryClient.cancelQueries({ queryKey: SETTINGS_KEY });
       const previous = queryClient.getQueryData<SettingsResponse>(SETTINGS_KEY);
-      if (previous) queryClient.setQueryData<SettingsResponse>(SETTINGS_KEY, { ...previous, prefs: { ...previous.prefs, loginAlerts } });
+      if (previous)
+        queryClient.setQueryData<SettingsResponse>(SETTINGS_KEY, {
+          ...previous,
+          prefs: { ...previous.prefs, loginAlerts },
+        });
       return { previous };
     },
     onError: (_err, _value, context) => {
       if (context?.previous) queryClient.setQueryData(SETTINGS_KEY, context.previous);
     },
     onSuccess: (res) => {
-      queryClient.setQueryData<SettingsResponse>(SETTINGS_KEY, (old) => (old ? { ...old, prefs: res.prefs } : old));
+      queryClient.setQueryData<SettingsResponse>(SETTINGS_KEY, (old) =>
+        old ? { ...old, prefs: res.prefs } : old,
+      );
     },
   });
 }
 
 export function useChangeEmail() {
   return useMutation({
-    mutationFn: (newEmail: string) => api<{ ok: true }>('/api/user/change-email', { method: 'POST', body: { newEmail } }),
+    mutationFn: (newEmail: string) =>
+      api<{ ok: true }>('/api/user/change-email', { method: 'POST', body: { newEmail } }),
   });
 }
 

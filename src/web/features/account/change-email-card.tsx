@@ -20,11 +20,15 @@ export function ChangeEmailCard({ currentEmail }: { currentEmail: string }) {
     e.preventDefault();
     const address = newEmail.trim();
     if (!address) return setFormError('Please enter a new email address');
-    if (address.toLowerCase() === currentEmail.toLowerCase()) return setFormError('This is already your email address');
+    if (address.toLowerCase() === currentEmail.toLowerCase())
+      return setFormError('This is already your email address');
     setFormError(null);
     change.mutate(address, {
       onSuccess: () => {
-        toast.success('Verification Email Sent', `Open the link we sent to ${address} to confirm your new email address.`);
+        toast.success(
+          'Verification Email Sent',
+          `Open the link we sent to ${address} to confirm your new email address.`,
+        );
         setNewEmail('');
       },
       onError: (err) => toast.error('Failed to change email', errorMessage(err)),

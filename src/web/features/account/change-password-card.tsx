@@ -24,7 +24,10 @@ export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
       <Section id="change-password" title="Change password">
         <p className="text-sm text-slate-600 dark:text-slate-400">
           You sign in with Google or GitHub, so your account has no password yet. To add one, use{' '}
-          <Link to="/forgot-password" className="font-medium text-brand-600 hover:underline dark:text-brand-400">
+          <Link
+            to="/forgot-password"
+            className="font-medium text-brand-600 hover:underline dark:text-brand-400"
+          >
             Forgot password
           </Link>{' '}
           with your email address.
@@ -43,7 +46,10 @@ export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
       { currentPassword: current, newPassword: next },
       {
         onSuccess: () => {
-          toast.success('Password Changed', 'Your password was updated and your other sessions were signed out.');
+          toast.success(
+            'Password Changed',
+            'Your password was updated and your other sessions were signed out.',
+          );
           setCurrent('');
           setNext('');
           setConfirm('');
@@ -54,7 +60,11 @@ export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
   };
 
   return (
-    <Section id="change-password" title="Change password" description="Signing in elsewhere ends when you change it.">
+    <Section
+      id="change-password"
+      title="Change password"
+      description="Signing in elsewhere ends when you change it."
+    >
       <form noValidate onSubmit={onSubmit} className="space-y-4">
         <FormAlert>{formError}</FormAlert>
         <Field id="current-password" label="Current password">
@@ -75,7 +85,10 @@ export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
               autoComplete="new-password"
               value={next}
               aria-describedby="new-password-hint"
-              invalid={formError === AUTH_MESSAGES.passwordTooShort || (formError === AUTH_MESSAGES.fillAllFields && !next)}
+              invalid={
+                formError === AUTH_MESSAGES.passwordTooShort ||
+                (formError === AUTH_MESSAGES.fillAllFields && !next)
+              }
               onChange={(e) => setNext(e.target.value)}
             />
           </Field>
@@ -85,7 +98,10 @@ export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
               name="confirm-password"
               autoComplete="new-password"
               value={confirm}
-              invalid={formError === AUTH_MESSAGES.passwordsDoNotMatch || (formError === AUTH_MESSAGES.fillAllFields && !confirm)}
+              invalid={
+                formError === AUTH_MESSAGES.passwordsDoNotMatch ||
+                (formError === AUTH_MESSAGES.fillAllFields && !confirm)
+              }
               onChange={(e) => setConfirm(e.target.value)}
             />
           </Field>

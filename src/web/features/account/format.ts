@@ -9,7 +9,10 @@ export function formatDate(iso: string): string {
 }
 
 /** Subscription status badge (docs/spec.md §4): active green, trialing blue, past_due red, canceled gray, unpaid red. */
-export const SUBSCRIPTION_BADGE: Record<Exclude<SubscriptionStatus, 'none'>, { label: string; color: BadgeColor }> = {
+export const SUBSCRIPTION_BADGE: Record<
+  Exclude<SubscriptionStatus, 'none'>,
+  { label: string; color: BadgeColor }
+> = {
   active: { label: 'Active', color: 'green' },
   trialing: { label: 'Trialing', color: 'blue' },
   past_due: { label: 'Past due', color: 'red' },

@@ -10,7 +10,10 @@ export function LoginAlertsCard({ enabled }: { enabled: boolean }) {
   const onChange = (next: boolean) =>
     update.mutate(next, {
       onSuccess: (res) =>
-        toast.success('Settings Updated', res.prefs.loginAlerts ? 'Login alerts enabled' : 'Login alerts disabled'),
+        toast.success(
+          'Settings Updated',
+          res.prefs.loginAlerts ? 'Login alerts enabled' : 'Login alerts disabled',
+        ),
       onError: (err) => toast.error('Failed to update settings', errorMessage(err)),
     });
   return (

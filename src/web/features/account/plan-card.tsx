@@ -30,7 +30,10 @@ export function PlanCard({
         <div className="flex flex-wrap items-center justify-between gap-4">
           <div className="space-y-1">
             <div className="flex flex-wrap items-center gap-2">
-              <span className="text-base font-semibold text-slate-900 dark:text-white" data-testid="account-plan">
+              <span
+                className="text-base font-semibold text-slate-900 dark:text-white"
+                data-testid="account-plan"
+              >
                 {planLabel(user.plan)} plan
               </span>
               {status ? (

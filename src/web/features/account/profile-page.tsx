@@ -49,7 +49,10 @@ export function ProfilePage() {
                   <dl className="min-w-0 flex-1 space-y-2">
                     <div>
                       <dt className="sr-only">Email</dt>
-                      <dd className="text-lg font-semibold break-all text-slate-900 dark:text-white" data-testid="profile-email">
+                      <dd
+                        className="text-lg font-semibold break-all text-slate-900 dark:text-white"
+                        data-testid="profile-email"
+                      >
                         {profile.data.email}
                       </dd>
                     </div>
@@ -57,7 +60,10 @@ export function ProfilePage() {
                       <div className="flex items-center gap-2">
                         <dt className="sr-only">Plan</dt>
                         <dd>
-                          <Badge color={profile.data.plan === 'pro' ? 'brand' : 'gray'} data-testid="profile-plan">
+                          <Badge
+                            color={profile.data.plan === 'pro' ? 'brand' : 'gray'}
+                            data-testid="profile-plan"
+                          >
                             {planLabel(profile.data.plan)} plan
                           </Badge>
                         </dd>

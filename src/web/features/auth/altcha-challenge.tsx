@@ -120,7 +120,12 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
           'dark:[--altcha-border-color:var(--color-slate-700)] dark:[--altcha-color-primary:var(--color-brand-400)]',
         )}
       >
-        <altcha-widget ref={widgetRef} challenge={absoluteUrl(challengeUrl)} name="captchaToken" auto="onfocus" />
+        <altcha-widget
+          ref={widgetRef}
+          challenge={absoluteUrl(challengeUrl)}
+          name="captchaToken"
+          auto="onfocus"
+        />
       </div>
     </div>
   );

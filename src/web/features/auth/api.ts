@@ -23,7 +23,11 @@ export async function signIn(body: { email: string; password: string }): Promise
   }
 }
 
-export async function signUp(body: { email: string; password: string; captchaToken?: string }): Promise<SessionResponse> {
+export async function signUp(body: {
+  email: string;
+  password: string;
+  captchaToken?: string;
+}): Promise<SessionResponse> {
   try {
     return await api<SessionResponse>('/api/auth/signup', { method: 'POST', body });
   } catch (err) {
@@ -43,7 +47,10 @@ export async function signOutRequest(): Promise<void> {
 }
 
 export function verifyEmail(token: string): Promise<{ ok: true; emailChanged: boolean }> {
-  return api<{ ok: true; emailChanged: boolean }>('/api/auth/verify-email', { method: 'POST', body: { token } });
+  return api<{ ok: true; emailChanged: boolean }>('/api/auth/verify-email', {
+    method: 'POST',
+    body: { token },
+  });
 }
 
 export function requestPasswordReset(email: string): Promise<unknown> {

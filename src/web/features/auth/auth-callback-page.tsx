@@ -38,18 +38,21 @@ export function AuthCallbackPage() {
       exchanges.set(ticket, signIn);
     }
     signIn.then(
-        () => {
-          if (active) void navigate(HOME_AFTER_SIGN_IN, { replace: true });
-        },
-        () => fail('auth_failed'),
-      );
+      () => {
+        if (active) void navigate(HOME_AFTER_SIGN_IN, { replace: true });
+      },
+      () => fail('auth_failed'),
+    );
     return () => {
       active = false;
     };
   }, [error, ticket, navigate, queryClient]);
 
   return (
-    <main id="main" className="flex min-h-dvh flex-col items-center justify-center gap-3 p-6 text-slate-600 dark:text-slate-400">
+    <main
+      id="main"
+      className="flex min-h-dvh flex-col items-center justify-center gap-3 p-6 text-slate-600 dark:text-slate-400"
+    >
       <Spinner className="size-8 text-brand-600 dark:text-brand-400" label={null} />
       <p role="status" className="text-sm">
         Signing you in…

@@ -41,7 +41,10 @@ export function AuthLayout({ title, description, icon, children, footer, closabl
         <Logo />
         <ThemeToggle />
       </header>
-      <main id="main" className="flex flex-1 items-start justify-center px-4 pt-4 pb-10 sm:items-center sm:pt-0">
+      <main
+        id="main"
+        className="flex flex-1 items-start justify-center px-4 pt-4 pb-10 sm:items-center sm:pt-0"
+      >
         <div
           role="group"
           aria-labelledby="auth-title"
@@ -52,14 +55,21 @@ export function AuthLayout({ title, description, icon, children, footer, closabl
               to="/"
               aria-label="Close"
               title="Close"
-              className={buttonClasses({ variant: 'ghost', size: 'icon-sm', className: 'absolute top-3 right-3' })}
+              className={buttonClasses({
+                variant: 'ghost',
+                size: 'icon-sm',
+                className: 'absolute top-3 right-3',
+              })}
             >
               <X aria-hidden="true" />
             </Link>
           ) : null}
           <div className={cx('text-center', closable && 'px-6')}>
             {icon ? <div className="mb-4 flex justify-center">{icon}</div> : null}
-            <h1 id="auth-title" className="text-2xl font-semibold tracking-tight text-slate-900 dark:text-white">
+            <h1
+              id="auth-title"
+              className="text-2xl font-semibold tracking-tight text-slate-900 dark:text-white"
+            >
               {title}
             </h1>
             {description ? (

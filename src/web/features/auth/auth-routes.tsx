@@ -1,7 +1,6 @@
 import type { RouteObject } from 'react-router';
 import { page } from '../../lib/lazy-page.ts';
 
-
 /** Public sign-in related routes (docs/spec.md §2); each page is its own lazy chunk. */
 export const authRoutes: RouteObject[] = [
   { path: '/signup', lazy: page(() => import('./signup-page.tsx'), 'SignUpPage') },

@@ -48,8 +48,9 @@ export function ForgotPasswordPage() {
         }
         description={
           <>
-            If an account exists for <strong className="font-medium break-all text-slate-900 dark:text-white">{sentTo}</strong>,
-            we have sent a link to reset your password. It expires in 30 minutes.
+            If an account exists for{' '}
+            <strong className="font-medium break-all text-slate-900 dark:text-white">{sentTo}</strong>, we
+            have sent a link to reset your password. It expires in 30 minutes.
           </>
         }
       >

@@ -13,7 +13,8 @@ export function loadAltcha(): Promise<void> {
       import('altcha/workers/sha?worker'),
       import('altcha/workers/pbkdf2?worker'),
     ]);
-    for (const name of ['SHA-256', 'SHA-384', 'SHA-512']) globalThis.$altcha.algorithms.set(name, () => new ShaWorker());
+    for (const name of ['SHA-256', 'SHA-384', 'SHA-512'])
+      globalThis.$altcha.algorithms.set(name, () => new ShaWorker());
     for (const name of ['PBKDF2/SHA-256', 'PBKDF2/SHA-384', 'PBKDF2/SHA-512']) {
       globalThis.$altcha.algorithms.set(name, () => new Pbkdf2Worker());
     }

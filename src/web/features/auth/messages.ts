@@ -24,5 +24,8 @@ export function socialErrorMessage(code: string): { message: string; code: strin
   const known = Object.hasOwn(SOCIAL_ERRORS, code) ? SOCIAL_ERRORS[code] : undefined;
   if (known) return { message: known, code: null };
   const safeCode = /^[a-z0-9_.-]{1,64}$/i.test(code) ? code : null;
-  return { message: 'Social sign-in failed. Please try again or use your email and password.', code: safeCode };
+  return {
+    message: 'Social sign-in failed. Please try again or use your email and password.',
+    code: safeCode,
+  };
 }

@@ -13,7 +13,8 @@ export const HOME_AFTER_SIGN_IN = '/app/send';
 /** Only an in-app path is a valid return target (no open redirect). */
 export function returnTarget(location: Location): string {
   const from = (location.state as AuthLocationState | null)?.from;
-  const inApp = typeof from === 'string' && (from === '/app' || from.startsWith('/app/') || from.startsWith('/app?'));
+  const inApp =
+    typeof from === 'string' && (from === '/app' || from.startsWith('/app/') || from.startsWith('/app?'));
   return inApp ? from : HOME_AFTER_SIGN_IN;
 }
 

@@ -41,7 +41,9 @@ export function ResetPasswordPage() {
       // A reset ends every session, this browser's included.
       clearSession(queryClient);
       toast.success('Password reset successfully.');
-      const state: AuthLocationState = { notice: 'Your password has been changed. Sign in with your new password.' };
+      const state: AuthLocationState = {
+        notice: 'Your password has been changed. Sign in with your new password.',
+      };
       await navigate('/signin', { replace: true, state });
     },
     onError: (err) => {
@@ -63,8 +65,8 @@ export function ResetPasswordPage() {
           <>
             <p className="font-medium text-slate-900 dark:text-white">{AUTH_MESSAGES.invalidResetLink}</p>
             <p className="mt-1">
-              {deadLink ?? 'This password reset link is incomplete.'} Reset links work once and expire after 30
-              minutes; request a new one to continue.
+              {deadLink ?? 'This password reset link is incomplete.'} Reset links work once and expire after
+              30 minutes; request a new one to continue.
             </p>
           </>
         }
@@ -114,7 +116,10 @@ export function ResetPasswordPage() {
             autoComplete="new-password"
             autoFocus
             value={password}
-            invalid={formError === AUTH_MESSAGES.passwordTooShort || (formError === AUTH_MESSAGES.fillAllFields && !password)}
+            invalid={
+              formError === AUTH_MESSAGES.passwordTooShort ||
+              (formError === AUTH_MESSAGES.fillAllFields && !password)
+            }
             aria-describedby="reset-password-hint"
             onChange={(e) => setPassword(e.target.value)}
           />
@@ -125,7 +130,10 @@ export function ResetPasswordPage() {
             name="confirm-password"
             autoComplete="new-password"
             value={confirm}
-            invalid={formError === AUTH_MESSAGES.passwordsDoNotMatch || (formError === AUTH_MESSAGES.fillAllFields && !confirm)}
+            invalid={
+              formError === AUTH_MESSAGES.passwordsDoNotMatch ||
+              (formError === AUTH_MESSAGES.fillAllFields && !confirm)
+            }
             onChange={(e) => setConfirm(e.target.value)}
           />
         </Field>

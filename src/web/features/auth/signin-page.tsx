@@ -70,7 +70,9 @@ export function SignInPage() {
         {social ? (
           <FormAlert>
             {social.message}
-            {social.code ? <span className="mt-1 block text-xs opacity-80">Error code: {social.code}</span> : null}
+            {social.code ? (
+              <span className="mt-1 block text-xs opacity-80">Error code: {social.code}</span>
+            ) : null}
           </FormAlert>
         ) : null}
         {notice ? <FormAlert tone="info">{notice}</FormAlert> : null}

@@ -32,7 +32,8 @@ export function SignUpPage() {
   const [captchaToken, setCaptchaToken] = useState<string | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
 
-  if (session.status === 'authenticated' && signUp.isIdle) return <Navigate to={HOME_AFTER_SIGN_IN} replace />;
+  if (session.status === 'authenticated' && signUp.isIdle)
+    return <Navigate to={HOME_AFTER_SIGN_IN} replace />;
 
   const captcha = config.data?.captcha;
   const challengeUrl = captcha?.provider === 'altcha' ? captcha.challengeUrl : null;
@@ -110,7 +111,8 @@ export function SignUpPage() {
               autoComplete="new-password"
               value={password}
               invalid={
-                (formError === AUTH_MESSAGES.fillAllFields && !password) || formError === AUTH_MESSAGES.passwordTooShort
+                (formError === AUTH_MESSAGES.fillAllFields && !password) ||
+                formError === AUTH_MESSAGES.passwordTooShort
               }
               aria-describedby={passwordDesc.describedBy}
               onChange={(e) => setPassword(e.target.value)}
@@ -120,7 +122,9 @@ export function SignUpPage() {
             <AltchaChallenge ref={captchaRef} challengeUrl={challengeUrl} onChange={setCaptchaToken} />
           ) : null}
           {config.isError ? (
-            <FormAlert>Could not reach the server to prepare sign-up. Check your connection and reload the page.</FormAlert>
+            <FormAlert>
+              Could not reach the server to prepare sign-up. Check your connection and reload the page.
+            </FormAlert>
           ) : null}
           <Button
             type="submit"

@@ -6,7 +6,11 @@ import { CAPTCHA_POLL_INTERVAL_MS, CAPTCHA_WAIT_TIMEOUT_MS } from '../../../shar
  */
 export function waitFor(
   ready: () => boolean,
-  { timeoutMs = CAPTCHA_WAIT_TIMEOUT_MS, intervalMs = CAPTCHA_POLL_INTERVAL_MS, signal }: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {},
+  {
+    timeoutMs = CAPTCHA_WAIT_TIMEOUT_MS,
+    intervalMs = CAPTCHA_POLL_INTERVAL_MS,
+    signal,
+  }: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {},
 ): Promise<boolean> {
   return new Promise((resolve) => {
     if (ready()) return resolve(true);

@@ -43,7 +43,9 @@ export function AccountBillingActions({ user }: { user: PlanUser }) {
 
 function formatDay(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? '' : new Intl.DateTimeFormat(undefined, { dateStyle: 'long' }).format(date);
+  return Number.isNaN(date.getTime())
+    ? ''
+    : new Intl.DateTimeFormat(undefined, { dateStyle: 'long' }).format(date);
 }
 
 /** One line about the subscription: renewal, the end of a cancelled plan, or an operator's grant. */

@@ -29,13 +29,28 @@ describe('payment return flow', () => {
     const { s, log } = steps(['free', 'free', 'Pro']);
     const result = await confirmUpgrade(s, { signal: new AbortController().signal });
     expect(result).toBe('pro');
-    expect(log).toEqual(['sync1', 'refresh1', 'me1', 'wait1000', 'sync2', 'refresh2', 'me2', 'wait1000', 'sync3', 'refresh3', 'me3']);
+    expect(log).toEqual([
+      'sync1',
+      'refresh1',
+      'me1',
+      'wait1000',
+      'sync2',
+      'refresh2',
+      'me2',
+      'wait1000',
+      'sync3',
+      'refresh3',
+      'me3',
+    ]);
   });
 
   it('gives up after 10 attempts 1 second apart', async () => {
     const { s, log } = steps([]);
     const attempts: number[] = [];
-    const result = await confirmUpgrade(s, { signal: new AbortController().signal, onAttempt: (a) => attempts.push(a) });
+    const result = await confirmUpgrade(s, {
+      signal: new AbortController().signal,
+      onAttempt: (a) => attempts.push(a),
+    });
     expect(result).toBe('pending');
     expect(attempts).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(log.filter((l) => l.startsWith('sync'))).toHaveLength(10);

@@ -36,7 +36,10 @@ function abortableWait(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-export async function confirmUpgrade(steps: PaymentReturnSteps, options: PaymentReturnOptions): Promise<'pro' | 'pending'> {
+export async function confirmUpgrade(
+  steps: PaymentReturnSteps,
+  options: PaymentReturnOptions,
+): Promise<'pro' | 'pending'> {
   const { signal, attempts = PAYMENT_SYNC_ATTEMPTS, intervalMs = PAYMENT_SYNC_INTERVAL_MS } = options;
   const wait = steps.wait ?? abortableWait;
   for (let attempt = 1; attempt <= attempts; attempt++) {

@@ -68,9 +68,12 @@ export function PaymentReturn() {
 
   if (state === null) return null;
   const tone = {
-    checking: 'border-brand-200 bg-brand-50 text-brand-950 dark:border-brand-900/60 dark:bg-brand-950/40 dark:text-brand-100',
-    success: 'border-green-300 bg-green-50 text-green-950 dark:border-green-500/40 dark:bg-green-950/40 dark:text-green-100',
-    processing: 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-500/40 dark:bg-amber-950/40 dark:text-amber-100',
+    checking:
+      'border-brand-200 bg-brand-50 text-brand-950 dark:border-brand-900/60 dark:bg-brand-950/40 dark:text-brand-100',
+    success:
+      'border-green-300 bg-green-50 text-green-950 dark:border-green-500/40 dark:bg-green-950/40 dark:text-green-100',
+    processing:
+      'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-500/40 dark:bg-amber-950/40 dark:text-amber-100',
   }[state];
 
   return (
@@ -79,13 +82,19 @@ export function PaymentReturn() {
       aria-live="polite"
       data-testid="payment-return"
       data-state={state}
-      className={cx('flex flex-col gap-3 rounded-xl border p-4 text-sm sm:flex-row sm:items-center sm:justify-between', tone)}
+      className={cx(
+        'flex flex-col gap-3 rounded-xl border p-4 text-sm sm:flex-row sm:items-center sm:justify-between',
+        tone,
+      )}
     >
       <div className="flex gap-3">
         {state === 'checking' ? (
           <Spinner className="mt-0.5 size-5" label={null} />
         ) : state === 'success' ? (
-          <CircleCheck aria-hidden="true" className="mt-0.5 size-5 shrink-0 text-green-600 dark:text-green-400" />
+          <CircleCheck
+            aria-hidden="true"
+            className="mt-0.5 size-5 shrink-0 text-green-600 dark:text-green-400"
+          />
         ) : (
           <Clock aria-hidden="true" className="mt-0.5 size-5 shrink-0" />
         )}
@@ -95,31 +104,47 @@ export function PaymentReturn() {
               <p className="font-semibold">Confirming your payment…</p>
               <p>
                 Waiting for Stripe to confirm your subscription
-                {attempt > 1 ? ` (check ${attempt} of ${PAYMENT_SYNC_ATTEMPTS})` : ''}. This usually takes a few seconds.
+                {attempt > 1 ? ` (check ${attempt} of ${PAYMENT_SYNC_ATTEMPTS})` : ''}. This usually takes a
+                few seconds.
               </p>
             </>
           ) : state === 'success' ? (
             <>
               <p className="font-semibold">Upgrade Successful!</p>
-              <p>You are on the Pro plan: unlimited sends, your email history and public share links are unlocked.</p>
+              <p>
+                You are on the Pro plan: unlimited sends, your email history and public share links are
+                unlocked.
+              </p>
             </>
           ) : (
             <>
               <p className="font-semibold">Processing Payment</p>
               <p>
-                Your payment is still being processed. Please refresh this page in a few minutes; your plan changes to
-                Pro as soon as the payment is confirmed.
+                Your payment is still being processed. Please refresh this page in a few minutes; your plan
+                changes to Pro as soon as the payment is confirmed.
               </p>
             </>
           )}
         </div>
       </div>
       {state === 'success' ? (
-        <Link to="/app/history" className={buttonClasses({ size: 'sm', variant: 'outline', className: 'self-start sm:self-center' })}>
+        <Link
+          to="/app/history"
+          className={buttonClasses({
+            size: 'sm',
+            variant: 'outline',
+            className: 'self-start sm:self-center',
+          })}
+        >
           Open your history
         </Link>
       ) : state === 'processing' ? (
-        <Button size="sm" variant="outline" className="self-start sm:self-center" onClick={() => window.location.reload()}>
+        <Button
+          size="sm"
+          variant="outline"
+          className="self-start sm:self-center"
+          onClick={() => window.location.reload()}
+        >
           Refresh
         </Button>
       ) : null}

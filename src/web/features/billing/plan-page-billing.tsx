@@ -26,8 +26,8 @@ export function usePlanPageBilling(): PlanPageBilling {
   const notice =
     session.user && !billing.billingEnabled ? (
       <FormAlert tone="info">
-        <span className="font-medium">{BILLING_MESSAGES.disabled}.</span> An administrator can change your plan with{' '}
-        <code className="font-mono text-xs">npm run admin -- set-plan</code>.
+        <span className="font-medium">{BILLING_MESSAGES.disabled}.</span> An administrator can change your
+        plan with <code className="font-mono text-xs">npm run admin -- set-plan</code>.
       </FormAlert>
     ) : null;
   return {

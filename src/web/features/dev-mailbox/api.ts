@@ -26,7 +26,8 @@ export function useMailbox() {
 export function useMailboxMessage(id: string | undefined) {
   return useQuery({
     queryKey: [...MAILBOX_KEY, id],
-    queryFn: async ({ signal }) => (await api<MailboxMessageResponse>(`/api/dev/mailbox/${encodeURIComponent(id!)}`, { signal })).message,
+    queryFn: async ({ signal }) =>
+      (await api<MailboxMessageResponse>(`/api/dev/mailbox/${encodeURIComponent(id!)}`, { signal })).message,
     enabled: Boolean(id),
     staleTime: Infinity, // a caught mail never changes
     retry: false,

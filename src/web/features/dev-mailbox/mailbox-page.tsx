@@ -22,7 +22,11 @@ import { MAILBOX_PAGE_SIZE, useClearMailbox, useMailbox, useMailboxMessage } fro
  * sandbox="" (no scripts, opaque origin, no popups, no navigation), no referrer.
  */
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const timeFormat = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 function shortTime(iso: string): string {
@@ -99,7 +103,10 @@ export function MailboxPage() {
           </div>
           <div className="ml-auto flex items-center gap-2">
             {mailbox.data ? (
-              <span className="hidden text-sm text-slate-500 sm:inline dark:text-slate-400" aria-live="polite">
+              <span
+                className="hidden text-sm text-slate-500 sm:inline dark:text-slate-400"
+                aria-live="polite"
+              >
                 {messages.length >= MAILBOX_PAGE_SIZE
                   ? `Newest ${MAILBOX_PAGE_SIZE} messages`
                   : `${messages.length} message${messages.length === 1 ? '' : 's'}`}
@@ -143,7 +150,11 @@ export function MailboxPage() {
           action={<Button onClick={() => void mailbox.refetch()}>Try again</Button>}
         />
       ) : mailbox.isPending ? (
-        <div className="grid flex-1 gap-4 p-4 sm:p-6 lg:grid-cols-[360px_1fr]" aria-busy="true" aria-label="Loading mail">
+        <div
+          className="grid flex-1 gap-4 p-4 sm:p-6 lg:grid-cols-[360px_1fr]"
+          aria-busy="true"
+          aria-label="Loading mail"
+        >
           <div className="space-y-2">
             {[0, 1, 2, 3].map((i) => (
               <Skeleton key={i} className="block h-16 w-full" />
@@ -159,13 +170,19 @@ export function MailboxPage() {
         />
       ) : (
         <div className="grid flex-1 lg:grid-cols-[minmax(280px,380px)_1fr]">
-          <aside className="border-b border-slate-200 lg:border-r lg:border-b-0 dark:border-slate-800" aria-label="Caught mail">
+          <aside
+            className="border-b border-slate-200 lg:border-r lg:border-b-0 dark:border-slate-800"
+            aria-label="Caught mail"
+          >
             <div className="border-b border-slate-200 p-3 dark:border-slate-800">
               <label htmlFor="mailbox-filter" className="sr-only">
                 Filter by subject, sender or recipient
               </label>
               <div className="relative">
-                <Search className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-400" aria-hidden="true" />
+                <Search
+                  className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-400"
+                  aria-hidden="true"
+                />
                 <Input
                   id="mailbox-filter"
                   type="search"
@@ -192,18 +209,29 @@ export function MailboxPage() {
                     )}
                   >
                     <span className="flex items-baseline justify-between gap-3">
-                      <span className="truncate text-sm font-medium text-slate-900 dark:text-slate-100">{m.to.join(', ')}</span>
-                      <time dateTime={m.receivedAt} className="shrink-0 text-xs text-slate-500 tabular-nums dark:text-slate-400">
+                      <span className="truncate text-sm font-medium text-slate-900 dark:text-slate-100">
+                        {m.to.join(', ')}
+                      </span>
+                      <time
+                        dateTime={m.receivedAt}
+                        className="shrink-0 text-xs text-slate-500 tabular-nums dark:text-slate-400"
+                      >
                         {shortTime(m.receivedAt)}
                       </time>
                     </span>
-                    <span className="mt-0.5 block truncate text-sm text-slate-700 dark:text-slate-300">{m.subject || '(no subject)'}</span>
-                    <span className="mt-0.5 block truncate text-xs text-slate-500 dark:text-slate-400">from {m.from}</span>
+                    <span className="mt-0.5 block truncate text-sm text-slate-700 dark:text-slate-300">
+                      {m.subject || '(no subject)'}
+                    </span>
+                    <span className="mt-0.5 block truncate text-xs text-slate-500 dark:text-slate-400">
+                      from {m.from}
+                    </span>
                   </button>
                 </li>
               ))}
               {visible.length === 0 ? (
-                <li className="px-4 py-6 text-center text-sm text-slate-500 dark:text-slate-400">No mail matches “{filter}”.</li>
+                <li className="px-4 py-6 text-center text-sm text-slate-500 dark:text-slate-400">
+                  No mail matches “{filter}”.
+                </li>
               ) : null}
             </ul>
           </aside>
@@ -227,7 +255,17 @@ export function MailboxPage() {
   );
 }
 
-function Notice({ icon, title, text, action }: { icon: ReactNode; title: string; text: string; action?: ReactNode }) {
+function Notice({
+  icon,
+  title,
+  text,
+  action,
+}: {
+  icon: ReactNode;
+  title: string;
+  text: string;
+  action?: ReactNode;
+}) {
   return (
     <div className="flex flex-1 items-center justify-center p-6">
       <div className="max-w-md text-center">
@@ -262,19 +300,28 @@ function MessageView({ message }: { message: CaughtMessage }) {
         <dt className="text-slate-500 dark:text-slate-400">Received</dt>
         <dd className="text-slate-900 dark:text-slate-100">
           <time dateTime={message.receivedAt}>{dateTimeFormat.format(new Date(message.receivedAt))}</time>
-          {full.size !== undefined ? <span className="text-slate-500 dark:text-slate-400"> · {formatSize(full.size)}</span> : null}
+          {full.size !== undefined ? (
+            <span className="text-slate-500 dark:text-slate-400"> · {formatSize(full.size)}</span>
+          ) : null}
         </dd>
         {full.messageId ? (
           <>
             <dt className="text-slate-500 dark:text-slate-400">Message-ID</dt>
-            <dd className="font-mono text-xs break-all text-slate-700 dark:text-slate-300">{full.messageId}</dd>
+            <dd className="font-mono text-xs break-all text-slate-700 dark:text-slate-300">
+              {full.messageId}
+            </dd>
           </>
         ) : null}
       </dl>
 
       {links.length > 0 ? (
-        <section className="mt-4 rounded-lg border border-slate-200 bg-white p-3 dark:border-slate-800 dark:bg-slate-900" aria-label="Links in this mail">
-          <h3 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">Links in this mail</h3>
+        <section
+          className="mt-4 rounded-lg border border-slate-200 bg-white p-3 dark:border-slate-800 dark:bg-slate-900"
+          aria-label="Links in this mail"
+        >
+          <h3 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">
+            Links in this mail
+          </h3>
           <ul className="mt-2 space-y-1">
             {links.map((href) => (
               <li key={href} className="min-w-0">
@@ -282,7 +329,10 @@ function MessageView({ message }: { message: CaughtMessage }) {
                   href={href}
                   target="_blank"
                   rel="noopener noreferrer"
-                  className={cx('inline-flex max-w-full items-center gap-1.5 rounded text-sm text-brand-700 hover:underline dark:text-brand-300', focusRing)}
+                  className={cx(
+                    'inline-flex max-w-full items-center gap-1.5 rounded text-sm text-brand-700 hover:underline dark:text-brand-300',
+                    focusRing,
+                  )}
                 >
                   <ExternalLink className="size-3.5 shrink-0" aria-hidden="true" />
                   <span className="truncate font-mono text-xs">{href}</span>
@@ -331,7 +381,10 @@ function MessageView({ message }: { message: CaughtMessage }) {
                 <tbody>
                   {(full.headers ?? []).map((h, i) => (
                     <tr key={i} className="border-b border-slate-100 last:border-0 dark:border-slate-800">
-                      <th scope="row" className="py-1.5 pr-3 pl-3 align-top font-semibold whitespace-nowrap text-slate-700 dark:text-slate-300">
+                      <th
+                        scope="row"
+                        className="py-1.5 pr-3 pl-3 align-top font-semibold whitespace-nowrap text-slate-700 dark:text-slate-300"
+                      >
                         {h.name}
                       </th>
                       <td className="py-1.5 pr-3 break-all text-slate-600 dark:text-slate-400">{h.value}</td>

@@ -1,4 +1,10 @@
-import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient, type InfiniteData } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  useInfiniteQuery,
+  useMutation,
+  useQueryClient,
+  type InfiniteData,
+} from '@tanstack/react-query';
 import type { EmailListResponse } from '../../../shared/contract/email.ts';
 import { HISTORY_PAGE_SIZE } from '../../../shared/plans.ts';
 import { api } from '../../lib/api.ts';

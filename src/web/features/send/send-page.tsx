@@ -131,7 +131,13 @@ export function SendPage() {
 
         <Card>
           <CardContent>
-            <form className="space-y-5" onSubmit={onSubmit} onKeyDown={onKeyDown} noValidate aria-label="Send Test Email">
+            <form
+              className="space-y-5"
+              onSubmit={onSubmit}
+              onKeyDown={onKeyDown}
+              noValidate
+              aria-label="Send Test Email"
+            >
               <Field
                 id="send-to"
                 label="To"
