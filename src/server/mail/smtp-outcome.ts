@@ -41,8 +41,8 @@ const MAX_ERROR_TEXT = 2_000;
 
 /** One line, printable, bounded: it is stored on the row and shown to people. */
 export function cleanErrorText(text: string): string {
-  // eslint-disable-next-line no-control-regex -- stripping control characters is the point
   const oneLine = text
+    // eslint-disable-next-line no-control-regex -- stripping control characters is the point
     .replace(/[\u0000-\u001f\u007f]+/g, ' ')
     .replace(/\s{2,}/g, ' ')
     .trim();
