@@ -28,3 +28,6 @@ export const PAYMENT_SYNC_INTERVAL_MS = 1000;
 export const CAPTCHA_WAIT_TIMEOUT_MS = 30_000;
 export const CAPTCHA_POLL_INTERVAL_MS = 100;
 export const SUPPORT_RESPONSE_TIME = '24-48 hours';
+/** The email's width as the spec's preview shows it, and the frame's minimum height (docs/spec.md §9). */
+export const PREVIEW_WIDTH_PX = 600;
+export const PREVIEW_MIN_HEIGHT_PX = 800;
