@@ -136,8 +136,9 @@ describe('send → history → detail → share → unshare → delete', () => {
     expect(await page.getByTestId('preview-to').innerText()).toContain(
       'client@example.com, boss@example.com',
     );
+    // Desktop by default: a reading pane wider than the email's 600 px (docs/decisions/0046-preview-widths.md).
     const frameBox = (await page.locator('iframe[data-testid="email-frame"]').boundingBox())!;
-    expect(frameBox.width).toBeLessThanOrEqual(600);
+    expect(frameBox.width).toBe(800);
     expect(frameBox.height).toBeGreaterThanOrEqual(800);
 
     await page.getByRole('tab', { name: 'HTML Source' }).click();

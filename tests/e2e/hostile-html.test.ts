@@ -12,10 +12,13 @@ import {
 import { createUser, type TestUser } from '../support/users.ts';
 
 /*
- * Guide §1.7 / §6: user HTML never runs on our origin. Every case of the hostile corpus is shown
- * in the detail preview and on the public page /s/{slug}, in Chromium, while signed in (a real
- * auth_token in localStorage). Nothing may open a dialog, move the top page, reach the canary
- * server, run script in the frame, or carry the token anywhere but our own API.
+ * docs/architecture.md §1.7 / §6: user HTML never runs script, and never reads the session. Every
+ * case of the hostile corpus is shown in the detail preview and on the public page /s/{slug}, in
+ * Chromium, while signed in (a real auth_token in localStorage). The preview frame shares our
+ * origin without scripts (docs/decisions/0045-preview-frame-same-origin-without-scripts.md), so
+ * nothing may open a dialog, move the top page, open a tab other than a plain link's, reach the
+ * canary server or our own origin from inside the frame, run script in the frame, or carry the
+ * token anywhere but our own API.
  */
 
 const browser = setupBrowser();
@@ -31,7 +34,7 @@ beforeAll(async () => {
   images = await startRecordingServer('image');
   server = await startTestServer();
   owner = await createUser(server.db, { plan: 'pro' });
-  corpus = hostileCorpus({ canary: canary.origin, images: images.origin });
+  corpus = hostileCorpus({ canary: canary.origin, images: images.origin, app: server.baseUrl });
   for (const [i, kase] of corpus.entries()) {
     const { id } = await insertEmail(server.db, {
       userId: owner.user.id,
@@ -62,6 +65,8 @@ interface Watch {
   popups: string[];
   leaks: string[];
   topNavigations: string[];
+  /** Requests to our own origin made from inside a frame (the email's). */
+  appFromFrame: string[];
 }
 
 /**
@@ -74,13 +79,21 @@ async function signedInPage(): Promise<{ context: BrowserContext; page: Page; wa
   await context.addInitScript((token) => {
     if (window.top === window) localStorage.setItem('auth_token', token);
   }, owner.token);
-  const watch: Watch = { dialogs: [], popups: [], leaks: [], topNavigations: [] };
+  const watch: Watch = { dialogs: [], popups: [], leaks: [], topNavigations: [], appFromFrame: [] };
   const onDialog = (p: Page) =>
     p.on('dialog', (d) => {
       watch.dialogs.push(`${d.type()}: ${d.message()} (${p.url()})`);
       void d.dismiss().catch(() => undefined);
     });
   context.on('request', (req) => {
+    let inFrame = false;
+    try {
+      inFrame = req.frame().parentFrame() !== null;
+    } catch {
+      inFrame = false; // not a frame's request (e.g. a service worker's)
+    }
+    if (inFrame && req.url().startsWith(server.baseUrl))
+      watch.appFromFrame.push(`${req.method()} ${req.url()}`);
     if (req.url().startsWith(`${server.baseUrl}/api/`)) return; // our API is where the token belongs
     const everything = [req.url(), JSON.stringify(req.headers()), req.postData() ?? ''].join('\n');
     if (everything.includes(owner.token)) watch.leaks.push(`${req.method()} ${req.url()}`);
@@ -136,6 +149,7 @@ function expectNothingEscaped(watch: Watch, where: string) {
   ).toEqual([]);
   expect(watch.dialogs, `${where}: dialogs`).toEqual([]);
   expect(watch.leaks, `${where}: requests carrying the session token`).toEqual([]);
+  expect(watch.appFromFrame, `${where}: requests to our origin from inside the email`).toEqual([]);
 }
 
 describe('hostile HTML is inert wherever an email is shown', () => {

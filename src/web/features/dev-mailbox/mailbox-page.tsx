@@ -5,21 +5,22 @@ import type { CaughtMessage, CaughtMessageDetail } from '../../../shared/contrac
 import { Logo } from '../../components/layout/logo.tsx';
 import { useDocumentTitle } from '../../components/layout/use-document-title.ts';
 import { Badge } from '../../components/ui/badge.tsx';
+import { EmailPreview } from '../../components/email-preview/email-preview.tsx';
 import { Button } from '../../components/ui/button.tsx';
 import { cx, focusRing } from '../../components/ui/cx.ts';
 import { ConfirmDialog } from '../../components/ui/dialog.tsx';
-import { emailDocument } from '../../components/ui/email-frame.tsx';
 import { Input } from '../../components/ui/input.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
+import { formatBytes } from '../../lib/format-size.ts';
 import { MAILBOX_PAGE_SIZE, useClearMailbox, useMailbox, useMailboxMessage } from './api.ts';
 
 /**
  * /dev/mailbox: the mail the local catcher received (no SMTP_URL), for this machine only. A
- * caught mail's HTML may be anyone's (test sends), so it is shown only in a fully sandboxed frame:
- * sandbox="" (no scripts, opaque origin, no popups, no navigation), no referrer.
+ * caught mail's HTML may be anyone's (test sends), so it is shown like every email, only through
+ * EmailPreview (docs/architecture.md §1.7).
  */
 
 const timeFormat = new Intl.DateTimeFormat(undefined, {
@@ -32,12 +33,6 @@ const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium',
 function shortTime(iso: string): string {
   const d = new Date(iso);
   return d.toDateString() === new Date().toDateString() ? timeFormat.format(d) : dateTimeFormat.format(d);
-}
-
-function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** The http(s) links of a mail, so flows like "verify your email" can be followed from here. */
@@ -285,7 +280,6 @@ function MessageView({ message }: { message: CaughtMessage }) {
   const full: CaughtMessage & Partial<CaughtMessageDetail> = detail.data ?? message;
   const [tab, setTab] = useState(message.html ? 'html' : 'text');
   const links = useMemo(() => linksOf(message.html), [message.html]);
-  const doc = useMemo(() => (message.html ? emailDocument(message.html) : ''), [message.html]);
 
   return (
     <article className="mx-auto max-w-4xl" aria-labelledby="message-subject">
@@ -301,7 +295,7 @@ function MessageView({ message }: { message: CaughtMessage }) {
         <dd className="text-slate-900 dark:text-slate-100">
           <time dateTime={message.receivedAt}>{dateTimeFormat.format(new Date(message.receivedAt))}</time>
           {full.size !== undefined ? (
-            <span className="text-slate-500 dark:text-slate-400"> · {formatSize(full.size)}</span>
+            <span className="text-slate-500 dark:text-slate-400"> · {formatBytes(full.size)}</span>
           ) : null}
         </dd>
         {full.messageId ? (
@@ -355,14 +349,7 @@ function MessageView({ message }: { message: CaughtMessage }) {
         </TabsList>
         <TabsContent value="html">
           {message.html ? (
-            <iframe
-              sandbox=""
-              srcDoc={doc}
-              referrerPolicy="no-referrer"
-              title={`Mail preview: ${message.subject || '(no subject)'}`}
-              data-testid="mailbox-frame"
-              className="block h-[70vh] w-full rounded-lg border border-slate-200 bg-white [color-scheme:light] dark:border-slate-800"
-            />
+            <EmailPreview html={message.html} title={`Mail preview: ${message.subject || '(no subject)'}`} />
           ) : null}
         </TabsContent>
         <TabsContent value="text">

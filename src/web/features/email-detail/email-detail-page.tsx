@@ -7,11 +7,12 @@ import { useDocumentTitle } from '../../components/layout/use-document-title.ts'
 import { Badge } from '../../components/ui/badge.tsx';
 import { Button, buttonClasses } from '../../components/ui/button.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
-import { EmailFrame } from '../../components/ui/email-frame.tsx';
+import { EmailPreview } from '../../components/email-preview/email-preview.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
+import { describeText } from '../../lib/format-size.ts';
 import { dateTime } from '../../lib/relative-time.ts';
 import { useSession } from '../../lib/session.ts';
 import { useEmail } from './api.ts';
@@ -30,17 +31,17 @@ function BackToHistory() {
   );
 }
 
-/** The sandboxed preview inside a mail client's reading pane (docs/spec.md §2: ≤ 600px wide, ≥ 800px high). */
+/** The Preview tab (docs/spec.md §2): the email under a mail client's header showing subject and to. */
 function MailPreview({ email }: { email: Email }) {
   const subject = email.subject || 'No Subject';
-  return (
-    <div className="mx-auto w-full max-w-[600px] overflow-hidden rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-700">
+  const header = (
+    <div className="border-b border-slate-200 dark:border-slate-700">
       <div className="flex items-center gap-1.5 border-b border-slate-200 bg-slate-50 px-4 py-2.5 dark:border-slate-700 dark:bg-slate-800/80">
         <span aria-hidden="true" className="size-2.5 rounded-full bg-red-400" />
         <span aria-hidden="true" className="size-2.5 rounded-full bg-amber-400" />
         <span aria-hidden="true" className="size-2.5 rounded-full bg-green-400" />
       </div>
-      <div className="space-y-1 border-b border-slate-200 px-5 py-4 dark:border-slate-700 dark:bg-slate-900">
+      <div className="space-y-1 px-5 py-4 dark:bg-slate-900">
         <p
           className="text-base font-semibold break-words text-slate-900 dark:text-white"
           data-testid="preview-subject"
@@ -52,9 +53,9 @@ function MailPreview({ email }: { email: Email }) {
           {email.to}
         </p>
       </div>
-      <EmailFrame html={email.html} title={`Email preview: ${subject}`} className="h-[800px]" />
     </div>
   );
+  return <EmailPreview html={email.html} title={`Email preview: ${subject}`} header={header} />;
 }
 
 function HtmlSource({ html }: { html: string }) {
@@ -72,13 +73,11 @@ function HtmlSource({ html }: { html: string }) {
       toast.error('Failed to copy HTML', errorMessage(err));
     }
   };
-  const kb = new Blob([html]).size / 1024;
   return (
     <div className="overflow-hidden rounded-xl border border-slate-200 dark:border-slate-800">
       <div className="flex items-center justify-between gap-3 border-b border-slate-200 bg-slate-50 px-4 py-2 dark:border-slate-800 dark:bg-slate-900">
-        <p className="text-xs text-slate-500 dark:text-slate-400">
-          {html.split('\n').length.toLocaleString()} lines ·{' '}
-          {kb < 10 ? kb.toFixed(1) : Math.round(kb).toLocaleString()} KB
+        <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="source-stats">
+          {describeText(html)}
         </p>
         <Button variant="outline" size="sm" onClick={() => void copy()}>
           {copied ? <Check aria-hidden="true" /> : <Copy aria-hidden="true" />}
@@ -127,7 +126,7 @@ function Loading() {
         <Skeleton className="block h-4 w-64 max-w-full" />
         <Skeleton className="block h-4 w-48" />
       </div>
-      <Skeleton className="mx-auto block h-[600px] w-full max-w-[600px] rounded-xl" />
+      <Skeleton className="mx-auto block h-[800px] w-full max-w-[800px] rounded-xl" />
     </div>
   );
 }

@@ -6,7 +6,7 @@ import type { PublicEmail } from '../../../shared/contract/email.ts';
 import { LogoMark } from '../../components/layout/logo.tsx';
 import { useDocumentTitle } from '../../components/layout/use-document-title.ts';
 import { cx, focusRing } from '../../components/ui/cx.ts';
-import { EmailFrame } from '../../components/ui/email-frame.tsx';
+import { EmailPreview } from '../../components/email-preview/email-preview.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { api } from '../../lib/api.ts';
 import { usePublicConfig } from '../../lib/public-config.ts';
@@ -26,7 +26,7 @@ function Footer({ slug }: { slug?: string }) {
   const config = usePublicConfig();
   const abuse = config.data?.abuseEmail;
   return (
-    <footer className="mx-auto flex w-full max-w-[600px] flex-wrap items-center justify-between gap-3 px-4 py-6 text-sm">
+    <footer className="mx-auto flex w-full max-w-[880px] flex-wrap items-center justify-between gap-3 px-4 py-6 text-sm">
       <Link to="/" className={footerLink}>
         <LogoMark className="size-5" />
         Created with Proofmail
@@ -90,8 +90,8 @@ function PublicEmailView({ slug }: { slug: string }) {
 
   return (
     <Shell slug={slug}>
-      <div className="mx-auto w-full max-w-[600px] sm:px-4 sm:pt-8">
-        <header className="px-4 pt-6 pb-4 sm:px-0 sm:pt-0">
+      <div className="mx-auto w-full max-w-[880px] sm:px-4 sm:pt-8">
+        <header className="px-4 pt-6 pb-4 sm:px-5 sm:pt-0">
           {email.data ? (
             <>
               <h1 className="text-xl font-semibold tracking-tight break-words text-slate-900 sm:text-2xl dark:text-white">
@@ -108,17 +108,11 @@ function PublicEmailView({ slug }: { slug: string }) {
             </div>
           )}
         </header>
-        <div className="overflow-hidden bg-white shadow-sm sm:rounded-xl sm:border sm:border-slate-200 dark:sm:border-slate-800">
-          {email.data ? (
-            <EmailFrame
-              html={email.data.html}
-              title={`Email: ${subject}`}
-              className="h-[max(800px,calc(100dvh-10rem))]"
-            />
-          ) : (
-            <div className="h-[800px] animate-pulse bg-white" />
-          )}
-        </div>
+        {email.data ? (
+          <EmailPreview html={email.data.html} title={`Email: ${subject}`} bleed />
+        ) : (
+          <div className="h-[800px] animate-pulse bg-white sm:rounded-xl" />
+        )}
       </div>
     </Shell>
   );

@@ -1,0 +1,129 @@
+import type { PreviewMode } from './preview-view.ts';
+import type { ViewTransforms } from './view-transforms.ts';
+
+/**
+ * The document of the preview frame (docs/architecture.md §1.7,
+ * docs/decisions/0045-preview-frame-same-origin-without-scripts.md): the email as sent, after a
+ * preamble that the email cannot undo, minus the few elements that make requests no CSP governs.
+ *
+ * The preamble, before the email's own markup:
+ * - a Content-Security-Policy: no scripts, frames, plugins, media, fetches, forms or `<base
+ *   href>`; images over http(s) and data (none with images off), inline styles and https style
+ *   sheets, fonts over https, as a mail client loads them;
+ * - `<meta name="referrer" content="no-referrer">`, so remote images and fonts never learn the
+ *   page's URL (on /s/{slug} that URL is the share link);
+ * - `<base target="_blank">`: the frame handles link clicks itself (frame-behaviour.ts); should a
+ *   click slip past it, the sandbox blocks the popup instead of loading the page in the frame.
+ */
+
+export interface DocumentOptions {
+  mode: PreviewMode;
+  images: boolean;
+}
+
+function frameCsp(images: boolean): string {
+  return [
+    "default-src 'none'",
+    images ? 'img-src data: http: https:' : "img-src 'none'",
+    "style-src 'unsafe-inline' https:",
+    'font-src data: https:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+function preamble(options: DocumentOptions): string {
+  return (
+    `<meta http-equiv="Content-Security-Policy" content="${frameCsp(options.images)}">` +
+    '<meta name="referrer" content="no-referrer">' +
+    '<base target="_blank">'
+  );
+}
+
+// A doctype (after an optional BOM, comments or XML declaration) must stay first to keep its
+// meaning (a legacy doctype selects quirks mode, as in a mail client); the preamble goes after it.
+const LEADING_DOCTYPE = /^(\uFEFF?(?:\s|<!--[\s\S]*?-->|<\?[^>]*>)*<!doctype[^>]*>)/i;
+
+function withPreamble(html: string, head: string): string {
+  const match = LEADING_DOCTYPE.exec(html);
+  if (!match) return head + html;
+  const doctype = match[1]!;
+  return doctype + head + html.slice(doctype.length);
+}
+
+/** `<link rel="stylesheet" href="https://…">`, the way emails load web fonts (as Apple Mail does). */
+function isHttpsStylesheet(el: Element): boolean {
+  const rel = (el.getAttribute('rel') ?? '').trim().toLowerCase().split(/\s+/);
+  if (rel.length !== 1 || rel[0] !== 'stylesheet') return false;
+  try {
+    return new URL((el.getAttribute('href') ?? '').trim()).protocol === 'https:';
+  } catch {
+    return false; // relative or malformed
+  }
+}
+
+/**
+ * Elements that make requests CSP does not govern in Chromium: resource hints (`<link
+ * rel=prefetch>` reaches any server despite default-src 'none'; preconnect, dns-prefetch,
+ * prerender, preload) and `<meta http-equiv=refresh>` (it navigates the frame). Every `<link>`
+ * but an https style sheet goes; style sheets are governed by the CSP's style-src.
+ */
+function isUnwanted(el: Element): boolean {
+  if (el.localName === 'link') return !isHttpsStylesheet(el);
+  return el.localName === 'meta' && (el.getAttribute('http-equiv') ?? '').trim().toLowerCase() === 'refresh';
+}
+
+function serialize(doc: Document): string {
+  const dt = doc.doctype;
+  const doctype = dt
+    ? `<!DOCTYPE ${dt.name}${dt.publicId ? ` PUBLIC "${dt.publicId}"` : ''}${dt.systemId ? `${dt.publicId ? '' : ' SYSTEM'} "${dt.systemId}"` : ''}>`
+    : '';
+  return doctype + doc.documentElement.outerHTML;
+}
+
+const parse = (html: string) => new DOMParser().parseFromString(html, 'text/html');
+
+const UNSHOWABLE =
+  '<p style="font:14px sans-serif;color:#555;padding:16px">This email cannot be previewed safely.</p>';
+
+/**
+ * Removes the unwanted elements. DOMParser uses the same parser as the frame, with scripting
+ * disabled as in the sandbox, and loads nothing. Documents without such elements pass through
+ * untouched; the others are re-serialized and checked again until none is left (a re-parse can
+ * in rare cases build a different tree).
+ */
+function removeUnwanted(doc: string, options: DocumentOptions): string {
+  let current = doc;
+  for (let round = 0; round < 4; round++) {
+    const parsed = parse(current);
+    const unwanted = Array.from(parsed.querySelectorAll('link, meta')).filter(isUnwanted);
+    if (unwanted.length === 0) return current;
+    unwanted.forEach((el) => el.remove());
+    current = serialize(parsed);
+  }
+  return preamble(options) + UNSHOWABLE;
+}
+
+/** Whether a view changes the email's markup (and so needs the transforms, loaded on demand). */
+export function needsTransforms(options: DocumentOptions): boolean {
+  return options.mode === 'forced-dark' || !options.images;
+}
+
+/**
+ * The frame document for an email in a view. Light and Dark show the email's markup as sent
+ * (Dark is the frame's color-scheme, not a change to the email); Forced dark and Images off
+ * transform a parsed copy with `transforms`.
+ */
+export function emailDocument(html: string, options: DocumentOptions, transforms?: ViewTransforms): string {
+  // Without a parser (no browser) nothing can be checked: show nothing rather than unchecked HTML.
+  if (typeof DOMParser === 'undefined') return preamble(options) + UNSHOWABLE;
+  let doc = withPreamble(html, preamble(options));
+  if (needsTransforms(options)) {
+    if (!transforms) throw new Error('emailDocument: this view needs the view transforms');
+    const parsed = parse(doc);
+    if (options.mode === 'forced-dark') transforms.forceDark(parsed);
+    if (!options.images) transforms.blockImages(parsed);
+    doc = serialize(parsed);
+  }
+  return removeUnwanted(doc, options);
+}
