@@ -4,6 +4,7 @@ import { EditorView, keymap, placeholder as placeholderExt } from '@codemirror/v
 import CodeMirror from '@uiw/react-codemirror';
 import { useMemo, useRef } from 'react';
 import { useTheme } from '../../lib/theme.ts';
+import { editorTheme } from './editor-theme.ts';
 
 const EDITOR_PLACEHOLDER = `<h1>Hello from Proofmail</h1>
 <p>Paste or write your HTML email here, then send a test to your inbox.</p>`;
@@ -60,7 +61,7 @@ export default function HtmlEditor({ id, value, onChange, onSubmit, invalid, des
       <CodeMirror
         value={value}
         height="400px"
-        theme={theme}
+        theme={editorTheme(theme)}
         extensions={extensions}
         onChange={onChange}
         basicSetup={{ foldGutter: true, highlightActiveLine: true, autocompletion: true }}

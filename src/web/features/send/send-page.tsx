@@ -71,9 +71,11 @@ export function SendPage() {
   const verified = user?.verified ?? false;
   const isPro = user?.plan === 'pro';
   const outOfSends = usage.data?.usage.remaining === 0;
+  // At 0 sends left nothing sends: the button is disabled and Ctrl/Cmd+Enter does nothing.
+  const sendingOff = outOfSends && !isPro;
 
   const submit = () => {
-    if (send.isPending) return;
+    if (send.isPending || sendingOff) return;
     if (!verified) {
       setProblem({ title: SEND_MESSAGES.unverified });
       return;
@@ -212,16 +214,23 @@ export function SendPage() {
               ) : null}
 
               <div className="flex flex-wrap items-center justify-between gap-3">
-                <p className="text-xs text-slate-500 dark:text-slate-400">
-                  Tip: press <kbd className="rounded border px-1 font-mono">Ctrl</kbd>+
-                  <kbd className="rounded border px-1 font-mono">Enter</kbd> to send.
-                </p>
+                {sendingOff ? (
+                  <p id="send-off-hint" className="text-xs text-slate-600 dark:text-slate-400">
+                    No sends left this month: sending (and Ctrl+Enter) is off until your allowance resets.
+                  </p>
+                ) : (
+                  <p className="text-xs text-slate-500 dark:text-slate-400">
+                    Tip: press <kbd className="rounded border px-1 font-mono">Ctrl</kbd>+
+                    <kbd className="rounded border px-1 font-mono">Enter</kbd> to send.
+                  </p>
+                )}
                 <Button
                   type="submit"
                   size="lg"
                   busy={send.isPending}
                   busyLabel="Sending…"
-                  disabled={outOfSends && !isPro}
+                  disabled={sendingOff}
+                  aria-describedby={sendingOff ? 'send-off-hint' : undefined}
                 >
                   <Send aria-hidden="true" />
                   Send Test Email

@@ -1,0 +1,115 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { createUser, type TestUser } from '../support/users.ts';
+
+/** The composer at /app/send beyond the spec's form (tests/e2e/send.test.ts): its editor and its limits. */
+
+const browser = setupBrowser();
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { FREE_MONTHLY_LIMIT: '1', FREE_SENDS_PER_MINUTE: '100' } });
+});
+afterAll(async () => server?.close());
+
+async function openSend(u: TestUser, theme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const page = await browser.newPage({ baseURL: server.baseUrl });
+  await page.addInitScript(
+    ([token, t]) => {
+      localStorage.setItem('auth_token', token!);
+      localStorage.setItem('theme', t!);
+    },
+    [u.token, theme],
+  );
+  await page.goto('/app/send');
+  await page.getByRole('heading', { level: 1, name: 'Send Test Email' }).waitFor();
+  await page.locator('.cm-content').waitFor();
+  return page;
+}
+
+/** WCAG contrast ratio of two rgb() colours. */
+function contrast(a: string, b: string): number {
+  const lum = (rgb: string) => {
+    const [r, g, bl] = (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((c) => {
+      const v = Number(c) / 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+describe('the composer', () => {
+  it('at 0 sends left, neither the button nor Ctrl/Cmd+Enter sends, and a hint says why', async () => {
+    const u = await createUser(server.db);
+    const page = await openSend(u);
+    // The month's one send.
+    await page.getByLabel('To', { exact: true }).fill('client@example.com');
+    await page.locator('.cm-content').click();
+    await page.keyboard.insertText('<p>first</p>');
+    await page.keyboard.press('Control+Enter');
+    await page.getByText('Email sent successfully!', { exact: true }).first().waitFor();
+    await page.getByTestId('usage-banner').getByText('0 of 1 sends remaining this month').waitFor();
+
+    const sends: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/email/send')) sends.push(r.method());
+    });
+    const button = page.getByRole('button', { name: 'Send Test Email' });
+    expect(await button.isDisabled()).toBe(true);
+    const hint = page.getByText('No sends left this month', { exact: false });
+    await hint.waitFor();
+    expect(await button.getAttribute('aria-describedby')).toBe(await hint.getAttribute('id'));
+
+    await page.getByLabel('To', { exact: true }).fill('client@example.com');
+    await page.locator('.cm-content').click();
+    await page.keyboard.insertText('<p>second</p>');
+    await page.keyboard.press('Control+Enter'); // in the editor
+    await page.getByLabel('To', { exact: true }).press('Control+Enter'); // in a field
+    await page.getByLabel('To', { exact: true }).press('Meta+Enter');
+    await page.waitForTimeout(500);
+    expect(sends).toEqual([]);
+    const rows = await server.db
+      .selectFrom('mail_outbox')
+      .select('id')
+      .where('reply_to', '=', u.user.email)
+      .execute();
+    expect(rows).toHaveLength(1);
+    // The editor kept the text (Ctrl+Enter did not insert a line either).
+    expect(await page.locator('.cm-content').innerText()).toContain('<p>second</p>');
+  });
+
+  for (const theme of ['light', 'dark'] as const) {
+    it(`the ${theme} editor: its text, syntax colours and placeholder reach WCAG AA contrast`, async () => {
+      const u = await createUser(server.db, { plan: 'pro' });
+      const page = await openSend(u, theme);
+      const problems = watchProblems(page);
+      const editor = page.locator('.cm-editor');
+      const background = await editor.evaluate((el) => getComputedStyle(el).backgroundColor);
+      if (theme === 'dark') expect(background).toBe('rgb(2, 6, 23)'); // the app's dark background
+      const placeholder = await page.locator('.cm-placeholder').evaluate((el) => getComputedStyle(el).color);
+      expect(
+        contrast(placeholder, background),
+        `placeholder ${placeholder} on ${background}`,
+      ).toBeGreaterThanOrEqual(4.5);
+
+      await page.locator('.cm-content').click();
+      await page.keyboard.insertText(
+        '<!DOCTYPE html>\n<!-- a comment -->\n<p class="lead" style="color: #333; width: 10px">Hi &amp; bye</p>',
+      );
+      const colours = await page
+        .locator('.cm-content')
+        .evaluate((el) =>
+          [...el.querySelectorAll('.cm-line, .cm-line span')].map((s) => getComputedStyle(s).color),
+        );
+      expect(new Set(colours).size, 'syntax colours').toBeGreaterThanOrEqual(5);
+      for (const colour of new Set(colours)) {
+        expect(contrast(colour, background), `${colour} on ${background}`).toBeGreaterThanOrEqual(4.5);
+      }
+      expect(problems.all()).toEqual([]);
+    });
+  }
+});
