@@ -12,7 +12,8 @@ import { inlineCss } from './inline-css.ts';
  * (transform-pool.ts), never on the event loop.
  *
  * Steps: measure the nesting depth → inline the CSS (when asked) → the text part (the user's, or
- * generated) → build the MIME message exactly as it leaves, to measure it.
+ * generated) → build the MIME message exactly as it leaves, to measure it. Line ends become LF in
+ * the parts; the message carries them as CRLF, so a part decodes to the same text with CRLF.
  */
 
 export interface PrepareInput {
@@ -111,10 +112,12 @@ function inlined(html: string): { html: string; keptInStyle: number } {
 }
 
 export async function prepare(input: PrepareInput, envelope: PrepareEnvelope): Promise<Prepared> {
-  const depth = documentDepth(input.html);
+  // One line-end form: the message carries CRLF (as SMTP requires), the API and the database LF.
+  const written = input.html.replace(/\r\n?/g, '\n');
+  const depth = documentDepth(written);
   if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(String(depth));
 
-  const { html, keptInStyle } = input.inlineCss ? inlined(input.html) : { html: input.html, keptInStyle: 0 };
+  const { html, keptInStyle } = input.inlineCss ? inlined(written) : { html: written, keptInStyle: 0 };
   const override = input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null;
   const text = override ?? textFromHtml(html);
   const subject = cleanSubject(input.subject);
