@@ -26,7 +26,7 @@ export interface AppDeps {
   /** Which session a bearer token opens; defaults to the database lookup of src/server/accounts. */
   sessions?: SessionResolver;
   /**
-   * The worker threads every per-email transform runs on; defaults to a pool sized by config,
+   * The processes every per-email transform runs in; defaults to a pool sized by config,
    * which the app closes when it closes (a pool passed in is the caller's to close).
    */
   transforms?: TransformPool;

@@ -16,7 +16,7 @@ import { registerErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerSpa } from './http/spa.ts';
-import { createTransformPool, defaultThreads } from './prepare/transform-pool.ts';
+import { createTransformPool, defaultProcesses } from './prepare/transform-pool.ts';
 
 /** Default request body cap; routes that take more (email HTML) raise their own. */
 export const DEFAULT_BODY_LIMIT = 100 * 1024;
@@ -68,7 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   let transforms = deps.transforms;
   if (!transforms) {
     const own = createTransformPool({
-      threads: config.prepareThreads || defaultThreads(),
+      processes: config.prepareProcesses || defaultProcesses(),
       budgetMs: config.prepareBudgetMs,
     });
     app.addHook('onClose', () => own.close());

@@ -65,7 +65,7 @@ const envSchema = z.object({
   FREE_SENDS_PER_MINUTE: int(5, 1),
   PRO_SENDS_PER_MINUTE: int(30, 1),
   PREVIEWS_PER_MINUTE: int(120, 1),
-  PREPARE_THREADS: int(0, 0, 64),
+  PREPARE_PROCESSES: int(0, 0, 64),
   PREPARE_BUDGET_MS: int(10_000, 100, 600_000),
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
@@ -135,8 +135,8 @@ export interface Config {
   proSendsPerMinute: number;
   /** Per-user cap on POST /api/email/preview (it spends nothing, but it costs a transform). */
   previewsPerMinute: number;
-  /** Transform-pool threads; 0 = one fewer than the cores, 1 to 4 (docs/decisions/0030-worker-pool-for-transforms.md). */
-  prepareThreads: number;
+  /** Transform processes; 0 = one fewer than the cores, 2 to 4 (docs/decisions/0030-transform-process-pool.md). */
+  prepareProcesses: number;
   /** Processing time one email's transforms may take before they are stopped (422). */
   prepareBudgetMs: number;
   stripe:
@@ -226,7 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     freeSendsPerMinute: e.FREE_SENDS_PER_MINUTE,
     proSendsPerMinute: e.PRO_SENDS_PER_MINUTE,
     previewsPerMinute: e.PREVIEWS_PER_MINUTE,
-    prepareThreads: e.PREPARE_THREADS,
+    prepareProcesses: e.PREPARE_PROCESSES,
     prepareBudgetMs: e.PREPARE_BUDGET_MS,
     stripe: e.STRIPE_SECRET_KEY
       ? {

@@ -208,7 +208,7 @@ describe('preview time budget', () => {
   });
   afterAll(async () => ctx?.close());
 
-  it('stops a job over its budget with a 422, and the next job runs on a fresh thread', async () => {
+  it('stops a job over its budget with a 422, and the next job runs in a fresh process', async () => {
     const u = await createUser(ctx.db);
     // 330 KB: every rule matches every cell through the table's classes, minutes of inlining.
     const rules = Array.from(

@@ -8,7 +8,7 @@ import { inlineCss } from './inline-css.ts';
 /**
  * The one door from what the user wrote to exactly what is sent (docs/architecture.md §9).
  * Sending and previewing both call `prepare`, so a preview is the message a send delivers. It is a
- * pure function of its arguments (no clock, no randomness, no I/O) and runs on the transform pool
+ * pure function of its arguments (no clock, no randomness, no I/O) and runs in the transform pool
  * (transform-pool.ts), never on the event loop.
  *
  * Steps: measure the nesting depth → inline the CSS (when asked) → the text part (the user's, or
@@ -63,7 +63,7 @@ export interface Prepared {
 
 /**
  * Why a document was not processed: too deep, over its time budget, rejected by the inliner, an
- * unexpected failure of a transform, or every thread busy with a full queue.
+ * unexpected failure of a transform, or every transform process busy with a full queue.
  */
 export type PrepareErrorCode =
   'document_too_deep' | 'processing_timeout' | 'inline_failed' | 'processing_failed' | 'busy';
