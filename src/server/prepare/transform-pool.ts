@@ -54,6 +54,9 @@ function workerEntry(): { file: string; execArgv: string[] } {
   return { file: fileURLToPath(new URL('./transform-worker.js', import.meta.url)), execArgv: [] };
 }
 
+/** Niceness of transform processes (0 is normal, 19 the lowest priority). */
+const TRANSFORM_NICENESS = 10;
+
 const timeout = (budgetMs: number) =>
   new PrepareError(
     'processing_timeout',
@@ -130,6 +133,14 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
+    // Below the web process in the scheduler: on a busy machine the event loop gets the CPU first.
+    if (child.pid !== undefined) {
+      try {
+        os.setPriority(child.pid, TRANSFORM_NICENESS);
+      } catch {
+        // Not permitted here (some containers): the pool works the same, only without the edge.
+      }
+    }
     const slot: Slot = { child, ready: false };
     slots.add(slot);
     hold(slot, true);
