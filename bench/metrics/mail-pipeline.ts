@@ -5,7 +5,8 @@ import { loadConfig } from '../../src/server/config.ts';
 import type { Db } from '../../src/server/db/database.ts';
 import { startMailDelivery } from '../../src/server/mail/mail-delivery.ts';
 import { enqueueMail, type OutgoingMail } from '../../src/server/mail/outbox.ts';
-import { parseMailbox, textFromHtml } from '../../src/server/mail/transport.ts';
+import { parseMailbox } from '../../src/server/mail/message.ts';
+import { textFromHtml } from '../../src/server/mail/text-part.ts';
 import { pollUntil, SmtpSink } from '../../tests/support/smtp-sink.ts';
 import type { BenchContext, MetricResults } from '../support/metric.ts';
 

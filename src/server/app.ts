@@ -16,6 +16,7 @@ import { registerErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerSpa } from './http/spa.ts';
+import { createTransformPool, defaultProcesses } from './prepare/transform-pool.ts';
 
 /** Default request body cap; routes that take more (email HTML) raise their own. */
 export const DEFAULT_BODY_LIMIT = 100 * 1024;
@@ -64,7 +65,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
-  const full: FeatureDeps = { ...deps, clock: deps.clock ?? systemClock };
+  let transforms = deps.transforms;
+  if (!transforms) {
+    const own = createTransformPool({
+      processes: config.prepareProcesses || defaultProcesses(),
+      budgetMs: config.prepareBudgetMs,
+    });
+    app.addHook('onClose', () => own.close());
+    transforms = own;
+  }
+  const full: FeatureDeps = { ...deps, clock: deps.clock ?? systemClock, transforms };
   registerAuthentication(app, deps.sessions ?? createSessionResolver(full));
   registerSystemRoutes(app, full);
   registerAuthRoutes(app, full);

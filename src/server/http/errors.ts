@@ -11,6 +11,8 @@ export class AppError extends Error {
     readonly statusCode: number,
     message: string,
     readonly code?: string,
+    /** Sent as `Retry-After` (seconds) with a 429 or 503. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'AppError';
@@ -22,7 +24,13 @@ export const unauthorized = (message = 'Not authenticated', code = 'unauthentica
   new AppError(401, message, code);
 export const forbidden = (message: string, code?: string) => new AppError(403, message, code);
 export const notFound = (message = 'Not found', code = 'not_found') => new AppError(404, message, code);
-export const tooManyRequests = (message: string, code = 'rate_limited') => new AppError(429, message, code);
+export const tooManyRequests = (message: string, code = 'rate_limited', retryAfterSeconds?: number) =>
+  new AppError(
+    429,
+    message,
+    code,
+    retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(retryAfterSeconds)),
+  );
 
 /** Errors that mean "the database is unreachable right now": answer 503, never a 2xx. */
 function isDatabaseUnavailable(err: unknown): boolean {
@@ -89,6 +97,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       // Serialization failures mean a route answered with a field its schema does not allow.
       const kind = isResponseSerializationError(err) ? 'response did not match its schema' : 'request failed';
       request.log.error({ err }, kind);
+    }
+    if (err instanceof AppError && err.retryAfterSeconds !== undefined) {
+      void res.header('Retry-After', String(err.retryAfterSeconds));
     }
     void res.status(statusCode).send(body);
   });

@@ -33,6 +33,26 @@ export async function takeMonthlySend(
 }
 
 /**
+ * Whether the month's allowance has a send left, without taking it: a user over the limit is
+ * turned away before any work is done. The take in the send transaction is what holds the limit.
+ */
+export async function hasMonthlySend(
+  db: Executor,
+  userId: string,
+  month: string,
+  limit: number,
+): Promise<boolean> {
+  if (limit <= 0) return false;
+  const row = await db
+    .selectFrom('usage_counters')
+    .select('count')
+    .where('user_id', '=', userId)
+    .where('month', '=', sql<Date>`${month}::date`)
+    .executeTakeFirst();
+  return (row?.count ?? 0) < limit;
+}
+
+/**
  * Per-minute send rate, enforced the same way as the monthly allowance. Past minutes are trimmed
  * by the housekeeping job (src/server/housekeeping).
  */
