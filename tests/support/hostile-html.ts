@@ -257,7 +257,7 @@ export function hostileCorpus({ canary, images, app }: CorpusOrigins): HostileCa
     {
       name: 'css-import-app-origin',
       // Style sheets may load over https only: nothing from the app's own (http) origin either.
-      html: `<style>@import url("${app}/api/user/me");@import url("${c('css-import-app-origin', 'import.css')}");</style><link rel="stylesheet" href="${app}/api/email/history"><link rel="stylesheet prefetch" href="${c('css-import-app-origin', 'multi-rel.css')}"><p>Hi</p>`,
+      html: `<style>@import url("${app}/api/user/me");@import url("${c('css-import-app-origin', 'import.css')}");</style><style>@\\69mport url("${app}/api/user/usage");</style><link rel="stylesheet" href="${app}/api/email/history"><link rel="stylesheet prefetch" href="${c('css-import-app-origin', 'multi-rel.css')}"><p>Hi</p>`,
     },
     {
       name: 'meta-refresh-to-app',

@@ -51,15 +51,18 @@ function withPreamble(html: string, head: string): string {
   return doctype + head + html.slice(doctype.length);
 }
 
-/** `<link rel="stylesheet" href="https://…">`, the way emails load web fonts (as Apple Mail does). */
-function isHttpsStylesheet(el: Element): boolean {
-  const rel = (el.getAttribute('rel') ?? '').trim().toLowerCase().split(/\s+/);
-  if (rel.length !== 1 || rel[0] !== 'stylesheet') return false;
+function isHttpsUrl(raw: string): boolean {
   try {
-    return new URL((el.getAttribute('href') ?? '').trim()).protocol === 'https:';
+    return new URL(raw.trim()).protocol === 'https:';
   } catch {
     return false; // relative or malformed
   }
+}
+
+/** `<link rel="stylesheet" href="https://…">`, the way emails load web fonts (as Apple Mail does). */
+function isHttpsStylesheet(el: Element): boolean {
+  const rel = (el.getAttribute('rel') ?? '').trim().toLowerCase().split(/\s+/);
+  return rel.length === 1 && rel[0] === 'stylesheet' && isHttpsUrl(el.getAttribute('href') ?? '');
 }
 
 /**
@@ -71,6 +74,31 @@ function isHttpsStylesheet(el: Element): boolean {
 function isUnwanted(el: Element): boolean {
   if (el.localName === 'link') return !isHttpsStylesheet(el);
   return el.localName === 'meta' && (el.getAttribute('http-equiv') ?? '').trim().toLowerCase() === 'refresh';
+}
+
+/**
+ * Whether a `<style>` imports anything but an https style sheet. Chromium's preload scanner
+ * fetches `@import`s before the frame's own CSP applies, under the page's policy alone, which
+ * allows our own origin: such an import would reach the app. CSSOM reads the rules as the browser
+ * does (escapes decoded), so `@\69mport` is caught too.
+ */
+function hasInsecureImport(style: Element): boolean {
+  const sheet = (style as HTMLStyleElement).sheet;
+  if (!sheet) return /@import|@\\/i.test(style.textContent ?? '');
+  return Array.from(sheet.cssRules).some((rule) => rule instanceof CSSImportRule && !isHttpsUrl(rule.href));
+}
+
+// An @import rule as written plainly; escaped spellings are not matched (their <style> goes whole).
+const IMPORT_RULE = /@import\s+(?:url\(\s*(["']?)([^"')]*)\1\s*\)|(["'])([^"']*)\3)[^;{}]*;?/gi;
+
+/** Drops a style's insecure @import rules, or the whole style if they are not written plainly. */
+function dropInsecureImports(style: Element): void {
+  const css = style.textContent ?? '';
+  const next = css.replace(IMPORT_RULE, (rule, _q: string, url?: string, _q2?: string, url2?: string) =>
+    isHttpsUrl(url ?? url2 ?? '') ? rule : '',
+  );
+  if (next === css) style.remove();
+  else style.textContent = next;
 }
 
 function serialize(doc: Document): string {
@@ -87,8 +115,8 @@ const UNSHOWABLE =
   '<p style="font:14px sans-serif;color:#555;padding:16px">This email cannot be previewed safely.</p>';
 
 /**
- * Removes the unwanted elements. DOMParser uses the same parser as the frame, with scripting
- * disabled as in the sandbox, and loads nothing. Documents without such elements pass through
+ * Removes the unwanted elements and imports. DOMParser uses the same parser as the frame, with
+ * scripting disabled as in the sandbox, and loads nothing. Documents without them pass through
  * untouched; the others are re-serialized and checked again until none is left (a re-parse can
  * in rare cases build a different tree).
  */
@@ -97,8 +125,10 @@ function removeUnwanted(doc: string, options: DocumentOptions): string {
   for (let round = 0; round < 4; round++) {
     const parsed = parse(current);
     const unwanted = Array.from(parsed.querySelectorAll('link, meta')).filter(isUnwanted);
-    if (unwanted.length === 0) return current;
+    const imports = Array.from(parsed.querySelectorAll('style')).filter(hasInsecureImport);
+    if (unwanted.length === 0 && imports.length === 0) return current;
     unwanted.forEach((el) => el.remove());
+    imports.forEach(dropInsecureImports);
     current = serialize(parsed);
   }
   return preamble(options) + UNSHOWABLE;
