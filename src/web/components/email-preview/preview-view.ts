@@ -66,12 +66,15 @@ export function writeView(params: URLSearchParams, view: PreviewView): URLSearch
   return next;
 }
 
+/** Wider than any phone held upright (the widest are about 430 CSS pixels). */
+const WIDER_THAN_A_PHONE = 480;
+
 /**
  * The width shown before the user picks one, from the room there is: Desktop (scaled down if
- * needed) wherever a 600 px email fits, so a desktop layout never passes for its mobile one;
- * on a phone the widest phone preset that fits, so the email looks as it will on that phone.
+ * needed) wherever the room is wider than a phone, so a desktop layout never passes for its
+ * mobile one; on a phone the widest phone preset that fits, so the email looks as it will there.
  */
 export function defaultWidth(available: number): number {
-  if (available >= PREVIEW_WIDTH_PX) return DESKTOP_WIDTH;
+  if (available >= WIDER_THAN_A_PHONE) return DESKTOP_WIDTH;
   return available >= 375 ? 375 : 320;
 }

@@ -1,5 +1,9 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { SendEmailRequest } from '../../../shared/contract/email.ts';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type {
+  PreviewEmailRequest,
+  PreviewEmailResponse,
+  SendEmailRequest,
+} from '../../../shared/contract/email.ts';
 import { api } from '../../lib/api.ts';
 import { emailKeys, USAGE_KEY } from '../../lib/query-keys.ts';
 
@@ -11,5 +15,25 @@ export function useSendEmail() {
       void queryClient.invalidateQueries({ queryKey: USAGE_KEY });
       void queryClient.invalidateQueries({ queryKey: emailKeys.all });
     },
+  });
+}
+
+/**
+ * What a send of `body` would deliver (POST /api/email/preview, the same door as a send,
+ * docs/architecture.md §9); null asks nothing. A new body cancels the request for the previous
+ * one (TanStack Query aborts a query nobody watches any more), and the last answer stays on show
+ * while the next one loads.
+ */
+export function useEmailPreview(body: PreviewEmailRequest | null) {
+  return useQuery({
+    queryKey: ['email-preview', body],
+    queryFn: ({ signal }) =>
+      api<PreviewEmailResponse>('/api/email/preview', { method: 'POST', body: body!, signal }),
+    enabled: body !== null,
+    placeholderData: keepPreviousData,
+    // The same input gives the same message: no refetch on focus or remount.
+    staleTime: Infinity,
+    gcTime: 30_000,
+    retry: false,
   });
 }

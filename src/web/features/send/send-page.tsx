@@ -1,5 +1,14 @@
 import { Send } from 'lucide-react';
-import { lazy, Suspense, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import {
+  lazy,
+  Suspense,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type FormEvent,
+  type KeyboardEvent,
+} from 'react';
 import { useNavigate } from 'react-router';
 import { Button } from '../../components/ui/button.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
@@ -15,10 +24,15 @@ import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { useSession } from '../../lib/session.ts';
 import { useUsage } from '../../lib/usage.ts';
 import { useSendEmail } from './api.ts';
+import { ComposerPreview } from './composer-preview.tsx';
+import { useDebouncedValue } from './use-debounced-value.ts';
 import { UsageBanner } from './usage-banner.tsx';
 import { VerificationRequiredNotice } from './verification-required-notice.tsx';
 
 const HtmlEditor = lazy(() => import('./html-editor.tsx'));
+
+/** How long typing must pause before the preview follows. */
+const PREVIEW_DEBOUNCE_MS = 300;
 
 interface FormProblem {
   title: string;
@@ -61,12 +75,32 @@ export function SendPage() {
   const [subject, setSubject] = useState('');
   const [html, setHtml] = useState('');
   const [inlineCss, setInlineCss] = useState(false);
+  // The user's own plain-text part; null sends the one generated from the HTML.
+  const [text, setText] = useState<string | null>(null);
   const [problem, setProblem] = useState<FormProblem | null>(null);
   // Remounts the editor after a send: the CodeMirror wrapper ignores a new `value` that arrives
   // within its typing window, so a prop change alone may not clear it.
   const [editorKey, setEditorKey] = useState(0);
   const redirectTimer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(redirectTimer.current), []);
+
+  // The live preview asks for exactly what a send would take, once typing pauses; `to` only when
+  // it is valid (it changes nothing but the message's size).
+  const toIsValid = parseRecipients(to).ok;
+  const previewInput = useMemo(
+    () =>
+      html.trim()
+        ? {
+            subject,
+            html,
+            inlineCss,
+            ...(toIsValid ? { to } : {}),
+            ...(text?.trim() ? { text } : {}),
+          }
+        : null,
+    [to, toIsValid, subject, html, inlineCss, text],
+  );
+  const previewBody = useDebouncedValue(previewInput, PREVIEW_DEBOUNCE_MS);
 
   const verified = user?.verified ?? false;
   const isPro = user?.plan === 'pro';
@@ -84,13 +118,14 @@ export function SendPage() {
     setProblem(found);
     if (found) return;
     send.mutate(
-      { to, subject, html, inlineCss },
+      { to, subject, html, inlineCss, ...(text?.trim() ? { text } : {}) },
       {
         onSuccess: ({ id }) => {
           toast.success('Email sent successfully!');
           setTo('');
           setSubject('');
           setHtml('');
+          setText(null);
           setEditorKey((k) => k + 1);
           setProblem(null);
           if (isPro) {
@@ -122,7 +157,7 @@ export function SendPage() {
   const htmlIds = fieldDescription('send-html', { error: problem?.field === 'html' });
 
   return (
-    <div className="mx-auto max-w-3xl">
+    <div>
       <AppPageHeader
         title="Send Test Email"
         description="Paste your HTML, optionally inline its CSS, and send a real test to up to 5 inboxes."
@@ -131,114 +166,121 @@ export function SendPage() {
         {user && !verified ? <VerificationRequiredNotice /> : null}
         {!isPro && usage.data ? <UsageBanner usage={usage.data.usage} /> : null}
 
-        <Card>
-          <CardContent>
-            <form
-              className="space-y-5"
-              onSubmit={onSubmit}
-              onKeyDown={onKeyDown}
-              noValidate
-              aria-label="Send Test Email"
-            >
-              <Field
-                id="send-to"
-                label="To"
-                hint="Up to 5 addresses, separated by commas"
-                error={problem?.field === 'to' ? ' ' : undefined}
+        {/* The preview sits beside the form on wide screens, below it on narrower ones. */}
+        <div className="grid gap-6 xl:grid-cols-[minmax(0,5fr)_minmax(0,7fr)] xl:items-start">
+          <Card>
+            <CardContent>
+              <form
+                className="space-y-5"
+                onSubmit={onSubmit}
+                onKeyDown={onKeyDown}
+                noValidate
+                aria-label="Send Test Email"
               >
-                <Input
+                <Field
                   id="send-to"
-                  type="text"
-                  inputMode="email"
-                  autoComplete="email"
-                  placeholder="you@example.com, client@example.com"
-                  value={to}
-                  onChange={(e) => setTo(e.target.value)}
-                  invalid={problem?.field === 'to'}
-                  aria-describedby={toIds.describedBy}
-                />
-              </Field>
-              <Field id="send-subject" label="Subject">
-                <Input
-                  id="send-subject"
-                  placeholder="Test Email"
-                  value={subject}
-                  maxLength={998}
-                  onChange={(e) => setSubject(e.target.value)}
-                />
-              </Field>
-              <div className="space-y-1.5">
-                <label
-                  htmlFor="send-html"
-                  className="block text-sm font-medium text-slate-800 dark:text-slate-200"
+                  label="To"
+                  hint="Up to 5 addresses, separated by commas"
+                  error={problem?.field === 'to' ? ' ' : undefined}
                 >
-                  HTML Content
-                </label>
-                <Suspense fallback={<Skeleton className="h-[400px] w-full" />}>
-                  <HtmlEditor
-                    key={editorKey}
-                    id="send-html"
-                    value={html}
-                    onChange={setHtml}
-                    onSubmit={submit}
-                    invalid={problem?.field === 'html'}
-                    describedBy={htmlIds.describedBy}
+                  <Input
+                    id="send-to"
+                    type="text"
+                    inputMode="email"
+                    autoComplete="email"
+                    placeholder="you@example.com, client@example.com"
+                    value={to}
+                    onChange={(e) => setTo(e.target.value)}
+                    invalid={problem?.field === 'to'}
+                    aria-describedby={toIds.describedBy}
                   />
-                </Suspense>
-              </div>
-              <div className="flex items-center justify-between gap-4 rounded-lg border border-slate-200 px-4 py-3 dark:border-slate-800">
-                <div>
-                  <p id="inline-css-label" className="text-sm font-medium">
-                    Inline CSS
-                  </p>
-                  <p id="inline-css-hint" className="text-sm text-slate-600 dark:text-slate-400">
-                    Move rules from &lt;style&gt; blocks into style attributes; media queries are kept.
-                  </p>
+                </Field>
+                <Field id="send-subject" label="Subject">
+                  <Input
+                    id="send-subject"
+                    placeholder="Test Email"
+                    value={subject}
+                    maxLength={998}
+                    onChange={(e) => setSubject(e.target.value)}
+                  />
+                </Field>
+                <div className="space-y-1.5">
+                  <label
+                    htmlFor="send-html"
+                    className="block text-sm font-medium text-slate-800 dark:text-slate-200"
+                  >
+                    HTML Content
+                  </label>
+                  <Suspense fallback={<Skeleton className="h-[400px] w-full" />}>
+                    <HtmlEditor
+                      key={editorKey}
+                      id="send-html"
+                      value={html}
+                      onChange={setHtml}
+                      onSubmit={submit}
+                      invalid={problem?.field === 'html'}
+                      describedBy={htmlIds.describedBy}
+                    />
+                  </Suspense>
                 </div>
-                <Switch
-                  checked={inlineCss}
-                  onCheckedChange={setInlineCss}
-                  aria-labelledby="inline-css-label"
-                  aria-describedby="inline-css-hint"
-                />
-              </div>
-
-              {problem ? (
-                <div
-                  role="alert"
-                  className="rounded-lg border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900 dark:border-red-500/40 dark:bg-red-950/50 dark:text-red-200"
-                >
-                  <p className="font-semibold">{problem.title}</p>
-                  {problem.detail ? <p>{problem.detail}</p> : null}
+                <div className="flex items-center justify-between gap-4 rounded-lg border border-slate-200 px-4 py-3 dark:border-slate-800">
+                  <div>
+                    <p id="inline-css-label" className="text-sm font-medium">
+                      Inline CSS
+                    </p>
+                    <p id="inline-css-hint" className="text-sm text-slate-600 dark:text-slate-400">
+                      Copies your &lt;style&gt; rules into style attributes, for clients that ignore
+                      &lt;style&gt;. What cannot be inlined (media queries, :hover, client fixes) stays in a
+                      &lt;style&gt; block; add <code className="font-mono text-xs">data-embed</code> to a
+                      &lt;style&gt; to keep it as written.
+                    </p>
+                  </div>
+                  <Switch
+                    checked={inlineCss}
+                    onCheckedChange={setInlineCss}
+                    aria-labelledby="inline-css-label"
+                    aria-describedby="inline-css-hint"
+                  />
                 </div>
-              ) : null}
 
-              <div className="flex flex-wrap items-center justify-between gap-3">
-                {sendingOff ? (
-                  <p id="send-off-hint" className="text-xs text-slate-600 dark:text-slate-400">
-                    No sends left this month: sending (and Ctrl+Enter) is off until your allowance resets.
-                  </p>
-                ) : (
-                  <p className="text-xs text-slate-500 dark:text-slate-400">
-                    Tip: press <kbd className="rounded border px-1 font-mono">Ctrl</kbd>+
-                    <kbd className="rounded border px-1 font-mono">Enter</kbd> to send.
-                  </p>
-                )}
-                <Button
-                  type="submit"
-                  size="lg"
-                  busy={send.isPending}
-                  busyLabel="Sending…"
-                  disabled={sendingOff}
-                  aria-describedby={sendingOff ? 'send-off-hint' : undefined}
-                >
-                  <Send aria-hidden="true" />
-                  Send Test Email
-                </Button>
-              </div>
-            </form>
-          </CardContent>
-        </Card>
+                {problem ? (
+                  <div
+                    role="alert"
+                    className="rounded-lg border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900 dark:border-red-500/40 dark:bg-red-950/50 dark:text-red-200"
+                  >
+                    <p className="font-semibold">{problem.title}</p>
+                    {problem.detail ? <p>{problem.detail}</p> : null}
+                  </div>
+                ) : null}
+
+                <div className="flex flex-wrap items-center justify-between gap-3">
+                  {sendingOff ? (
+                    <p id="send-off-hint" className="text-xs text-slate-600 dark:text-slate-400">
+                      No sends left this month: sending (and Ctrl+Enter) is off until your allowance resets.
+                    </p>
+                  ) : (
+                    <p className="text-xs text-slate-500 dark:text-slate-400">
+                      Tip: press <kbd className="rounded border px-1 font-mono">Ctrl</kbd>+
+                      <kbd className="rounded border px-1 font-mono">Enter</kbd> to send.
+                    </p>
+                  )}
+                  <Button
+                    type="submit"
+                    size="lg"
+                    busy={send.isPending}
+                    busyLabel="Sending…"
+                    disabled={sendingOff}
+                    aria-describedby={sendingOff ? 'send-off-hint' : undefined}
+                  >
+                    <Send aria-hidden="true" />
+                    Send Test Email
+                  </Button>
+                </div>
+              </form>
+            </CardContent>
+          </Card>
+          <ComposerPreview body={previewBody} text={text} onTextChange={setText} />
+        </div>
       </div>
     </div>
   );

@@ -1,0 +1,158 @@
+import { Eye, FileText, RotateCcw, TriangleAlert } from 'lucide-react';
+import { useEffect, useState } from 'react';
+import type { PreviewEmailRequest, PreviewEmailResponse } from '../../../shared/contract/email.ts';
+import { EmailPreview } from '../../components/email-preview/email-preview.tsx';
+import { Button } from '../../components/ui/button.tsx';
+import { Spinner } from '../../components/ui/spinner.tsx';
+import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs.tsx';
+import { Textarea } from '../../components/ui/textarea.tsx';
+import { errorMessage } from '../../lib/api.ts';
+import { formatBytes } from '../../lib/format-size.ts';
+import { useEmailPreview } from './api.ts';
+
+export interface ComposerPreviewProps {
+  /** What a send would take now (settled after typing); null while there is no HTML. */
+  body: PreviewEmailRequest | null;
+  /** The user's own plain-text part, or null for the generated one. */
+  text: string | null;
+  onTextChange: (text: string | null) => void;
+}
+
+/** "3.1 KB → 4.6 KB · 5 rules kept in a <style> block" */
+function Sizes({ preview }: { preview: PreviewEmailResponse }) {
+  const { bytes, notes } = preview;
+  return (
+    <p className="text-xs text-slate-500 tabular-nums dark:text-slate-400" data-testid="preview-sizes">
+      {notes.inlined ? (
+        <>
+          Inline CSS: {formatBytes(bytes.source)} → {formatBytes(bytes.html)}
+          {notes.keptInStyle > 0
+            ? ` · ${notes.keptInStyle} ${notes.keptInStyle === 1 ? 'rule' : 'rules'} kept in a <style> block`
+            : ''}
+          {' · '}
+        </>
+      ) : null}
+      Whole message {formatBytes(bytes.message)}
+    </p>
+  );
+}
+
+/**
+ * The composer's live preview (docs/architecture.md §9): exactly what a send of the form would
+ * deliver, from POST /api/email/preview, shown by the one preview component; and the plain-text
+ * part, generated or the user's own.
+ */
+export function ComposerPreview({ body, text, onTextChange }: ComposerPreviewProps) {
+  const preview = useEmailPreview(body);
+  // The last good answer stays on show while the next one loads, and when it fails.
+  const [lastGood, setLastGood] = useState<PreviewEmailResponse | null>(null);
+  useEffect(() => {
+    if (preview.data && !preview.isPlaceholderData) setLastGood(preview.data);
+  }, [preview.data, preview.isPlaceholderData]);
+  const [tab, setTab] = useState('preview');
+
+  const shown = body === null ? null : preview.isError ? lastGood : (preview.data ?? lastGood);
+  const updating = body !== null && preview.isFetching;
+  const status = updating ? (
+    <span
+      className="inline-flex items-center gap-1.5 text-xs text-slate-500 dark:text-slate-400"
+      role="status"
+    >
+      <Spinner className="size-3.5" label={null} />
+      Updating…
+    </span>
+  ) : null;
+  const overridden = text !== null;
+
+  return (
+    <section aria-labelledby="composer-preview-title" className="min-w-0 space-y-3">
+      <h2 id="composer-preview-title" className="sr-only">
+        Preview of what will be sent
+      </h2>
+      <Tabs value={tab} onValueChange={setTab}>
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <TabsList>
+            <TabsTrigger value="preview">
+              <Eye aria-hidden="true" />
+              Preview
+            </TabsTrigger>
+            <TabsTrigger value="text">
+              <FileText aria-hidden="true" />
+              Plain text
+            </TabsTrigger>
+          </TabsList>
+          {shown ? <Sizes preview={shown} /> : null}
+        </div>
+
+        {body !== null && preview.isError ? (
+          <div
+            role="status"
+            data-testid="preview-error"
+            className="mt-3 flex gap-2.5 rounded-lg border border-amber-300 bg-amber-50 px-3.5 py-2.5 text-sm text-amber-950 dark:border-amber-500/40 dark:bg-amber-950/40 dark:text-amber-100"
+          >
+            <TriangleAlert aria-hidden="true" className="mt-0.5 size-4 shrink-0" />
+            <div className="min-w-0">
+              <p className="font-medium">The preview could not be updated</p>
+              <p className="break-words">{errorMessage(preview.error)}</p>
+            </div>
+          </div>
+        ) : null}
+
+        <TabsContent value="preview" tabIndex={-1}>
+          {shown ? (
+            <EmailPreview
+              html={shown.html}
+              title="Preview of the email as it will be sent"
+              status={status}
+              header={
+                <div className="border-b border-slate-200 bg-slate-50 px-4 py-2.5 text-sm dark:border-slate-700 dark:bg-slate-900">
+                  <span className="text-slate-500 dark:text-slate-400">Subject: </span>
+                  <span
+                    className="font-medium break-words text-slate-900 dark:text-white"
+                    data-testid="preview-subject"
+                  >
+                    {shown.subject}
+                  </span>
+                </div>
+              }
+            />
+          ) : (
+            <div className="flex min-h-72 flex-col items-center justify-center gap-2 rounded-xl border border-dashed border-slate-300 p-8 text-center text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">
+              {updating ? <Spinner className="size-5" label="Loading the preview" /> : null}
+              <p>
+                {body === null
+                  ? 'The preview of your email appears here as you type.'
+                  : 'Preparing the preview…'}
+              </p>
+            </div>
+          )}
+        </TabsContent>
+        <TabsContent value="text" tabIndex={-1} className="space-y-2">
+          <div className="flex flex-wrap items-center justify-between gap-2">
+            <p id="plain-text-hint" className="text-xs text-slate-600 dark:text-slate-400">
+              {!overridden
+                ? 'Generated from your HTML, as it will be sent. Edit it to send your own.'
+                : text.trim()
+                  ? 'Your own plain-text part: it is sent instead of the generated one.'
+                  : 'Empty: the text generated from your HTML will be sent.'}
+            </p>
+            {overridden ? (
+              <Button variant="outline" size="sm" onClick={() => onTextChange(null)}>
+                <RotateCcw aria-hidden="true" />
+                Reset to generated
+              </Button>
+            ) : null}
+          </div>
+          <Textarea
+            aria-label="Plain text"
+            aria-describedby="plain-text-hint"
+            value={text ?? shown?.text ?? ''}
+            onChange={(e) => onTextChange(e.target.value)}
+            spellCheck={false}
+            className="h-[400px] resize-y font-mono text-xs"
+          />
+        </TabsContent>
+      </Tabs>
+    </section>
+  );
+}

@@ -1,0 +1,162 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PreviewEmailResponse } from '../../src/shared/contract/email.ts';
+import { startMailDelivery, type MailDelivery } from '../../src/server/mail/mail-delivery.ts';
+import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { SmtpSink } from '../support/smtp-sink.ts';
+import { createUser, type TestUser } from '../support/users.ts';
+
+/*
+ * The composer's live preview (docs/architecture.md §9): what it shows is what a send of the same
+ * form delivers, read back from a real SMTP server on loopback.
+ */
+
+const browser = setupBrowser();
+let server: TestServer;
+let sink: SmtpSink;
+let delivery: MailDelivery;
+
+beforeAll(async () => {
+  sink = await SmtpSink.start();
+  server = await startTestServer({ env: { SMTP_URL: sink.url, FREE_SENDS_PER_MINUTE: '100' } });
+  delivery = await startMailDelivery({
+    config: server.config,
+    db: server.db,
+    connectionString: server.databaseUrl,
+    concurrency: 2,
+    worker: { pollIntervalMs: 200 },
+  });
+});
+afterAll(async () => {
+  await delivery?.stop({ deadlineMs: 2_000 });
+  await server?.close();
+  await sink?.stop();
+});
+
+const EMAIL = `<!DOCTYPE html><html><head><style>
+  p.lead { color: #1d4ed8; font-size: 18px }
+  @media (max-width: 600px) { p.lead { font-size: 16px !important } }
+  #outlook a { padding: 0 }
+</style></head><body><h1 id="title">Spring sale</h1><p class="lead">Everything is 20% off.</p>
+<p><a href="https://shop.example/sale">Shop now</a></p></body></html>`;
+
+async function openSend(u: TestUser, width = 1280): Promise<Page> {
+  const page = await browser.newPage({ baseURL: server.baseUrl, viewport: { width, height: 900 } });
+  await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+  await page.goto('/app/send');
+  await page.getByRole('heading', { level: 1, name: 'Send Test Email' }).waitFor();
+  await page.locator('.cm-content').waitFor();
+  return page;
+}
+
+async function typeHtml(page: Page, html: string) {
+  await page.locator('.cm-content').click();
+  await page.keyboard.insertText(html);
+}
+
+/** The HTML document the preview frame shows, as text (the email's own markup is inside it). */
+const frameHtml = (page: Page) =>
+  page
+    .locator('iframe[data-testid="email-frame"]')
+    .evaluate((f: HTMLIFrameElement) => f.contentDocument?.documentElement.outerHTML ?? '');
+
+/** Waits for the answer to the preview request made once the form reads `html`. */
+function previewAnswer(page: Page, html: string): Promise<PreviewEmailResponse> {
+  return page
+    .waitForResponse(
+      (r) =>
+        r.url().endsWith('/api/email/preview') &&
+        r.status() === 200 &&
+        (JSON.parse(r.request().postData() ?? '{}') as { html?: string }).html === html,
+    )
+    .then((r) => r.json() as Promise<PreviewEmailResponse>);
+}
+
+describe('the live preview in the composer', () => {
+  it('shows exactly what a send delivers: HTML, plain text, subject and size', async () => {
+    const u = await createUser(server.db, { plan: 'pro', email: 'designer@studio.example' });
+    const page = await openSend(u);
+    const problems = watchProblems(page);
+    await page.getByText('The preview of your email appears here as you type.').waitFor();
+
+    await page.getByLabel('To', { exact: true }).fill('client@example.com');
+    await page.getByLabel('Subject').fill('Spring sale, proof 1');
+    await page.getByRole('switch', { name: 'Inline CSS' }).click();
+    const answered = previewAnswer(page, EMAIL);
+    await typeHtml(page, EMAIL);
+    const preview = await answered;
+    // Inlined, with what could not be inlined kept in a <style> block, and said so.
+    expect(preview.html).toMatch(/<p class="lead" style="[^"]*color: ?#1d4ed8/);
+    expect(preview.notes).toEqual({ inlined: true, keptInStyle: 2 });
+    await expect.poll(() => frameHtml(page)).toContain(preview.html.slice(preview.html.indexOf('<h1')));
+    const sizes = page.getByTestId('preview-sizes');
+    await sizes
+      .getByText(/Inline CSS: [\d.]+ (bytes|KB) → [\d.]+ (bytes|KB) · 2 rules kept in a <style> block/)
+      .waitFor();
+    expect(await page.getByTestId('preview-subject').innerText()).toBe('Spring sale, proof 1');
+
+    // The plain-text part: generated, then the user's own.
+    await page.getByRole('tab', { name: 'Plain text' }).click();
+    const plain = page.getByRole('textbox', { name: 'Plain text' });
+    expect(await plain.inputValue()).toBe(preview.text);
+    expect(preview.text).toContain('SPRING SALE');
+    const own = 'Spring sale: everything is 20% off.\n\nShop now: https://shop.example/sale';
+    const withText = page.waitForResponse(
+      (r) =>
+        r.url().endsWith('/api/email/preview') &&
+        r.status() === 200 &&
+        (JSON.parse(r.request().postData() ?? '{}') as { text?: string }).text === own,
+    );
+    await plain.fill(own);
+    const previewed = (await (await withText).json()) as PreviewEmailResponse;
+    expect(previewed.text).toBe(own);
+    await page.getByRole('button', { name: 'Reset to generated' }).waitFor();
+
+    await page.getByRole('button', { name: 'Send Test Email' }).click();
+    await page.getByText('Email sent successfully!', { exact: true }).first().waitFor();
+    await sink.waitForCount(1);
+    const received = sink.messages.at(-1)!;
+    const parsed = await sink.parse(received);
+    expect(parsed.html).toBe(previewed.html);
+    expect(parsed.text).toBe(previewed.text);
+    expect(parsed.subject).toBe(previewed.subject);
+    expect(received.raw.length).toBe(previewed.bytes.message);
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('follows typing: keeps the last preview while updating, drops stale answers, shows errors inline', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const page = await openSend(u, 375);
+    const problems = watchProblems(page, { ignore: [/\/api\/email\/preview 422/] });
+    // Slow answers, so typing overtakes them.
+    await page.route('**/api/email/preview', async (route) => {
+      await new Promise((r) => setTimeout(r, 800));
+      await route.continue().catch(() => undefined);
+    });
+    const aborted: string[] = [];
+    page.on('requestfailed', (r) => {
+      if (r.url().endsWith('/api/email/preview')) aborted.push(r.failure()?.errorText ?? '');
+    });
+
+    await typeHtml(page, '<h1 id="one">First draft</h1>');
+    await expect.poll(() => frameHtml(page), { timeout: 15_000 }).toContain('First draft');
+
+    // A change: "Updating…" while the old preview stays on show; then the new one.
+    await page.keyboard.insertText('<p id="two">Second line</p>');
+    await page.getByRole('status').filter({ hasText: 'Updating…' }).waitFor();
+    expect(await frameHtml(page)).toContain('First draft');
+    // More typing while that answer is on its way: the stale request is cancelled.
+    await page.waitForTimeout(400);
+    await page.keyboard.insertText('<p id="three">Third line</p>');
+    await expect.poll(() => frameHtml(page), { timeout: 15_000 }).toContain('Third line');
+    expect(aborted.length, 'a stale preview request was cancelled').toBeGreaterThan(0);
+
+    // A document the server cannot process: its message inline, the last good preview kept.
+    await page.keyboard.insertText('<div>'.repeat(600));
+    const error = page.getByTestId('preview-error');
+    await error.getByText(/nests elements 60\d levels deep; the limit is 512/).waitFor({ timeout: 15_000 });
+    expect(await frameHtml(page)).toContain('Third line');
+    expect(problems.all()).toEqual([]);
+  });
+});
