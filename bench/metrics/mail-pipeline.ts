@@ -6,7 +6,8 @@ import type { Db } from '../../src/server/db/database.ts';
 import { startMailDelivery } from '../../src/server/mail/mail-delivery.ts';
 import { enqueueMail, type OutgoingMail } from '../../src/server/mail/outbox.ts';
 import { parseMailbox, textFromHtml } from '../../src/server/mail/transport.ts';
-import { pollUntil, SmtpSink } from '../../tests/support/smtp-sink.ts';
+import { poll } from '../../tests/support/poll.ts';
+import { SmtpSink } from '../../tests/support/smtp-sink.ts';
 import type { BenchContext, MetricResults } from '../support/metric.ts';
 
 /**
@@ -139,7 +140,7 @@ export default async function mailPipeline(ctx: BenchContext): Promise<MetricRes
       const enqueued = performance.now();
       await sink.waitForCount(n, 300_000);
       const delivered = performance.now();
-      await pollUntil(
+      await poll(
         async () => {
           const r = await db
             .selectFrom('mail_outbox')

@@ -7,7 +7,8 @@ import { createDb, createPool } from '../../src/server/db/database.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/server/db/embedded-postgres.ts';
 import { migrateToLatest } from '../../src/server/db/migrate.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import { signUp, uniqueEmail } from './auth-helpers.ts';
+import { signUp } from '../support/auth-api.ts';
+import { uniqueEmail } from '../support/users.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 

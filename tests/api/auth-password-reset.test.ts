@@ -1,17 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_RULES } from '../../src/server/features/auth/rate-rules.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import {
-  bearer,
-  expectNoSecrets,
-  linkToken,
-  mailTo,
-  PASSWORD,
-  signIn,
-  signUp,
-  uniqueEmail,
-  waitForMail,
-} from './auth-helpers.ts';
+import { bearer, expectNoSecrets, linkToken, mailTo, signIn, signUp, waitForMail } from '../support/auth-api.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 describe('password reset', () => {
   let ctx: TestContext;

@@ -5,7 +5,8 @@ import { RATE_RULES } from '../../src/server/features/auth/rate-rules.ts';
 import { pruneRateLimits } from '../../src/server/http/rate-limit.ts';
 import { SESSION_IDLE_MS, SESSION_TTL_MS } from '../../src/server/http/auth.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import { bearer, expectNoSecrets, mailTo, PASSWORD, signIn, signUp, uniqueEmail } from './auth-helpers.ts';
+import { bearer, expectNoSecrets, mailTo, signIn, signUp } from '../support/auth-api.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 describe('sign-up, sign-in, sessions', () => {
   let ctx: TestContext;

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
-import { pollUntil, SmtpSink } from '../support/smtp-sink.ts';
+import { poll } from '../support/poll.ts';
+import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestDatabase } from '../support/test-db.ts';
 
 /**
@@ -109,7 +110,7 @@ describe('crash safety', () => {
 
     // A last run delivers the rest, including the killed runs' mails once their leases expire.
     const last = startApp();
-    await pollUntil(
+    await poll(
       async () => {
         const open = await db
           .selectFrom('mail_outbox')

@@ -6,7 +6,8 @@ import { enqueueMail, type OutgoingMail } from '../../src/server/mail/outbox.ts'
 import { claimDue, type OutboxRow } from '../../src/server/mail/outbox.repo.ts';
 import { OutboxWorker, type OutboxWorkerOptions } from '../../src/server/mail/outbox-worker.ts';
 import { createSmtpTransport, type MailTransport } from '../../src/server/mail/transport.ts';
-import { pollUntil, SmtpSink } from '../support/smtp-sink.ts';
+import { poll } from '../support/poll.ts';
+import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestDatabase } from '../support/test-db.ts';
 
 const MAIL_FROM = 'Proofmail Team <no-reply@proofmail.test>';
@@ -86,7 +87,7 @@ async function row(id: string): Promise<OutboxRow> {
 }
 
 async function settled(id: string, timeoutMs = 15_000): Promise<OutboxRow> {
-  return pollUntil(
+  return poll(
     async () => {
       const r = await row(id);
       return r.state === 'sent' || r.state === 'failed' ? r : undefined;
@@ -152,7 +153,7 @@ describe('delivery', () => {
   it('wakes on NOTIFY without waiting for the poll, and again after the LISTEN connection is killed', async () => {
     const worker = startWorker({ pollIntervalMs: 60_000 });
     // Let the listener connect (its connect also triggers one claim), then enqueue.
-    await pollUntil(async () => {
+    await poll(async () => {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
         where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
       return rows[0]!.n > 0;
@@ -162,7 +163,7 @@ describe('delivery', () => {
 
     await sql`select pg_terminate_backend(pid) from pg_stat_activity
       where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
-    await pollUntil(async () => {
+    await poll(async () => {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
         where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
       return rows[0]!.n > 0;
@@ -176,7 +177,7 @@ describe('delivery', () => {
 describe('wake-ups', () => {
   it('a burst of Free mail (coalesced NOTIFYs) is delivered without waiting for the poll', async () => {
     startWorker({ pollIntervalMs: 60_000 });
-    await pollUntil(async () => {
+    await poll(async () => {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
         where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
       return rows[0]!.n > 0;
@@ -243,7 +244,7 @@ describe('faults', () => {
     startWorker();
     const ids = await Promise.all([1, 2, 3, 4, 5].map((i) => enqueue({ subject: `down ${i}` })));
     // Each mail is retried while the server refuses connections.
-    await pollUntil(
+    await poll(
       async () => {
         const rows = await db.selectFrom('mail_outbox').selectAll().execute();
         return rows.every((r) => r.attempts >= 2) && rows;
@@ -380,7 +381,7 @@ describe('age, leases and shutdown', () => {
     sink.dataDelayMs = 400;
     const worker = startWorker();
     const { id } = await enqueue();
-    await pollUntil(() => sink.dataAttempts > 0, { what: 'the delivery to start' });
+    await poll(() => sink.dataAttempts > 0, { what: 'the delivery to start' });
     const result = await worker.stop({ deadlineMs: 5_000 });
     expect(result).toEqual({ finished: 1, released: 0 });
     expect((await row(id)).state).toBe('sent');
@@ -390,7 +391,7 @@ describe('age, leases and shutdown', () => {
     sink.dataDelayMs = 5_000;
     const worker = startWorker({ socketTimeoutMs: 10_000 });
     const { id } = await enqueue();
-    await pollUntil(() => sink.dataAttempts > 0, { what: 'the delivery to start' });
+    await poll(() => sink.dataAttempts > 0, { what: 'the delivery to start' });
     const started = Date.now();
     const result = await worker.stop({ deadlineMs: 600 });
     expect(Date.now() - started).toBeLessThan(2_000);

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
-import { pollUntil, SmtpSink } from '../support/smtp-sink.ts';
+import { poll } from '../support/poll.ts';
+import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestDatabase } from '../support/test-db.ts';
 
 /** `npm run worker` twice (two processes) on one PostgreSQL: 1,000 mails, each delivered once. */
@@ -75,7 +76,7 @@ describe('several worker processes on one database', () => {
     // More mail arrives while both are running (NOTIFY wakes both).
     for (let i = TOTAL / 2; i < TOTAL; i += 100) await accept(i, 100);
 
-    await pollUntil(
+    await poll(
       async () => {
         const r = await db
           .selectFrom('mail_outbox')

@@ -9,7 +9,8 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/server/d
 import { migrateToLatest } from '../../src/server/db/migrate.ts';
 import { monthOf } from '../../src/server/features/email/usage.repo.ts';
 import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
-import { pollUntil, SmtpSink } from '../support/smtp-sink.ts';
+import { poll } from '../support/poll.ts';
+import { SmtpSink } from '../support/smtp-sink.ts';
 import { createUser } from '../support/users.ts';
 import { freePort } from '../support/free-port.ts';
 
@@ -131,7 +132,7 @@ describe('two app processes on one PostgreSQL', () => {
     );
     const rows = await db.selectFrom('mail_outbox').select(['message_id', 'state', 'locked_by']).where('email_id', 'in', ids).execute();
     expect(rows).toHaveLength(1000);
-    await pollUntil(
+    await poll(
       async () =>
         Number(
           (

@@ -2,7 +2,8 @@ import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { createUser } from '../support/users.ts';
-import { expectToast, startAuthServer, tokenOf, storeToken, waitForMail, type AuthServer } from './auth-e2e-helpers.ts';
+import { startAuthServer, tokenOf, waitForMail, type AuthServer } from '../support/auth-browser.ts';
+import { expectToast } from '../support/toasts.ts';
 
 /**
  * The signed-in shell under /app (spec §2) and the profile and account screens: structure, the
@@ -24,10 +25,8 @@ const fail500 = (route: Route) => route.fulfill({ status: 500, contentType: 'app
 /** A page signed in as a fresh user (made directly in the database, with a live session). */
 async function signedIn(options: Parameters<typeof createUser>[1] = {}, ignore: RegExp[] = []) {
   const made = await createUser(auth.server.db, options);
-  const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+  const page = await browser.signedInPage(auth.server, made);
   const problems = watchProblems(page, { ignore });
-  await page.goto('/contact');
-  await storeToken(page, made.token);
   return { page, problems, ...made };
 }
 
@@ -125,10 +124,8 @@ describe('app shell', () => {
 
   it('signing out in one tab signs the other tabs out too', async () => {
     const made = await createUser(auth.server.db);
-    const context = await browser.newContext({ baseURL: auth.server.baseUrl });
+    const context = await browser.signedInContext(auth.server, made);
     const first = await context.newPage();
-    await first.goto('/contact');
-    await storeToken(first, made.token);
     await first.goto('/app/about');
     const second = await context.newPage();
     await second.goto('/app/account');
@@ -141,9 +138,7 @@ describe('app shell', () => {
 
   it('on a phone the tabs get their own row and nothing overflows', async () => {
     const made = await createUser(auth.server.db);
-    const page = await browser.newPage({ baseURL: auth.server.baseUrl, viewport: { width: 375, height: 740 } });
-    await page.goto('/contact');
-    await storeToken(page, made.token);
+    const page = await browser.signedInPage(auth.server, made, { viewport: { width: 375, height: 740 } });
     await page.goto('/app/account');
     await heading(page, 'Account').waitFor();
     const tabs = page.getByRole('navigation', { name: 'App' });

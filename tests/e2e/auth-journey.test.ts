@@ -1,20 +1,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
-import {
-  PASSWORD,
-  expectToast,
-  linkIn,
-  seenMail,
-  signInThroughPage,
-  signOutThroughMenu,
-  startAuthServer,
-  submitSignIn,
-  tokenOf,
-  uniqueEmail,
-  waitForMail,
-  type AuthServer,
-} from './auth-e2e-helpers.ts';
+import { linkIn, seenMail, signInThroughPage, signOutThroughMenu, startAuthServer, submitSignIn, tokenOf, waitForMail, type AuthServer } from '../support/auth-browser.ts';
+import { expectToast } from '../support/toasts.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
  * The whole account life in Chromium, as a person does it (issue 4 acceptance): sign up solving

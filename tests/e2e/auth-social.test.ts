@@ -2,7 +2,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startFakeGitHub, startFakeGoogle, type FakeGitHub, type FakeGoogle } from '../support/fake-oauth.ts';
-import { PASSWORD, startAuthServer, tokenOf, uniqueEmail, type AuthServer } from './auth-e2e-helpers.ts';
+import { startAuthServer, tokenOf, type AuthServer } from '../support/auth-browser.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
  * Social sign-in end to end in Chromium against local providers (issue 4 acceptance): a Google

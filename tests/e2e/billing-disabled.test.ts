@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
-import { createUser, type TestUser } from '../support/users.ts';
+import { createUser } from '../support/users.ts';
 
 /**
  * A server without Stripe (ARCHITECTURE decision 6): upgrade and billing actions explain that
@@ -35,12 +35,6 @@ function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: 
   });
 }
 
-async function signedInPage(u: TestUser): Promise<Page> {
-  const page = await browser.newPage({ baseURL: server.baseUrl });
-  await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
-  return page;
-}
-
 async function historyApiStatus(page: Page): Promise<number> {
   return page.evaluate(async () => {
     const res = await fetch('/api/email', { headers: { Authorization: `Bearer ${localStorage.getItem('auth_token')}` } });
@@ -51,7 +45,7 @@ async function historyApiStatus(page: Page): Promise<number> {
 describe('billing off', () => {
   it('upgrade explains that billing is not enabled; the admin command grants Pro and the UI shows it', async () => {
     const u = await createUser(server.db, { email: 'selfhost@example.com' });
-    const page = await signedInPage(u);
+    const page = await browser.signedInPage(server, u);
     const problems = watchProblems(page, { ignore: [/\/api\/email .*403/, /403 \(Forbidden\) \(http:[^)]*\/api\/email\)/] });
     await page.goto('/app/account');
     const plan = page.locator('[data-section="plan"]');

@@ -24,18 +24,6 @@ afterAll(async () => {
   await stripe?.stop();
 });
 
-/** A page signed in as `u` (the token planted before any app script runs). */
-async function signedInPage(u: TestUser): Promise<Page> {
-  const page = await browser.newPage({ baseURL: server.baseUrl });
-  await page.addInitScript(
-    ({ token, origin }) => {
-      if (location.origin === origin) localStorage.setItem('auth_token', token);
-    },
-    { token: u.token, origin: server.baseUrl },
-  );
-  return page;
-}
-
 /** GET /api/email from the page, with its token: 200 for Pro, 403 plan_required for Free. */
 async function historyApiStatus(page: Page): Promise<number> {
   return page.evaluate(async () => {
@@ -63,7 +51,7 @@ async function subscribed(u: TestUser, status: 'active' | 'trialing' | 'past_due
 describe('billing in the browser', () => {
   it('a free user upgrades: Upgrade → checkout → back to the account page → Upgrade Successful! → history unlocked', async () => {
     const u = await createUser(server.db, { email: 'upgrader@example.com' });
-    const page = await signedInPage(u);
+    const page = await browser.signedInPage(server, u);
     const problems = watchProblems(page, { ignore: [/\/api\/email .*403/, /403 \(Forbidden\) \(http:[^)]*\/api\/email\)/] });
     await page.goto('/app/account');
     const plan = page.locator('[data-section="plan"]');
@@ -101,7 +89,7 @@ describe('billing in the browser', () => {
   it('Manage Billing reaches the billing portal of the user’s own customer, from the account and the plan page', async () => {
     const u = await createUser(server.db, { email: 'manager@example.com' });
     const { customer } = await subscribed(u);
-    const page = await signedInPage(u);
+    const page = await browser.signedInPage(server, u);
     const problems = watchProblems(page);
     await page.goto('/app/account');
     const plan = page.locator('[data-section="plan"]');
@@ -126,7 +114,7 @@ describe('billing in the browser', () => {
 
   it('the plan page: Current Plan (disabled) for free users; Upgrade to Pro starts Checkout', async () => {
     const u = await createUser(server.db);
-    const page = await signedInPage(u);
+    const page = await browser.signedInPage(server, u);
     await page.goto('/plan');
     const current = page.locator('[data-plan="free"]').getByRole('button', { name: 'Current Plan' });
     await current.waitFor();
@@ -141,7 +129,7 @@ describe('billing in the browser', () => {
 
   it('a failing checkout shows the spec’s toast with the server’s message', async () => {
     const u = await createUser(server.db);
-    const page = await signedInPage(u);
+    const page = await browser.signedInPage(server, u);
     await page.goto('/app/account');
     const plan = page.locator('[data-section="plan"]');
     await plan.getByTestId('account-plan').filter({ hasText: 'Free plan' }).waitFor();
@@ -162,7 +150,7 @@ describe('billing in the browser', () => {
   it('shows the status badge colours and the past-due warning', async () => {
     const u = await createUser(server.db);
     const { sub } = await subscribed(u, 'active');
-    const page = await signedInPage(u);
+    const page = await browser.signedInPage(server, u);
     const plan = page.locator('[data-section="plan"]');
     const expected = [
       ['active', 'Active', 'green'],
@@ -193,7 +181,7 @@ describe('billing in the browser', () => {
     stripe.setCheckoutOutcome('incomplete');
     try {
       const u = await createUser(server.db);
-      const page = await signedInPage(u);
+      const page = await browser.signedInPage(server, u);
       await page.goto('/plan');
       await page.locator('[data-plan="pro"]').getByRole('button', { name: 'Upgrade to Pro' }).click();
       await page.waitForURL(`${stripe.url}/pay/**`);

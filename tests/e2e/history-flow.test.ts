@@ -1,9 +1,10 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
-import { createUser, type TestUser } from '../support/users.ts';
+import { toast } from '../support/toasts.ts';
+import { createUser } from '../support/users.ts';
 
 /*
  * The whole journey of issue 6 in the browser: send → the Pro redirect to the detail page after
@@ -25,27 +26,6 @@ afterAll(async () => server?.close());
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-
-async function signedIn(
-  u: TestUser,
-  options: { clipboard?: boolean } = {},
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    baseURL: server.baseUrl,
-    permissions: options.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
-  });
-  await context.addInitScript((token) => {
-    if (window.top === window) localStorage.setItem('auth_token', token);
-  }, u.token);
-  return { context, page: await context.newPage() };
-}
-
-function toast(page: Page, kind: 'success' | 'error', title: string) {
-  return page
-    .getByRole('region', { name: 'Notifications' })
-    .locator(`[data-kind="${kind}"]`)
-    .filter({ hasText: title });
-}
 
 const rows = (page: Page) => page.getByTestId('email-row');
 
@@ -81,7 +61,8 @@ describe('send → history → detail → share → unshare → delete', () => {
       });
     }
 
-    const { context, page } = await signedIn(u, { clipboard: true });
+    const context = await browser.signedInContext(server, u, { permissions: ['clipboard-read', 'clipboard-write'] });
+    const page = await context.newPage();
     // The test's own init scripts are refused inside the sandboxed frame (which is the point).
     const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
     // Page-side timestamps of the send's answer and of the move to the detail page, so the

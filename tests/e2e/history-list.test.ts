@@ -4,6 +4,7 @@ import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { toast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /** /app/history beyond the happy path: plans, empty states, failures, delivery states, phones. */
@@ -27,19 +28,9 @@ async function openAs(
   path: string,
   options: Parameters<typeof browser.newPage>[0] = {},
 ): Promise<Page> {
-  const page = await browser.newPage({ baseURL: server.baseUrl, ...options });
-  await page.addInitScript((token) => {
-    if (window.top === window) localStorage.setItem('auth_token', token);
-  }, u.token);
+  const page = await browser.signedInPage(server, u, options);
   await page.goto(path);
   return page;
-}
-
-function toast(page: Page, kind: 'success' | 'error', title: string) {
-  return page
-    .getByRole('region', { name: 'Notifications' })
-    .locator(`[data-kind="${kind}"]`)
-    .filter({ hasText: title });
 }
 
 async function seed(u: TestUser, subject: string, options: { to?: string; at?: Date } = {}) {
@@ -59,13 +50,12 @@ describe('plans', () => {
   it('a free user sees the blurred Upgrade to View History overlay and the list API is never called', async () => {
     const u = await createUser(server.db, { plan: 'free' });
     await seed(u, 'Hidden from free users');
-    const page = await browser.newPage({ baseURL: server.baseUrl });
+    const page = await browser.signedInPage(server, u);
     const listCalls: string[] = [];
     page.on('request', (req) => {
       if (/\/api\/email(\?|$)/.test(req.url())) listCalls.push(req.url());
     });
     const problems = watchProblems(page);
-    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
     await page.goto('/app/history');
     await page.getByRole('heading', { level: 1, name: 'Emails' }).waitFor();
     const overlay = page.getByTestId('upgrade-overlay');
@@ -86,8 +76,7 @@ describe('plans', () => {
   /** Opens /app/history for a Pro user whose /api/auth/me answer says `plan` instead. */
   async function withPlan(plan: string) {
     const u = await createUser(server.db, { plan: 'pro' });
-    const page = await browser.newPage({ baseURL: server.baseUrl });
-    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+    const page = await browser.signedInPage(server, u);
     await page.route(/\/api\/auth\/me$/, async (route) => {
       const res = await route.fetch();
       const body = (await res.json()) as { user: { plan: string } };
@@ -232,8 +221,7 @@ describe('rows', () => {
   it('a list that fails to load says Failed to load emails and can be retried', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     await seed(u, 'Eventually visible');
-    const page = await browser.newPage({ baseURL: server.baseUrl });
-    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+    const page = await browser.signedInPage(server, u);
     let failing = true;
     await page.route(/\/api\/email\?/, (route) =>
       failing ? route.fulfill({ status: 503, json: { error: 'Service unavailable' } }) : route.fallback(),

@@ -70,10 +70,7 @@ interface Watch {
  * anywhere but our own API.
  */
 async function signedInPage(): Promise<{ context: BrowserContext; page: Page; watch: Watch }> {
-  const context = await browser.newContext({ baseURL: server.baseUrl });
-  await context.addInitScript((token) => {
-    if (window.top === window) localStorage.setItem('auth_token', token);
-  }, owner.token);
+  const context = await browser.signedInContext(server, owner);
   const watch: Watch = { dialogs: [], popups: [], leaks: [], topNavigations: [] };
   const onDialog = (p: Page) =>
     p.on('dialog', (d) => {

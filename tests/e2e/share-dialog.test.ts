@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { setupBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { toast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /** The detail page's Share Link dialog and its failure paths (spec §2, §4, §8, §9). */
@@ -34,24 +35,12 @@ async function openDetail(
   id: string,
   options: { clipboard?: boolean; before?: (page: Page) => Promise<unknown> } = {},
 ) {
-  const context = await browser.newContext({
-    baseURL: server.baseUrl,
+  const page = await browser.signedInPage(server, u, {
     permissions: options.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
   });
-  await context.addInitScript((token) => {
-    if (window.top === window) localStorage.setItem('auth_token', token);
-  }, u.token);
-  const page = await context.newPage();
   await options.before?.(page);
   await page.goto(`/app/email/${id}`);
   return page;
-}
-
-function toast(page: Page, kind: 'success' | 'error', title: string) {
-  return page
-    .getByRole('region', { name: 'Notifications' })
-    .locator(`[data-kind="${kind}"]`)
-    .filter({ hasText: title });
 }
 
 const dialogOf = (page: Page) => page.getByRole('dialog', { name: 'Share Link' });

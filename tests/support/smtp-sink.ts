@@ -272,17 +272,3 @@ export class SmtpSink {
     return undefined;
   }
 }
-
-/** Polls `check` until it returns a truthy value, or fails after `timeoutMs` (no blind sleeps). */
-export async function pollUntil<T>(
-  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  { timeoutMs = 20_000, intervalMs = 50, what = 'condition' }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}

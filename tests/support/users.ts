@@ -1,8 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../../src/server/db/database.ts';
 import { insertUser, type AccountUser } from '../../src/server/features/auth/account.repo.ts';
 import { startSession } from '../../src/server/features/auth/auth.service.ts';
 import type { Plan } from '../../src/shared/plans.ts';
+
+/** The password tests sign up and in with. */
+export const PASSWORD = 'correct horse battery';
+
+let counter = 0;
+/** A fresh address per call, so tests in one file (on one database) do not collide. */
+export function uniqueEmail(prefix = 'user'): string {
+  counter += 1;
+  return `${prefix}.${Date.now().toString(36)}.${counter}@example.com`;
+}
 
 export interface TestUser {
   user: AccountUser;
@@ -20,7 +29,7 @@ export async function createUser(
   options: { email?: string; plan?: Plan; verified?: boolean; now?: Date } = {},
 ): Promise<TestUser> {
   const now = options.now ?? new Date();
-  const email = options.email ?? `user-${randomBytes(4).toString('hex')}@example.com`;
+  const email = options.email ?? uniqueEmail();
   const user = await insertUser(db, {
     email,
     passwordHash: null,
