@@ -1,25 +1,12 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '../support/child-process.ts';
 import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser } from '../support/users.ts';
 
 /** A self-hosted install without Stripe (ARCHITECTURE decision 6): clear errors, plans via the admin CLI. */
 
-const root = path.resolve(import.meta.dirname, '../..');
 const DISABLED = { error: 'Billing is not enabled on this server', code: 'billing_disabled' };
-
-function admin(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/server/admin.ts', ...args],
-      { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, timeout: 120_000 },
-      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 describe('billing off (no STRIPE_SECRET_KEY)', () => {
   let ctx: TestContext;
@@ -62,12 +49,12 @@ describe('billing off (no STRIPE_SECRET_KEY)', () => {
     const u = await createUser(ctx.db);
     const history = async () => (await ctx.app.inject({ method: 'GET', url: '/api/email', headers: u.headers })).statusCode;
     expect(await history()).toBe(403);
-    const granted = await admin(['set-plan', u.user.email, 'pro'], { DATABASE_URL: ctx.databaseUrl });
+    const granted = await runAdmin(['set-plan', u.user.email, 'pro'], { DATABASE_URL: ctx.databaseUrl });
     expect(granted.code, granted.stderr).toBe(0);
     const me = await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: u.headers });
     expect(me.json().user).toMatchObject({ plan: 'pro' });
     expect(await history()).toBe(200);
-    const revoked = await admin(['set-plan', u.user.email, 'free'], { DATABASE_URL: ctx.databaseUrl });
+    const revoked = await runAdmin(['set-plan', u.user.email, 'free'], { DATABASE_URL: ctx.databaseUrl });
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(await history()).toBe(403);
   });

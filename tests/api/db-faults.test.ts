@@ -11,6 +11,7 @@ import { migrateToLatest } from '../../src/server/db/migrate.ts';
 import { createUser } from '../support/users.ts';
 import type { FastifyInstance } from 'fastify';
 import { freePort } from '../support/free-port.ts';
+import { poll } from '../support/poll.ts';
 
 /**
  * Issue 8 §5: PostgreSQL restarted under load. While it is down, requests fail with 503 (never a
@@ -82,21 +83,16 @@ describe('database restart under load', () => {
     };
     const load = Promise.all([0, 1, 2, 3].map(worker));
 
-    const waitFor = async (predicate: () => boolean, ms: number) => {
-      const deadline = Date.now() + ms;
-      while (!predicate() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(predicate()).toBe(true);
-    };
-    await waitFor(() => acknowledged.length >= 20, 20_000);
+    await poll(() => acknowledged.length >= 20, { what: '20 acknowledged sends' });
 
     await cluster.stop(); // fast shutdown: open transactions are cut off
-    await waitFor(() => (statuses.get(503) ?? 0) >= 10, 20_000);
+    await poll(() => (statuses.get(503) ?? 0) >= 10, { what: '10 answers of 503' });
     const ackedWhileDown = acknowledged.length;
     await new Promise((r) => setTimeout(r, 300));
     expect(acknowledged.length).toBe(ackedWhileDown); // nothing is acknowledged while it is down
 
     cluster = await startEmbeddedPostgres({ dataDir, port, log: () => undefined, settings: { fsync: 'off' } });
-    await waitFor(() => acknowledged.length >= ackedWhileDown + 20, 30_000); // recovered by itself
+    await poll(() => acknowledged.length >= ackedWhileDown + 20, { timeoutMs: 30_000, what: 'recovery' }); // by itself
     running = false;
     await load;
 

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/server/db/embedded-postgres.ts';
 import { migrateToLatest } from '../../src/server/db/migrate.ts';
 import { monthOf } from '../../src/server/features/email/usage.repo.ts';
+import { startScript, type RunningScript } from '../support/child-process.ts';
 import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
 import { poll } from '../support/poll.ts';
 import { SmtpSink } from '../support/smtp-sink.ts';
@@ -19,31 +19,14 @@ import { freePort } from '../support/free-port.ts';
  * cluster of their own. Limits, delivery and webhook idempotency must hold across processes.
  */
 
-const root = path.resolve(import.meta.dirname, '../..');
-
-
-async function startApp(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+async function startApp(env: Record<string, string>): Promise<{ url: string; process: RunningScript }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const url = `http://127.0.0.1:${port}`;
+  const app = startScript('src/server/main.ts', [], {
+    env: { ...env, PORT: String(port), PUBLIC_URL: url, LOG_LEVEL: 'warn' },
   });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`app did not start:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('Proofmail is running')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`app exited (${code}):\n${out}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
+  await app.waitForOutput(/Proofmail is running/);
+  return { url, process: app };
 }
 
 describe('two app processes on one PostgreSQL', () => {
@@ -52,7 +35,7 @@ describe('two app processes on one PostgreSQL', () => {
   let db: Db;
   let sink: SmtpSink;
   let stripe: FakeStripe;
-  let apps: { url: string; child: ChildProcess }[] = [];
+  let apps: { url: string; process: RunningScript }[] = [];
 
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'proofmail-scale-'));
@@ -80,16 +63,7 @@ describe('two app processes on one PostgreSQL', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(
-      apps.map(
-        ({ child }) =>
-          new Promise<void>((r) => {
-            if (child.exitCode !== null) return r();
-            child.once('exit', () => r());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(apps.map((app) => app.process.stop()));
     await db?.destroy();
     await sink?.stop();
     await stripe?.stop();

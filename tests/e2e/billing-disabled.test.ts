@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { runAdmin } from '../support/child-process.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { createUser } from '../support/users.ts';
 
@@ -11,7 +10,6 @@ import { createUser } from '../support/users.ts';
  * billing is off, and the admin command is how a plan changes; the UI then shows Pro features.
  */
 
-const root = path.resolve(import.meta.dirname, '../..');
 const browser = setupBrowser();
 let server: TestServer;
 
@@ -19,21 +17,6 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => server?.close());
-
-function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/server/admin.ts', ...args],
-      {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: server.databaseUrl },
-        timeout: 120_000,
-      },
-      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 async function historyApiStatus(page: Page): Promise<number> {
   return page.evaluate(async () => {
@@ -66,7 +49,7 @@ describe('billing off', () => {
     await page.getByRole('dialog', { name: 'Billing is not enabled on this server' }).waitFor();
     expect(await historyApiStatus(page)).toBe(403);
 
-    const granted = await admin(['set-plan', u.user.email, 'pro']);
+    const granted = await runAdmin(['set-plan', u.user.email, 'pro'], { DATABASE_URL: server.databaseUrl });
     expect(granted.code, granted.stderr).toBe(0);
 
     await page.goto('/app/account');
