@@ -15,9 +15,6 @@ import { createUser } from '../support/users.ts';
 const browser = setupBrowser();
 let server: TestServer;
 
-/** expect.poll with room for a busy machine (its default gives up after 1 s). */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
-
 beforeAll(async () => {
   server = await startTestServer();
 });
@@ -134,7 +131,7 @@ describe('send → history → detail → share → unshare → delete', () => {
     await page.getByRole('link', { name: 'Back to History' }).first().click();
     await page.waitForURL('**/app/history');
     await page.getByRole('heading', { level: 1, name: 'Emails' }).waitFor();
-    await poll(() => rows(page).count()).toBe(20);
+    await expect.poll(() => rows(page).count()).toBe(20);
     const rowOf = (subject: string) => rows(page).filter({ hasText: subject });
     expect(await rowOf('Spring Flamingo sale').locator('time').innerText()).toBe('just now');
     expect(await rowOf('Five minutes old').locator('time').innerText()).toBe('5 minutes ago');
@@ -153,21 +150,21 @@ describe('send → history → detail → share → unshare → delete', () => {
     expect(await rows(page).first().innerText()).toContain('Spring Flamingo sale'); // newest first
 
     await page.getByRole('button', { name: 'Load More' }).click();
-    await poll(() => rows(page).count()).toBe(25);
+    await expect.poll(() => rows(page).count()).toBe(25);
     expect(await page.getByRole('button', { name: 'Load More' }).count()).toBe(0);
     expect(await rows(page).last().innerText()).toContain('Bulk 19');
 
     const search = page.getByRole('searchbox', { name: 'Search emails' });
     await search.fill('flamingo'); // matches the subject and the HTML, case-insensitively
     await page.waitForURL(/\?q=flamingo$/);
-    await poll(() => rows(page).count()).toBe(1);
+    await expect.poll(() => rows(page).count()).toBe(1);
     await page.reload();
     expect(await search.inputValue()).toBe('flamingo');
-    await poll(() => rows(page).count()).toBe(1);
+    await expect.poll(() => rows(page).count()).toBe(1);
     await search.fill('bulk1'); // bulk1, bulk10…bulk19 in the recipients
-    await poll(() => rows(page).count()).toBe(11);
+    await expect.poll(() => rows(page).count()).toBe(11);
     await search.fill('');
-    await poll(() => rows(page).count()).toBe(20);
+    await expect.poll(() => rows(page).count()).toBe(20);
     expect(new URL(page.url()).search).toBe('');
 
     // --- share from the detail page, open the link signed out ---
@@ -235,7 +232,7 @@ describe('send → history → detail → share → unshare → delete', () => {
     await toast(page, 'success', 'Email deleted').waitFor();
     await row.waitFor({ state: 'detached' });
     await page.reload();
-    await poll(() => rows(page).count()).toBe(20);
+    await expect.poll(() => rows(page).count()).toBe(20);
     expect(await page.getByText('Spring Flamingo sale').count()).toBe(0);
     const res = await fetch(`${server.baseUrl}/api/email/${id}`, { headers: u.headers });
     expect(res.status).toBe(404);

@@ -12,9 +12,6 @@ import { createUser, type TestUser } from '../support/users.ts';
 const browser = setupBrowser();
 let server: TestServer;
 
-/** expect.poll with room for a busy machine (its default gives up after 1 s). */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
-
 beforeAll(async () => {
   server = await startTestServer();
 });
@@ -135,13 +132,13 @@ describe('empty states', () => {
     await page.getByRole('heading', { name: 'No emails found matching the query' }).waitFor();
     expect(await page.getByRole('searchbox', { name: 'Search emails' }).inputValue()).toBe('no-such-thing');
     await page.getByRole('button', { name: 'Clear search', exact: true }).click();
-    await poll(() => rows(page).count()).toBe(2);
+    await expect.poll(() => rows(page).count()).toBe(2);
     expect(new URL(page.url()).search).toBe('');
     expect(await page.getByRole('searchbox', { name: 'Search emails' }).inputValue()).toBe('');
     // Back to a search through the address bar's history works too.
     await page.getByRole('searchbox', { name: 'Search emails' }).fill('receipt');
     await page.waitForURL(/q=receipt/);
-    await poll(() => rows(page).count()).toBe(1);
+    await expect.poll(() => rows(page).count()).toBe(1);
   });
 });
 
@@ -163,7 +160,7 @@ describe('rows', () => {
       .where('id', '=', outboxId)
       .execute();
     const page = await openAs(u, '/app/history');
-    await poll(() => rows(page).count()).toBe(2);
+    await expect.poll(() => rows(page).count()).toBe(2);
     const bounced = rows(page).filter({ hasText: 'Bounced one' });
     const icon = bounced.getByRole('img');
     expect(await icon.getAttribute('aria-label')).toBe('Delivery: Failed — 550 5.1.1 User unknown');
@@ -257,7 +254,7 @@ describe('phones', () => {
     await seed(u, 'Second');
     const page = await openAs(u, '/app/history', PHONE);
     const problems = watchProblems(page, { ignore: [SANDBOX_NOISE] });
-    await poll(() => rows(page).count()).toBe(2);
+    await expect.poll(() => rows(page).count()).toBe(2);
     expect(await page.locator('table').count()).toBe(0);
     expect(
       await rows(page)

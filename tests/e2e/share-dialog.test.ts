@@ -11,9 +11,6 @@ import { createUser, type TestUser } from '../support/users.ts';
 const browser = setupBrowser();
 let server: TestServer;
 
-/** expect.poll with room for a busy machine (its default gives up after 1 s). */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
-
 beforeAll(async () => {
   server = await startTestServer();
 });
@@ -144,7 +141,7 @@ describe('Share Link dialog', () => {
     fail = true;
     await toggle.click();
     await failed.waitFor();
-    await poll(() => toggle.getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
     expect(await dialog.getByRole('textbox', { name: 'Public link' }).count()).toBe(1);
   });
 
@@ -160,7 +157,7 @@ describe('Share Link dialog', () => {
     await toggle.click();
     await toast(page, 'success', 'Sharing disabled').waitFor();
     await toggle.click();
-    await poll(() => link.inputValue().catch(() => '')).toMatch(/\/s\//);
+    await expect.poll(() => link.inputValue().catch(() => '')).toMatch(/\/s\//);
     const second = await link.inputValue();
     expect(second).not.toBe(first);
 
