@@ -227,9 +227,34 @@ describe('billing: webhooks and plan rules', () => {
     expect(await me(u)).toMatchObject({ plan: 'pro' });
   });
 
+  /** A Stripe customer made straight at (fake) Stripe, linked to no user of ours. */
+  const strangerCustomer = async (email: string) =>
+    (
+      await new Stripe(stripe.env.STRIPE_SECRET_KEY!, {
+        host: '127.0.0.1',
+        port: new URL(stripe.url).port,
+        protocol: 'http',
+      }).customers.create({ email })
+    ).id;
+  const customerOf = async (u: TestUser) =>
+    (
+      await ctx.db
+        .selectFrom('users')
+        .select('stripe_customer_id')
+        .where('id', '=', u.user.id)
+        .executeTakeFirstOrThrow()
+    ).stripe_customer_id;
+  const checkoutCompleted = (id: string, customer: string, userId: string) =>
+    webhook('checkout.session.completed', {
+      id,
+      object: 'checkout.session',
+      customer,
+      client_reference_id: userId,
+    });
+
   it('links a checkout whose customer was not stored, by the server-set client_reference_id', async () => {
     const u = await createUser(ctx.db);
-    const customer = (await new Stripe(stripe.env.STRIPE_SECRET_KEY!, { host: '127.0.0.1', port: new URL(stripe.url).port, protocol: 'http' }).customers.create({ email: u.user.email })).id;
+    const customer = await strangerCustomer(u.user.email);
     stripe.createSubscription(customer);
     const res = await webhook('checkout.session.completed', {
       id: 'cs_link',
@@ -239,13 +264,31 @@ describe('billing: webhooks and plan rules', () => {
       metadata: { userId: u.user.id },
     });
     expect(res.statusCode).toBe(200);
+    expect(await customerOf(u)).toBe(customer);
     expect(await me(u)).toMatchObject({ plan: 'pro' });
+  });
 
-    // A second user cannot be linked to a customer by naming it: only a user without one is.
-    const other = await createUser(ctx.db);
-    await webhook('checkout.session.completed', { id: 'cs_link2', object: 'checkout.session', customer: 'cus_other', client_reference_id: u.user.id });
-    const row = await ctx.db.selectFrom('users').select('stripe_customer_id').where('id', '=', u.user.id).executeTakeFirstOrThrow();
-    expect(row.stripe_customer_id).toBe(customer);
-    expect(await me(other)).toMatchObject({ plan: 'free' });
+  it("a checkout event naming a second user for someone's customer applies to that customer's owner only", async () => {
+    const { u: owner, customer } = await proUser();
+    const second = await createUser(ctx.db); // no customer: the one kind of user a checkout may link
+    const res = await checkoutCompleted('cs_second', customer, second.user.id);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await customerOf(second)).toBeNull();
+    expect(await me(second)).toMatchObject({ plan: 'free', subscriptionStatus: 'none' });
+    expect(await customerOf(owner)).toBe(customer);
+    expect(await me(owner)).toMatchObject({ plan: 'pro', subscriptionStatus: 'active' });
+  });
+
+  it('a checkout event naming a user who has a customer, with another customer, changes nothing', async () => {
+    const { u, customer } = await customerUser(); // Free, with a customer of its own
+    const foreign = await strangerCustomer('someone.else@example.com');
+    stripe.createSubscription(foreign); // active: applied to u, it would make u Pro
+    const res = await checkoutCompleted('cs_foreign', foreign, u.user.id);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await customerOf(u)).toBe(customer);
+    expect(await me(u)).toMatchObject({ plan: 'free', subscriptionStatus: 'none' });
+    expect(listCallsFor(foreign)).toBe(0); // Stripe was never asked about that customer
+    const linked = await ctx.db.selectFrom('users').select('id').where('stripe_customer_id', '=', foreign).execute();
+    expect(linked).toEqual([]);
   });
 });
