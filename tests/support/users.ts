@@ -1,6 +1,7 @@
 import type { Db } from '../../src/server/db/database.ts';
 import { insertUser, type AccountUser } from '../../src/server/features/auth/account.repo.ts';
 import { startSession } from '../../src/server/features/auth/auth.service.ts';
+import { hashPassword } from '../../src/server/features/auth/credentials.ts';
 import type { Plan } from '../../src/shared/plans.ts';
 
 /** The password tests sign up and in with. */
@@ -21,18 +22,18 @@ export interface TestUser {
 }
 
 /**
- * A user with a live session, made through the accounts feature's own repo and service (no
- * password: tests that sign in with one use the API instead).
+ * A user with a live session, made through the accounts feature's own repo and service; without
+ * a password unless one is given (hashed as sign-up hashes it).
  */
 export async function createUser(
   db: Db,
-  options: { email?: string; plan?: Plan; verified?: boolean; now?: Date } = {},
+  options: { email?: string; password?: string; plan?: Plan; verified?: boolean; now?: Date } = {},
 ): Promise<TestUser> {
   const now = options.now ?? new Date();
   const email = options.email ?? uniqueEmail();
   const user = await insertUser(db, {
     email,
-    passwordHash: null,
+    passwordHash: options.password === undefined ? null : await hashPassword(options.password),
     verifiedAt: options.verified === false ? null : now,
     now,
   });
