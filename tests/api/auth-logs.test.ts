@@ -5,7 +5,7 @@ import { bearer, linkToken, mailTo, solveCaptcha, waitForMail } from '../support
 import { uniqueEmail } from '../support/users.ts';
 
 /**
- * Guide §6: logs never contain tokens or passwords. Runs every account flow with the most verbose
+ * docs/architecture.md §6: logs never contain tokens or passwords. Runs every account flow with the most verbose
  * log level, collects every secret that was issued or typed, and searches the captured log.
  */
 describe('server log across the accounts API', () => {

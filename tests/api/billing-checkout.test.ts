@@ -3,7 +3,7 @@ import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
-/** Checkout, the billing portal and sync, against the local fake Stripe (issue 7). */
+/** Checkout, the billing portal and sync, against the local fake Stripe. */
 
 const PUBLIC_URL = 'https://proofmail.test';
 

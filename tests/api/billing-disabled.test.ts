@@ -4,7 +4,7 @@ import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser } from '../support/users.ts';
 
-/** A self-hosted install without Stripe (ARCHITECTURE decision 6): clear errors, plans via the admin CLI. */
+/** A self-hosted install without Stripe (docs/decisions/0017-billing-off.md): clear errors, plans via the admin CLI. */
 
 const DISABLED = { error: 'Billing is not enabled on this server', code: 'billing_disabled' };
 

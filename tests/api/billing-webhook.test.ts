@@ -5,7 +5,7 @@ import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /**
- * Stripe webhooks (issue 7): signatures on the raw body, exactly-once effects, subscriptions
+ * Stripe webhooks: signatures on the raw body, exactly-once effects, subscriptions
  * re-read from Stripe so delivery order does not matter, and the plan rules over time.
  */
 

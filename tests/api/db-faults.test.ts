@@ -14,9 +14,10 @@ import { freePort } from '../support/free-port.ts';
 import { poll } from '../support/poll.ts';
 
 /**
- * Issue 8 §5: PostgreSQL restarted under load. While it is down, requests fail with 503 (never a
+ * PostgreSQL restarted under load. While it is down, requests fail with 503 (never a
  * 2xx for work that was not saved, never a 500); the app recovers by itself; every send that was
- * acknowledged is in the database afterwards.
+ * acknowledged is in the database afterwards (docs/architecture.md §1.3: accepted work is never
+ * only in memory).
  */
 
 

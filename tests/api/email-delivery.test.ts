@@ -4,7 +4,7 @@ import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser } from '../support/users.ts';
 
-/** Issue 5: what a test send delivers, parsed at a real SMTP server on loopback. */
+/** What a test send delivers, parsed at a real SMTP server on loopback. */
 describe('a test send as the inbox receives it', () => {
   let ctx: TestContext;
   let sink: SmtpSink;

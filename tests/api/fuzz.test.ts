@@ -6,7 +6,7 @@ import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /**
- * Property-based fuzzing of every JSON endpoint in the route table (issue 8 §3): arbitrary and
+ * Property-based fuzzing of every JSON endpoint in the route table: arbitrary and
  * near-valid bodies, headers and ids. Properties: never a 5xx, never a stack trace or internal
  * detail in a body, always the one error shape, and a rejected request changes nothing.
  */

@@ -15,8 +15,8 @@ import { createUser } from '../support/users.ts';
 import { freePort } from '../support/free-port.ts';
 
 /**
- * Issue 8 §4: two app processes (src/server/main.ts, mail workers included) on one PostgreSQL
- * cluster of their own. Limits, delivery and webhook idempotency must hold across processes.
+ * Scale-out as docs/architecture.md §1.2 describes it: two app processes (src/server/main.ts, mail
+ * workers included) on one PostgreSQL cluster of their own. Limits, delivery and webhook idempotency must hold across processes.
  */
 
 async function startApp(env: Record<string, string>): Promise<{ url: string; process: RunningScript }> {

@@ -6,7 +6,7 @@ import { startAuthServer, tokenOf, waitForMail, type AuthServer } from '../suppo
 import { expectToast } from '../support/toasts.ts';
 
 /**
- * The signed-in shell under /app (spec §2) and the profile and account screens: structure, the
+ * The signed-in shell under /app (docs/spec.md §2) and the profile and account screens: structure, the
  * loading and redirect states, and what the user sees when a call fails (simulated in the browser
  * by answering the request with a 500).
  */

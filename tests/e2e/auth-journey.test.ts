@@ -6,7 +6,7 @@ import { expectToast } from '../support/toasts.ts';
 import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
- * The whole account life in Chromium, as a person does it (issue 4 acceptance): sign up solving
+ * The whole account life in Chromium, as a person does it: sign up solving
  * the real ALTCHA widget, verify from the mail, sign out and in, reset a forgotten password,
  * change email and password, turn login alerts on and get the alert.
  */

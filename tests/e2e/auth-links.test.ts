@@ -6,7 +6,7 @@ import { JumpClock, linkIn, seenMail, startAuthServer, submitSignIn, tokenOf, st
 import { expectToast } from '../support/toasts.ts';
 
 /**
- * Links and paths that go wrong (spec §4, §5, §8): missing, unknown and expired verification and
+ * Links and paths that go wrong (docs/spec.md §4, §5, §8): missing, unknown and expired verification and
  * reset links, the social sign-in callback's error paths, guarded pages, and the forms' in-page
  * messages. The server's clock can jump ahead, so expiry is real without waiting.
  */

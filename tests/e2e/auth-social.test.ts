@@ -6,7 +6,7 @@ import { startAuthServer, tokenOf, type AuthServer } from '../support/auth-brows
 import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
- * Social sign-in end to end in Chromium against local providers (issue 4 acceptance): a Google
+ * Social sign-in end to end in Chromium against local providers: a Google
  * style OIDC server (oauth2-mock-server) and a GitHub fake. The browser really leaves for the
  * provider and comes back through /api/auth/<p>/callback and /auth/callback.
  */

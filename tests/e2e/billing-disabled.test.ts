@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { createUser } from '../support/users.ts';
 
 /**
- * A server without Stripe (ARCHITECTURE decision 6): upgrade and billing actions explain that
+ * A server without Stripe (docs/decisions/0017-billing-off.md): upgrade and billing actions explain that
  * billing is off, and the admin command is how a plan changes; the UI then shows Pro features.
  */
 

@@ -6,7 +6,7 @@ import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /**
- * Plans and billing in the browser (issue 7), with the app pointed at the local fake Stripe:
+ * Plans and billing in the browser, with the app pointed at the local fake Stripe:
  * upgrade through Checkout, the payment return flow, the billing portal, status badges.
  */
 

@@ -7,7 +7,7 @@ import { toast } from '../support/toasts.ts';
 import { createUser } from '../support/users.ts';
 
 /*
- * The whole journey of issue 6 in the browser: send → the Pro redirect to the detail page after
+ * The whole history journey in the browser: send → the Pro redirect to the detail page after
  * 1 second → history (search, Load More, relative times) → detail (preview, source, copy) → share
  * → the link in a fresh, signed-out browser → unshare → Email Not Found → delete → gone.
  */

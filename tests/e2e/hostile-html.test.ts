@@ -12,7 +12,7 @@ import {
 import { createUser, type TestUser } from '../support/users.ts';
 
 /*
- * Guide §1.7 / §6: user HTML never runs on our origin. Every case of the hostile corpus is shown
+ * docs/architecture.md §1.7 and §6: user HTML never runs on our origin. Every case of the hostile corpus is shown
  * in the detail preview and on the public page /s/{slug}, in Chromium, while signed in (a real
  * auth_token in localStorage). Nothing may open a dialog, move the top page, reach the canary
  * server, run script in the frame, or carry the token anywhere but our own API.

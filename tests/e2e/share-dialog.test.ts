@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { toast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
-/** The detail page's Share Link dialog and its failure paths (spec §2, §4, §8, §9). */
+/** The detail page's Share Link dialog and its failure paths (docs/spec.md §2, §4, §8, §9). */
 
 const browser = setupBrowser();
 let server: TestServer;

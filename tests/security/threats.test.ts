@@ -6,7 +6,7 @@ import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, PASSWORD, type TestUser } from '../support/users.ts';
 
 /**
- * Threat tests of guide §6 that walk the whole API. Run together with the log-redaction and
+ * Threat tests of docs/architecture.md §6 that walk the whole API. Run together with the log-redaction and
  * hostile-HTML suites by `npm run test:security`, which prints them as a checklist.
  */
 
