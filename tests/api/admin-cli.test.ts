@@ -10,7 +10,8 @@ import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { signUp } from '../support/auth-api.ts';
 import { uniqueEmail } from '../support/users.ts';
 
-describe('admin CLI against DATABASE_URL', () => {
+// Each test starts the CLI (a Node process compiling TypeScript) one to four times.
+describe('admin CLI against DATABASE_URL', { timeout: 120_000 }, () => {
   let ctx: TestContext;
   let env: Record<string, string>;
   beforeAll(async () => {
@@ -45,27 +46,30 @@ describe('admin CLI against DATABASE_URL', () => {
   });
 
   it('explains unknown accounts, bad arguments and shows help', async () => {
-    const missing = await runAdmin(['verify', uniqueEmail('nobody')], env);
+    // Four independent runs that change nothing: side by side.
+    const [missing, badPlan, unknown, help] = await Promise.all([
+      runAdmin(['verify', uniqueEmail('nobody')], env),
+      runAdmin(['set-plan', 'a@example.com', 'gold'], env),
+      runAdmin(['delete-everything'], env),
+      runAdmin(['help'], env),
+    ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^No account with the email .+@example\.com\.$/m);
 
-    const badPlan = await runAdmin(['set-plan', 'a@example.com', 'gold'], env);
     expect(badPlan.code).toBe(2);
     expect(badPlan.stderr).toContain('set-plan needs a plan: free or pro.');
     expect(badPlan.stderr).toContain('Usage: npm run admin');
 
-    const unknown = await runAdmin(['delete-everything'], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('Unknown command "delete-everything".');
 
-    const help = await runAdmin(['help'], env);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('set-plan EMAIL pro|free');
     expect(help.stdout).toContain('verify EMAIL');
   });
 });
 
-describe('admin CLI on the embedded database', () => {
+describe('admin CLI on the embedded database', { timeout: 120_000 }, () => {
   let dataDir: string;
   let server: EmbeddedPostgres | undefined;
   const email = 'embedded.owner@example.com';

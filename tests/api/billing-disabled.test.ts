@@ -45,7 +45,7 @@ describe('billing off (no STRIPE_SECRET_KEY)', () => {
     expect(info.json()).toMatchObject({ billingEnabled: false, plan: 'free', status: 'none', hasBillingAccount: false });
   });
 
-  it('the admin command grants Pro, which unlocks history; and takes it back', async () => {
+  it('the admin command grants Pro, which unlocks history; and takes it back', { timeout: 120_000 }, async () => {
     const u = await createUser(ctx.db);
     const history = async () => (await ctx.app.inject({ method: 'GET', url: '/api/email', headers: u.headers })).statusCode;
     expect(await history()).toBe(403);

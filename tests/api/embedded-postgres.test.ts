@@ -28,7 +28,8 @@ function alive(pid: number): boolean {
 }
 
 
-describe('embedded PostgreSQL lifecycle', () => {
+// These tests start Node processes and PostgreSQL clusters (initdb included), one after another.
+describe('embedded PostgreSQL lifecycle', { timeout: 120_000 }, () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'proofmail-embedded-'));
@@ -72,7 +73,7 @@ describe('embedded PostgreSQL lifecycle', () => {
   });
 });
 
-describe('npm start lifecycle (src/server/main.ts)', () => {
+describe('npm start lifecycle (src/server/main.ts)', { timeout: 120_000 }, () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'proofmail-main-'));

@@ -80,9 +80,11 @@ describe('crash safety', () => {
       const batch = Math.floor(perRound);
       await accept(batch, accepted);
       accepted += batch;
-      const app = startApp();
-      // Kill at a random moment once delivery is under way in this run.
       const before = sink.messages.length;
+      const app = startApp();
+      // Kill at a random moment once delivery is under way in this run (a start can take long on
+      // a busy machine; the progress wait begins once the app is up).
+      await app.waitForOutput(/Proofmail is running/);
       await sink.waitUntil(() => sink.messages.length > before, 30_000, `progress in run ${round + 1}`).catch((err: Error) => {
         throw new Error(`${err.message}\n${app.output()}`);
       });

@@ -136,13 +136,13 @@ async function clickInFrame(target: Locator): Promise<void> {
   await expect
     .poll(
       async () => {
-        await target.hover({ timeout: 5000 });
+        await target.hover();
         return target.evaluate((el) => el.matches(':hover'));
       },
-      { timeout: 10_000, interval: 100 },
+      { timeout: 30_000, interval: 100 },
     )
     .toBe(true);
-  await target.click({ timeout: 5000 });
+  await target.click();
 }
 
 /** Shows one case on `path`, clicks what it asks for, and checks the page. */
