@@ -43,11 +43,45 @@ export function cleanText(text: string): string {
     .replace(/^\n+|\n+$/g, '');
 }
 
+const WRAP_AT = 78;
+
+/**
+ * Wraps lines longer than 78 characters at spaces (RFC 5322's recommended line length), after the
+ * padding is gone, so that invisible characters never push words onto a line of their own. A
+ * continued line keeps the indentation of a list item and the `> ` of a quote. Words longer than a
+ * line (links) are never cut.
+ */
+export function wrapText(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      if (line.length <= WRAP_AT) return line;
+      const prefix = /^(?:> )*\s*(?:\* |\d+\. )?/.exec(line)![0];
+      const continuation = prefix.replace(/\* |\d+\. /, (bullet) => ' '.repeat(bullet.length));
+      const words = line.slice(prefix.length).split(' ');
+      const out: string[] = [];
+      let current = prefix;
+      let empty = true;
+      for (const word of words) {
+        if (!empty && current.length + 1 + word.length > WRAP_AT) {
+          out.push(current);
+          current = continuation + word;
+        } else {
+          current += (empty ? '' : ' ') + word;
+        }
+        empty = false;
+      }
+      out.push(current);
+      return out.join('\n');
+    })
+    .join('\n');
+}
+
 export function textFromHtml(html: string): string {
   const text = convert(html, {
-    wordwrap: 78,
-    // No-break and figure spaces join words in HTML; in a text part they are only spaces, and as
-    // spaces they let a preheader's padding wrap away instead of pushing its words to a new line.
+    // Wrapped after cleaning (wrapText): padding must not count towards a line's length.
+    wordwrap: false,
+    // No-break and figure spaces join words in HTML; in a text part they are only spaces.
     whitespaceCharacters: ' \t\r\n\f\u200b\u00a0\u2007\u202f',
     selectors: [
       { selector: 'img', format: 'skip' },
@@ -56,5 +90,5 @@ export function textFromHtml(html: string): string {
       { selector: 'head', format: 'skip' },
     ],
   });
-  return cleanText(text);
+  return wrapText(cleanText(text));
 }

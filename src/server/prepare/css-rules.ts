@@ -176,11 +176,26 @@ const PSEUDO_ELEMENT = /::|:(?:before|after|first-line|first-letter|selection|pl
  * Why a selector stays in the `<style>` block without being inlined, or null when the inliner may
  * try it. A rule for the universal selector (`*` resets, usually with `!important`) would copy its
  * declarations onto every element; dynamic pseudo-classes and pseudo-elements cannot be written
- * into a style attribute at all.
+ * into a style attribute at all; and in a fragment, rules for `html` or `body` are for the mail
+ * client's page.
  */
-export function keepReason(selector: string): 'universal' | 'pseudo' | null {
+export function keepReason(
+  selector: string,
+  { fragment = false }: { fragment?: boolean } = {},
+): 'universal' | 'pseudo' | 'client-body' | null {
   const structure = structureOf(selector);
   if (/(^|[\s>+~])\*/.test(structure)) return 'universal';
   if (PSEUDO_ELEMENT.test(structure) || DYNAMIC_PSEUDO.test(structure)) return 'pseudo';
+  // A fragment has no <html> or <body> of its own: such rules style the mail client's, from <style>.
+  if (
+    fragment &&
+    /^(html|body)\b/i.test(
+      structure
+        .trim()
+        .split(/\s*[\s>+~]\s*/)
+        .pop() ?? '',
+    )
+  )
+    return 'client-body';
   return null;
 }

@@ -88,15 +88,56 @@ const SCOPE = new Set([
   'math',
 ]);
 
-/** Closes the nearest open `name` above every scope boundary in `stoppers`, if there is one. */
-function closeNearest(stack: string[], names: Set<string>, stoppers: Set<string>): void {
-  for (let i = stack.length - 1; i >= 0; i--) {
-    const open = stack[i]!;
-    if (names.has(open)) {
-      stack.length = i;
-      return;
+/** How far down an implied close looks; deeper, the element stays open (the count errs on the deep side). */
+const IMPLIED_CLOSE_REACH = 64;
+
+/** The open elements, with a count per name so that looking for one that is not open costs nothing. */
+class OpenElements {
+  readonly stack: string[] = [];
+  private readonly open = new Map<string, number>();
+
+  get depth(): number {
+    return this.stack.length;
+  }
+
+  top(): string | undefined {
+    return this.stack[this.stack.length - 1];
+  }
+
+  isOpen(name: string): boolean {
+    return (this.open.get(name) ?? 0) > 0;
+  }
+
+  push(name: string): void {
+    this.stack.push(name);
+    this.open.set(name, (this.open.get(name) ?? 0) + 1);
+  }
+
+  /** Pops everything from `index` up. */
+  truncate(index: number): void {
+    for (let i = this.stack.length - 1; i >= index; i--) {
+      const name = this.stack[i]!;
+      this.open.set(name, this.open.get(name)! - 1);
     }
-    if (stoppers.has(open)) return;
+    this.stack.length = index;
+  }
+
+  /** Closes the nearest open element named in `names` above every boundary in `stoppers`, if any. */
+  closeNearest(names: Set<string>, stoppers: Set<string>): void {
+    let any = false;
+    for (const n of names) any ||= this.isOpen(n);
+    if (!any) return;
+    const floor = Math.max(0, this.stack.length - IMPLIED_CLOSE_REACH);
+    for (let i = this.stack.length - 1; i >= floor; i--) {
+      const open = this.stack[i]!;
+      if (names.has(open)) return this.truncate(i);
+      if (stoppers.has(open)) return;
+    }
+  }
+
+  /** An end tag: closes the nearest open element of that name and everything inside it. */
+  close(name: string): void {
+    if (this.isOpen(name)) this.truncate(this.stack.lastIndexOf(name));
   }
 }
 
@@ -115,9 +156,8 @@ const TAG = /<(\/?)([a-zA-Z][^\s/>]*)((?:[^>"']|"[^"]*"|'[^']*')*)>|<!--|<!|<\?/
 
 /** The deepest nesting of elements in `html` (html, head and body count, as a parser builds them). */
 export function documentDepth(html: string): number {
-  const stack: string[] = [];
+  const open = new OpenElements();
   let deepest = 0;
-  let foreign = 0; // how many svg/math elements are open: `/>` self-closes inside them
   TAG.lastIndex = 0;
   for (let m = TAG.exec(html); m; m = TAG.exec(html)) {
     if (m[0] === '<!--') {
@@ -134,44 +174,43 @@ export function documentDepth(html: string): number {
     }
     const name = m[2]!.toLowerCase();
     if (m[1] === '/') {
-      const at = stack.lastIndexOf(name);
-      if (at !== -1) {
-        for (let i = stack.length - 1; i >= at; i--) if (stack[i] === 'svg' || stack[i] === 'math') foreign--;
-        stack.length = at;
-      }
+      open.close(name);
       continue;
     }
     if (name === 'html' || name === 'head' || name === 'body') continue; // counted once, below
-    if (foreign === 0) {
-      if (CLOSES_P.has(name)) closeNearest(stack, P, SCOPE);
-      if (name === 'li') closeNearest(stack, LI, LIST_STOP);
-      else if (name === 'dt' || name === 'dd') closeNearest(stack, DT_DD, DL_STOP);
+    const foreign = open.isOpen('svg') || open.isOpen('math'); // there, `/>` self-closes
+    if (!foreign) {
+      if (CLOSES_P.has(name)) open.closeNearest(P, SCOPE);
+      if (name === 'li') open.closeNearest(LI, LIST_STOP);
+      else if (name === 'dt' || name === 'dd') open.closeNearest(DT_DD, DL_STOP);
       else if (name === 'td' || name === 'th') {
-        closeNearest(stack, CELL, ROW_STOP);
+        open.closeNearest(CELL, ROW_STOP);
         // A cell straight in a table gets the row (and body) a parser inserts around it.
-        if (stack[stack.length - 1] === 'table') stack.push('tbody');
-        if (/^(tbody|thead|tfoot)$/.test(stack[stack.length - 1] ?? '')) stack.push('tr');
+        if (open.top() === 'table') open.push('tbody');
+        if (/^(tbody|thead|tfoot)$/.test(open.top() ?? '')) open.push('tr');
       } else if (name === 'tr') {
-        closeNearest(stack, CELL, ROW_STOP);
-        closeNearest(stack, ROW, SECTION_STOP);
-        if (stack[stack.length - 1] === 'table') stack.push('tbody');
-      } else if (name === 'option') closeNearest(stack, OPTION, SCOPE);
+        open.closeNearest(CELL, ROW_STOP);
+        open.closeNearest(ROW, SECTION_STOP);
+        if (open.top() === 'table') open.push('tbody');
+      } else if (name === 'option') open.closeNearest(OPTION, SCOPE);
     }
-    const selfClosing = /\/\s*$/.test(m[3] ?? '');
-    if (VOID.has(name) || (foreign > 0 && selfClosing)) continue;
-    if (RAW_TEXT.has(name) && foreign === 0) {
+    // An element that opens and closes at once still adds one level below the current one.
+    const leaf = () => (deepest = Math.max(deepest, open.depth + 1));
+    if (VOID.has(name) || (foreign && /\/\s*$/.test(m[3] ?? ''))) {
+      leaf();
+      continue;
+    }
+    if (RAW_TEXT.has(name) && !foreign) {
+      leaf();
       const close = new RegExp(`</${name}[\\s/>]`, 'ig');
       close.lastIndex = TAG.lastIndex;
       const end = close.exec(html);
-      // The element opens and closes: it adds one level below the current one.
-      deepest = Math.max(deepest, stack.length + 1);
       if (!end) break;
       TAG.lastIndex = end.index;
       continue;
     }
-    if (name === 'svg' || name === 'math') foreign++;
-    stack.push(name);
-    deepest = Math.max(deepest, stack.length);
+    open.push(name);
+    deepest = Math.max(deepest, open.depth);
   }
   // html > body (or head) hold everything: two more levels, and one for the text inside.
   return deepest + 3;

@@ -73,14 +73,18 @@ function leftoverSelectors(block: Block, leftoverCss: string): Map<number, strin
 }
 
 /** The block's CSS after inlining: what stays, in the order it was written. */
-function keptCss(block: Block, leftovers: Map<number, string[]>): { css: string; count: number } {
+function keptCss(
+  block: Block,
+  leftovers: Map<number, string[]>,
+  fragment: boolean,
+): { css: string; count: number } {
   const out: string[] = [];
   block.items.forEach((item, index) => {
     if (item.kind === 'at-rule') {
       out.push(item.text);
       return;
     }
-    const always = item.selectors.filter((s) => keepReason(s) !== null);
+    const always = item.selectors.filter((s) => keepReason(s, { fragment }) !== null);
     const unmatched = leftovers.get(index) ?? [];
     const selectors = item.selectors.filter((s) => always.includes(s) || unmatched.includes(s));
     if (selectors.length > 0) out.push(`${selectors.join(', ')} ${item.block}`);
@@ -93,6 +97,7 @@ export function inlineCss(html: string): InlineResult {
   const nonce = createHash('sha256').update(html).digest('hex').slice(0, 16);
   const embeds: string[] = [];
   const blocks: Block[] = [];
+  const fragment = !DOCUMENT_TAGS.test(html);
 
   const marked = html.replace(STYLE_BLOCK, (whole, attributes: string, css: string) => {
     if (isEmbed(attributes)) {
@@ -103,7 +108,7 @@ export function inlineCss(html: string): InlineResult {
     const candidates = new Map<number, string[]>();
     items.forEach((item, index) => {
       if (item.kind !== 'rule') return;
-      const selectors = item.selectors.filter((s) => keepReason(s) === null);
+      const selectors = item.selectors.filter((s) => keepReason(s, { fragment }) === null);
       if (selectors.length > 0) candidates.set(index, selectors);
     });
     const block: Block = { attributes, items, candidates };
@@ -126,7 +131,7 @@ export function inlineCss(html: string): InlineResult {
   const ours = new RegExp(`<style data-pm-${nonce}="(\\d+)"[^>]*>([\\s\\S]*?)</style>`, 'g');
   out = out.replace(ours, (_whole, n: string, leftover: string) => {
     const block = blocks[Number(n)]!;
-    const { css, count } = keptCss(block, leftoverSelectors(block, leftover));
+    const { css, count } = keptCss(block, leftoverSelectors(block, leftover), fragment);
     keptInStyle += count;
     return count === 0 ? '' : `<style${block.attributes}>\n${css}\n</style>`;
   });
@@ -142,11 +147,17 @@ export function inlineCss(html: string): InlineResult {
 function restoreShape(input: string, output: string): string {
   const doctype = DOCTYPE.exec(input)?.[1];
   if (!DOCUMENT_TAGS.test(input)) {
-    const head = /<head>([\s\S]*?)<\/head>/.exec(output)?.[1] ?? '';
-    const bodyStart = output.indexOf('<body>');
+    const head = /<head\b[^>]*>([\s\S]*?)<\/head>/.exec(output)?.[1] ?? '';
+    const bodyTag = /<body\b[^>]*>/.exec(output);
     const bodyEnd = output.lastIndexOf('</body>');
-    const body = bodyStart !== -1 && bodyEnd > bodyStart ? output.slice(bodyStart + 6, bodyEnd) : output;
-    return `${doctype ?? ''}${head}${body}`;
+    const body =
+      bodyTag && bodyEnd > bodyTag.index ? output.slice(bodyTag.index + bodyTag[0].length, bodyEnd) : output;
+    // Comments before the first element end up ahead of <html>, and after the last one behind it.
+    const htmlStart = output.search(/<html\b/);
+    const before = htmlStart > 0 ? output.slice(0, htmlStart).replace(/^<!DOCTYPE[^>]*>/i, '') : '';
+    const htmlEnd = output.lastIndexOf('</html>');
+    const after = htmlEnd !== -1 ? output.slice(htmlEnd + 7) : '';
+    return `${doctype ?? ''}${before}${head}${body}${after}`;
   }
   if (doctype) return output.replace(/^<!DOCTYPE[^>]*>/i, () => doctype);
   return output;
