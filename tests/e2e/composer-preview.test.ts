@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PreviewEmailResponse } from '../../src/shared/contract/email.ts';
@@ -42,8 +43,7 @@ const EMAIL = `<!DOCTYPE html><html><head><style>
 <p><a href="https://shop.example/sale">Shop now</a></p></body></html>`;
 
 async function openSend(u: TestUser, width = 1280): Promise<Page> {
-  const page = await browser.newPage({ baseURL: server.baseUrl, viewport: { width, height: 900 } });
-  await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+  const page = await browser.signedInPage(server, u, { viewport: { width, height: 900 } });
   await page.goto('/app/send');
   await page.getByRole('heading', { level: 1, name: 'Send Test Email' }).waitFor();
   await page.locator('.cm-content').waitFor();
@@ -157,6 +157,69 @@ describe('the live preview in the composer', () => {
     const error = page.getByTestId('preview-error');
     await error.getByText(/nests elements 60\d levels deep; the limit is 512/).waitFor({ timeout: 15_000 });
     expect(await frameHtml(page)).toContain('Third line');
+    expect(problems.all()).toEqual([]);
+  });
+});
+
+describe('the detail page shows what was written and what was sent', () => {
+  it('HTML as sent and as written, the plain-text part, the raw message, and downloads byte for byte', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const own = 'Spring sale: everything is 20% off.\n\nShop now: https://shop.example/sale';
+    const before = sink.messages.length;
+    const res = await fetch(`${server.baseUrl}/api/email/send`, {
+      method: 'POST',
+      headers: { ...u.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        to: 'client@example.com',
+        subject: 'Spring sale, proof 2',
+        html: EMAIL,
+        inlineCss: true,
+        text: own,
+      }),
+    });
+    expect(res.status).toBe(200);
+    const { id } = (await res.json()) as { id: string };
+    await sink.waitForCount(before + 1);
+    const received = sink.messages.at(-1)!;
+    const delivered = await sink.parse(received);
+
+    const page = await browser.signedInPage(server, u, { viewport: { width: 1280, height: 900 } });
+    const problems = watchProblems(page);
+    await page.goto(`/app/email/${id}`);
+    await page.getByRole('heading', { level: 1, name: 'Spring sale, proof 2' }).waitFor();
+
+    // HTML Source: as sent (inlined) by default, the source as written on the switch.
+    await page.getByRole('tab', { name: 'HTML Source' }).click();
+    const source = page.getByRole('textbox', { name: 'HTML Source' });
+    expect(await source.inputValue()).toBe(delivered.html);
+    await page.getByRole('radio', { name: 'Your source' }).click();
+    expect(await source.inputValue()).toBe(EMAIL);
+    await page.getByRole('radio', { name: 'As sent' }).click();
+    expect(await source.inputValue()).toBe(delivered.html);
+    const html = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download .html' }).click();
+    const htmlFile = await html;
+    expect(htmlFile.suggestedFilename()).toBe(`email-${id}.html`);
+    expect(await fs.readFile(await htmlFile.path(), 'utf8')).toBe(delivered.html);
+
+    // Plain text: the user's own part, as delivered.
+    await page.getByRole('tab', { name: 'Plain text' }).click();
+    expect(await page.getByRole('textbox', { name: 'Plain text' }).inputValue()).toBe(delivered.text);
+    await page.getByText('Written by you').waitFor();
+
+    // Raw: the shared headers, and the message exactly as the SMTP server received it.
+    await page.getByRole('tab', { name: 'Raw' }).click();
+    const headers = page.getByTestId('raw-headers');
+    await headers.getByText('Subject:').waitFor();
+    expect(await headers.innerText()).toContain('Spring sale, proof 2');
+    const mime = page.getByRole('textbox', { name: 'MIME source' });
+    await mime.waitFor();
+    expect(await mime.inputValue()).toBe(received.raw.toString('utf8'));
+    const eml = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download .eml' }).click();
+    const emlFile = await eml;
+    expect(emlFile.suggestedFilename()).toBe(`email-${id}.eml`);
+    expect(Buffer.compare(await fs.readFile(await emlFile.path()), received.raw)).toBe(0);
     expect(problems.all()).toEqual([]);
   });
 });

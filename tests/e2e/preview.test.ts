@@ -1,7 +1,8 @@
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
-import { CHROMIUM_PATH, setupBrowser, watchProblems, type PageProblems } from '../support/browser.ts';
+import { setupBrowser, watchProblems, type PageProblems } from '../support/browser.ts';
+import { CHROMIUM_PATH } from '../support/chromium.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { startRecordingServer, type RecordingServer } from '../support/hostile-html.ts';
 import {

@@ -39,7 +39,39 @@ export interface RequestOptions {
 }
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const res = await request(path, options);
+  const text = await res.text();
+  let data: unknown = undefined;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+  }
+  if (!res.ok) {
+    const body = data as Partial<ErrorResponse> | undefined;
+    throw new ApiError(res.status, body?.error ?? 'Unknown error', body?.code);
+  }
+  return data as T;
+}
+
+/** A file the API answers with (e.g. a message/rfc822 download), as a Blob; failures as in api(). */
+export async function apiBlob(path: string, options: Pick<RequestOptions, 'signal'> = {}): Promise<Blob> {
+  const res = await request(path, options, '*/*');
+  if (!res.ok) {
+    const body = (await res.json().catch(() => undefined)) as Partial<ErrorResponse> | undefined;
+    throw new ApiError(res.status, body?.error ?? 'Unknown error', body?.code);
+  }
+  return res.blob();
+}
+
+async function request(
+  path: string,
+  options: RequestOptions,
+  accept = 'application/json',
+): Promise<Response> {
+  const headers: Record<string, string> = { Accept: accept };
   const token = getToken();
   if (token) headers.Authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
@@ -56,20 +88,7 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 'Network error: check your connection and try again');
   }
-  const text = await res.text();
-  let data: unknown = undefined;
-  if (text) {
-    try {
-      data = JSON.parse(text);
-    } catch {
-      data = undefined;
-    }
-  }
-  if (!res.ok) {
-    const body = data as Partial<ErrorResponse> | undefined;
-    throw new ApiError(res.status, body?.error ?? 'Unknown error', body?.code);
-  }
-  return data as T;
+  return res;
 }
 
 /** The message to show for any failure: the server's text, else "Unknown error" (docs/spec.md §8). */

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { Email, ShareResponse } from '../../../shared/contract/email.ts';
-import { api } from '../../lib/api.ts';
+import { api, apiBlob } from '../../lib/api.ts';
 import { emailKeys } from '../../lib/query-keys.ts';
 
 /** One sent email (docs/spec.md §7): its detail, and sharing it. */
@@ -41,5 +41,20 @@ export function useUnshareEmail() {
     mutationFn: (id: string) =>
       api<{ ok: true; email: Email }>(`/api/email/${encodeURIComponent(id)}/share`, { method: 'DELETE' }),
     onSuccess: (res) => storeEmail(queryClient, res.email),
+  });
+}
+
+/**
+ * The message as it left for its first recipient (GET /api/email/{id}/message.eml): the Blob to
+ * download and its text to read. Fetched when first shown; it never changes.
+ */
+export function useMessageSource(id: string) {
+  return useQuery({
+    queryKey: [...emailKeys.detail(id), 'message.eml'],
+    queryFn: async ({ signal }) => {
+      const blob = await apiBlob(`/api/email/${encodeURIComponent(id)}/message.eml`, { signal });
+      return { blob, text: await blob.text() };
+    },
+    staleTime: Infinity,
   });
 }

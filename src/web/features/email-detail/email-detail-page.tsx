@@ -1,8 +1,7 @@
-import { ArrowLeft, Check, Code, Copy, Eye, Globe, MailX, Share2, TriangleAlert } from 'lucide-react';
-import { useEffect, useRef, useState } from 'react';
+import { ArrowLeft, Code, Eye, FileCode, FileText, Globe, MailX, Share2, TriangleAlert } from 'lucide-react';
+import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Email } from '../../../shared/contract/email.ts';
-import { COPIED_INDICATOR_MS } from '../../../shared/plans.ts';
 import { useDocumentTitle } from '../../components/layout/use-document-title.ts';
 import { Badge } from '../../components/ui/badge.tsx';
 import { Button, buttonClasses } from '../../components/ui/button.tsx';
@@ -12,11 +11,10 @@ import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
-import { describeText } from '../../lib/format-size.ts';
 import { dateTime } from '../../lib/relative-time.ts';
 import { useSession } from '../../lib/session.ts';
 import { useEmail } from './api.ts';
-import { copyText } from './copy-text.ts';
+import { HtmlSourceTab, PlainTextTab, RawTab } from './message-tabs.tsx';
 import { DeliveryBadge } from '../../components/delivery-state.tsx';
 import { ShareDialog } from './share-dialog.tsx';
 
@@ -56,44 +54,6 @@ function MailPreview({ email }: { email: Email }) {
     </div>
   );
   return <EmailPreview html={email.html} title={`Email preview: ${subject}`} header={header} />;
-}
-
-function HtmlSource({ html }: { html: string }) {
-  const [copied, setCopied] = useState(false);
-  const timer = useRef<number | undefined>(undefined);
-  useEffect(() => () => window.clearTimeout(timer.current), []);
-  const copy = async () => {
-    try {
-      await copyText(html);
-      setCopied(true);
-      window.clearTimeout(timer.current);
-      timer.current = window.setTimeout(() => setCopied(false), COPIED_INDICATOR_MS);
-      toast.success('HTML copied to clipboard');
-    } catch (err) {
-      toast.error('Failed to copy HTML', errorMessage(err));
-    }
-  };
-  return (
-    <div className="overflow-hidden rounded-xl border border-slate-200 dark:border-slate-800">
-      <div className="flex items-center justify-between gap-3 border-b border-slate-200 bg-slate-50 px-4 py-2 dark:border-slate-800 dark:bg-slate-900">
-        <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="source-stats">
-          {describeText(html)}
-        </p>
-        <Button variant="outline" size="sm" onClick={() => void copy()}>
-          {copied ? <Check aria-hidden="true" /> : <Copy aria-hidden="true" />}
-          Copy HTML
-        </Button>
-      </div>
-      <textarea
-        readOnly
-        value={html}
-        aria-label="HTML Source"
-        spellCheck={false}
-        wrap="off"
-        className="block h-[600px] w-full resize-y bg-white p-4 font-mono text-xs leading-5 text-slate-800 outline-none focus-visible:ring-2 focus-visible:ring-brand-500/40 focus-visible:ring-inset dark:bg-slate-950 dark:text-slate-200"
-      />
-    </div>
-  );
 }
 
 function NotFound() {
@@ -159,7 +119,10 @@ function DeliveryProblem({ email }: { email: Email }) {
   );
 }
 
-/** /app/email/{id} (docs/spec.md §2): the email's facts, Preview and HTML Source tabs, and sharing. */
+/**
+ * /app/email/{id} (docs/spec.md §2): the email's facts, its Preview and HTML Source tabs (and the
+ * Plain text and Raw tabs of docs/architecture.md §9), and sharing.
+ */
 export function EmailDetailPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
@@ -236,12 +199,26 @@ export function EmailDetailPage() {
             <Code aria-hidden="true" />
             HTML Source
           </TabsTrigger>
+          <TabsTrigger value="text">
+            <FileText aria-hidden="true" />
+            Plain text
+          </TabsTrigger>
+          <TabsTrigger value="raw">
+            <FileCode aria-hidden="true" />
+            Raw
+          </TabsTrigger>
         </TabsList>
         <TabsContent value="preview" tabIndex={-1}>
           <MailPreview email={data} />
         </TabsContent>
         <TabsContent value="source" tabIndex={-1}>
-          <HtmlSource html={data.html} />
+          <HtmlSourceTab email={data} />
+        </TabsContent>
+        <TabsContent value="text" tabIndex={-1}>
+          <PlainTextTab email={data} />
+        </TabsContent>
+        <TabsContent value="raw" tabIndex={-1}>
+          <RawTab email={data} />
         </TabsContent>
       </Tabs>
 
