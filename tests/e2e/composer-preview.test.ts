@@ -1,4 +1,6 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PreviewEmailResponse } from '../../src/shared/contract/email.ts';
@@ -28,6 +30,15 @@ beforeAll(async () => {
     concurrency: 2,
     worker: { pollIntervalMs: 200 },
   });
+  // The first prepare starts the transform processes (docs/architecture.md §9); start them now,
+  // so the tests' waits are for the page, not for a cold start on a busy machine.
+  const warm = await createUser(server.db, { plan: 'pro' });
+  const res = await fetch(`${server.baseUrl}/api/email/preview`, {
+    method: 'POST',
+    headers: { ...warm.headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ html: '<style>p{color:red}</style><p>Warm</p>', inlineCss: true }),
+  });
+  expect(res.status).toBe(200);
 });
 afterAll(async () => {
   await delivery?.stop({ deadlineMs: 2_000 });
@@ -44,6 +55,18 @@ const EMAIL = `<!DOCTYPE html><html><head><style>
 
 async function openSend(u: TestUser, width = 1280): Promise<Page> {
   const page = await browser.signedInPage(server, u, { viewport: { width, height: 900 } });
+  // Counts preview requests the app cancels (an AbortError rejects the app's fetch).
+  await page.addInitScript(() => {
+    const w = window as { previewAborts?: number };
+    const original = window.fetch.bind(window);
+    w.previewAborts = 0;
+    window.fetch = (input, init) =>
+      original(input, init).catch((err: unknown) => {
+        if ((err as Error).name === 'AbortError' && String(input).endsWith('/api/email/preview'))
+          w.previewAborts = (w.previewAborts ?? 0) + 1;
+        throw err;
+      });
+  });
   await page.goto('/app/send');
   await page.getByRole('heading', { level: 1, name: 'Send Test Email' }).waitFor();
   await page.locator('.cm-content').waitFor();
@@ -129,28 +152,41 @@ describe('the live preview in the composer', () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const page = await openSend(u, 375);
     const problems = watchProblems(page, { ignore: [/\/api\/email\/preview 422/] });
-    // Slow answers, so typing overtakes them.
+    // The answer for the second draft is slow, so typing overtakes it.
+    let staleSeen!: () => void;
+    const stale = new Promise<void>((resolve) => (staleSeen = resolve));
+    let staleDone!: () => void;
+    const staleAnswered = new Promise<void>((resolve) => (staleDone = resolve));
     await page.route('**/api/email/preview', async (route) => {
-      await new Promise((r) => setTimeout(r, 800));
+      const html = (JSON.parse(route.request().postData() ?? '{}') as { html?: string }).html ?? '';
+      if (html.includes('Second line') && !html.includes('Third line')) {
+        staleSeen();
+        await new Promise((r) => setTimeout(r, 4000));
+        await route.continue().catch(() => undefined); // the page may have given up on it
+        staleDone();
+        return;
+      }
       await route.continue().catch(() => undefined);
-    });
-    const aborted: string[] = [];
-    page.on('requestfailed', (r) => {
-      if (r.url().endsWith('/api/email/preview')) aborted.push(r.failure()?.errorText ?? '');
     });
 
     await typeHtml(page, '<h1 id="one">First draft</h1>');
     await expect.poll(() => frameHtml(page), { timeout: 15_000 }).toContain('First draft');
 
-    // A change: "Updating…" while the old preview stays on show; then the new one.
+    // A change: "Updating…" while the old preview stays on show.
     await page.keyboard.insertText('<p id="two">Second line</p>');
+    await stale;
     await page.getByRole('status').filter({ hasText: 'Updating…' }).waitFor();
     expect(await frameHtml(page)).toContain('First draft');
-    // More typing while that answer is on its way: the stale request is cancelled.
-    await page.waitForTimeout(400);
+    // More typing while that answer is on its way: the stale request is cancelled, the new one shown.
     await page.keyboard.insertText('<p id="three">Third line</p>');
     await expect.poll(() => frameHtml(page), { timeout: 15_000 }).toContain('Third line');
-    expect(aborted.length, 'a stale preview request was cancelled').toBeGreaterThan(0);
+    await expect
+      .poll(() => page.evaluate(() => (window as { previewAborts?: number }).previewAborts ?? 0))
+      .toBeGreaterThan(0);
+    // And when the stale answer would have arrived, it does not replace the newer preview.
+    await staleAnswered;
+    await page.waitForTimeout(300);
+    expect(await frameHtml(page)).toContain('Third line');
 
     // A document the server cannot process: its message inline, the last good preview kept.
     await page.keyboard.insertText('<div>'.repeat(600));
@@ -200,7 +236,9 @@ describe('the detail page shows what was written and what was sent', () => {
     await page.getByRole('button', { name: 'Download .html' }).click();
     const htmlFile = await html;
     expect(htmlFile.suggestedFilename()).toBe(`email-${id}.html`);
-    expect(await fs.readFile(await htmlFile.path(), 'utf8')).toBe(delivered.html);
+    const htmlPath = path.join(os.tmpdir(), `proofmail-${id}.html`);
+    await htmlFile.saveAs(htmlPath);
+    expect(await fs.readFile(htmlPath, 'utf8')).toBe(delivered.html);
 
     // Plain text: the user's own part, as delivered.
     await page.getByRole('tab', { name: 'Plain text' }).click();
@@ -219,7 +257,10 @@ describe('the detail page shows what was written and what was sent', () => {
     await page.getByRole('button', { name: 'Download .eml' }).click();
     const emlFile = await eml;
     expect(emlFile.suggestedFilename()).toBe(`email-${id}.eml`);
-    expect(Buffer.compare(await fs.readFile(await emlFile.path()), received.raw)).toBe(0);
+    const emlPath = path.join(os.tmpdir(), `proofmail-${id}.eml`);
+    await emlFile.saveAs(emlPath);
+    expect(Buffer.compare(await fs.readFile(emlPath), received.raw)).toBe(0);
+    await Promise.all([fs.rm(htmlPath), fs.rm(emlPath)]);
     expect(problems.all()).toEqual([]);
   });
 });

@@ -10,7 +10,6 @@ import {
   DESKTOP_COLOUR,
   LIGHT_TEXT,
   MOBILE_COLOUR,
-  RESPONSIVE_HEADING,
   responsiveEmail,
   startFontServer,
   TALL_EMAIL,

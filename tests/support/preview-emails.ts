@@ -54,9 +54,6 @@ export const TALL_EMAIL = `<!DOCTYPE html><html><body style="margin:0">
 <p id="end" style="margin:0;padding:16px">The end</p>
 </body></html>`;
 
-/** The email's heading, for waiting until it is on show. */
-export const RESPONSIVE_HEADING = 'Spring sale';
-
 export interface FontServer {
   origin: string;
   /** Paths requested so far. */
