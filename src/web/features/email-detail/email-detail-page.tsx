@@ -190,7 +190,8 @@ export function EmailDetailPage() {
       <DeliveryProblem email={data} />
 
       <Tabs value={tab} onValueChange={setTab}>
-        <TabsList>
+        {/* Four tabs fit a 320 px phone once their icons go; scrolling is the safety net. */}
+        <TabsList className="max-w-full overflow-x-auto max-sm:[&_svg]:hidden">
           <TabsTrigger value="preview">
             <Eye aria-hidden="true" />
             Preview
