@@ -236,6 +236,10 @@ describe('the detail page shows what was written and what was sent', () => {
     expect(await source.inputValue()).toBe(delivered.html);
     await page.getByRole('radio', { name: 'Your source' }).click();
     expect(await source.inputValue()).toBe(EMAIL);
+    // Its size as people read it (once "6 lines · 0.3 KB"-style rounding hid it).
+    expect(await page.getByTestId('source-stats').innerText()).toBe(
+      `6 lines · ${Buffer.byteLength(EMAIL)} bytes`,
+    );
     await page.getByRole('radio', { name: 'As sent' }).click();
     expect(await source.inputValue()).toBe(delivered.html);
     const html = page.waitForEvent('download');

@@ -1,4 +1,4 @@
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { setupBrowser } from '../support/browser.ts';
@@ -147,17 +147,23 @@ const frameSelector = 'iframe[data-testid="email-frame"]';
 
 /**
  * Clicks `target` inside the email frame once the browser really sends the pointer there.
- * Chromium gives a sandboxed frame a process of its own, and for a moment after the frame
+ * Chromium may give a sandboxed frame a process of its own, and for a moment after the frame
  * paints, input still goes to the page around it: a click then does nothing at all, and a check
- * that nothing bad happened would pass without having tested anything. Hovering until the
- * element matches :hover waits for exactly that routing.
+ * that nothing bad happened would pass without having tested anything. Hovering until the frame
+ * reports :hover waits for exactly that routing. The probe is the element or, failing that, the
+ * frame's body hovered at its corner: over a form's submit button in the preview frame (no
+ * allow-forms), Chromium was measured to report no :hover anywhere in the frame.
  */
-async function clickInFrame(target: Locator): Promise<void> {
+async function clickInFrame(frame: FrameLocator, selector: string): Promise<void> {
+  const target = frame.locator(selector).first();
+  const body = frame.locator('body');
   await expect
     .poll(
       async () => {
         await target.hover();
-        return target.evaluate((el) => el.matches(':hover'));
+        if (await target.evaluate((el) => el.matches(':hover'))) return true;
+        await body.hover({ position: { x: 1, y: 1 } });
+        return body.evaluate((el) => el.matches(':hover'));
       },
       { timeout: 30_000, interval: 100 },
     )
@@ -176,7 +182,7 @@ async function exercise(page: Page, path: string, kase: HostileCase, heading: st
     .poll(() => images.requests.filter((r) => r.url === `/seen/${kase.name}.png`).length, { timeout: 10_000 })
     .toBeGreaterThan(0);
   const frame = page.frameLocator(frameSelector);
-  for (const selector of kase.click ?? []) await clickInFrame(frame.locator(selector).first());
+  for (const selector of kase.click ?? []) await clickInFrame(frame, selector);
   // Meta refreshes fire right after load; give them (and any click) a moment to do harm.
   await page.waitForTimeout(600);
   expect(page.url(), `${kase.name}: the top page moved`).toBe(url);
