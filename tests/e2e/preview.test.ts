@@ -81,6 +81,8 @@ interface OpenOptions {
   appTheme?: 'light' | 'dark';
   system?: 'light' | 'dark';
   context?: BrowserContextOptions;
+  /** The id of an element of the email to wait for (default: the responsive email's heading). */
+  waitFor?: string;
 }
 
 /** Opens `path` signed in, with no colour-scheme emulation; records console warnings too. */
@@ -119,7 +121,7 @@ async function open(
     if (msg.type() === 'warning' && !/HydrateFallback/.test(msg.text())) warnings.push(msg.text());
   });
   await page.goto(path);
-  await waitForEmail(page);
+  await waitForEmail(page, options.waitFor);
   return { page, problems, warnings };
 }
 const afterAllContexts: Array<() => Promise<void>> = [];
@@ -247,8 +249,7 @@ describe('full height', () => {
       [`/s/${slug}`, 1280],
       [`/s/${slug}`, 375],
     ] as const) {
-      const { page, problems, warnings } = await open(path, { width });
-      await waitForEmail(page, 'end');
+      const { page, problems, warnings } = await open(path, { width, waitFor: 'end' });
       await expect
         .poll(async () => (await inFrame(page)).frameHeight, { message: path })
         .toBeGreaterThan(3000);
@@ -387,8 +388,10 @@ describe('web fonts', () => {
   it('loads https style sheets and their fonts, and drops hints and plain-http style sheets', async () => {
     const { id } = emails.font;
     canary.requests.length = 0;
-    const { page, problems } = await open(`/app/email/${id}`, { context: { ignoreHTTPSErrors: true } });
-    await waitForEmail(page, 'font');
+    const { page, problems } = await open(`/app/email/${id}`, {
+      context: { ignoreHTTPSErrors: true },
+      waitFor: 'font',
+    });
     await expect
       .poll(() =>
         page.locator(FRAME).evaluate(async (f: HTMLIFrameElement) => {
