@@ -146,29 +146,31 @@ async function signedInPages(): Promise<{ context: BrowserContext; pages: Page[]
 const frameSelector = 'iframe[data-testid="email-frame"]';
 
 /**
- * Clicks `target` inside the email frame once the browser really sends the pointer there.
- * Chromium may give a sandboxed frame a process of its own, and for a moment after the frame
- * paints, input still goes to the page around it: a click then does nothing at all, and a check
- * that nothing bad happened would pass without having tested anything. Hovering until the frame
- * reports :hover waits for exactly that routing. The probe is the element or, failing that, the
- * frame's body hovered at its corner: over a form's submit button in the preview frame (no
- * allow-forms), Chromium was measured to report no :hover anywhere in the frame.
+ * Clicks `selector` inside the email frame until the click really lands there. Chromium may give a
+ * sandboxed frame a process of its own, and for a moment after the frame paints, input still goes
+ * to the page around it: a click then does nothing at all, and a check that nothing bad happened
+ * would pass without having tested anything. A click that lands either focuses something in the
+ * frame's fresh document (links, buttons, an image map's area) or leaves the pointer over it (the
+ * document then has a :hover element). The target's own :hover is not enough: measured in the
+ * preview frame (same origin, no scripts, no forms), a button and MathML never report it.
  */
 async function clickInFrame(frame: FrameLocator, selector: string): Promise<void> {
   const target = frame.locator(selector).first();
-  const body = frame.locator('body');
   await expect
     .poll(
       async () => {
-        await target.hover();
-        if (await target.evaluate((el) => el.matches(':hover'))) return true;
-        await body.hover({ position: { x: 1, y: 1 } });
-        return body.evaluate((el) => el.matches(':hover'));
+        await target.click();
+        return target.evaluate((el) => {
+          const focused = el.ownerDocument.activeElement;
+          return (
+            (focused !== null && focused !== el.ownerDocument.body) ||
+            el.ownerDocument.querySelector(':hover') !== null
+          );
+        });
       },
-      { timeout: 30_000, interval: 100 },
+      { timeout: 30_000, interval: 100, message: `a click on ${selector} lands in the frame` },
     )
     .toBe(true);
-  await target.click();
 }
 
 /** Shows one case on `path`, clicks what it asks for, and checks the page. */
