@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * Compares CSS inliners on a directory of email templates and on pathological inputs
- * (docs/decisions/0031-css-inliner.md):
+ * (docs/decisions/0051-css-inliner.md):
  *
  *   node --import tsx bench/inliner-study.ts <dir> [--timeout-ms 120000] [--json out.json]
  *

@@ -135,7 +135,7 @@ export interface Config {
   proSendsPerMinute: number;
   /** Per-user cap on POST /api/email/preview (it spends nothing, but it costs a transform). */
   previewsPerMinute: number;
-  /** Transform processes; 0 = one fewer than the cores, 2 to 4 (docs/decisions/0030-transform-process-pool.md). */
+  /** Transform processes; 0 = one fewer than the cores, 2 to 4 (docs/decisions/0050-transform-process-pool.md). */
   prepareProcesses: number;
   /** Processing time one email's transforms may take before they are stopped (422). */
   prepareBudgetMs: number;

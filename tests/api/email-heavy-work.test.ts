@@ -6,7 +6,7 @@ import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /**
- * Heavy work never blocks the server (docs/decisions/0030-transform-process-pool.md): while a
+ * Heavy work never blocks the server (docs/decisions/0050-transform-process-pool.md): while a
  * 236 KB email is inlined, the server keeps answering other requests. Measured over real HTTP on
  * loopback: many /api/health calls during the job, and their 99th percentile.
  */
@@ -94,7 +94,7 @@ describe('heavy work off the event loop', () => {
   });
 });
 
-/** Limits are taken before heavy work (docs/decisions/0033-limits-before-work.md). */
+/** Limits are taken before heavy work (docs/decisions/0052-limits-before-work.md). */
 describe('limits before work', () => {
   let ctx: TestContext;
   let pool: TransformPool;

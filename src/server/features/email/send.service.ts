@@ -31,7 +31,7 @@ function formatResetDate(at: Date): string {
 }
 
 /**
- * A test send (docs/spec.md §5, docs/decisions/0033-limits-before-work.md):
+ * A test send (docs/spec.md §5, docs/decisions/0052-limits-before-work.md):
  * 1. the cheap checks (verified, fields, sizes, recipients);
  * 2. the limits, before any heavy work: the monthly allowance is looked at (a user who has none
  *    left costs one read), then the per-minute rate is taken (it counts every send that gets as far
