@@ -396,7 +396,7 @@ describe('client IP and X-Forwarded-For', () => {
   });
 
   it('uses X-Forwarded-For when TRUST_PROXY is set', async () => {
-    const ctx = await createTestContext({ env: { CAPTCHA_PROVIDER: 'none', TRUST_PROXY: 'true' } });
+    const ctx = await createTestContext({ env: { CAPTCHA_PROVIDER: 'none', TRUST_PROXY: '1' } });
     try {
       const account = await signUp(ctx);
       await signIn(ctx, account.email, PASSWORD, {
