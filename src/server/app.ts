@@ -13,8 +13,10 @@ import { registerSystemRoutes } from './features/system/system.routes.ts';
 import { registerUserRoutes } from './features/user/user.routes.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { frameworkErrorOptions } from './http/framework-errors.ts';
 import { registerHostAllowlist } from './http/host-allowlist.ts';
 import { loggerOptions } from './http/logging.ts';
+import { registerNoStore } from './http/no-store.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerSpa } from './http/spa.ts';
 import { trustProxyOption, trustProxyWarning } from './http/trust-proxy.ts';
@@ -43,6 +45,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true },
+    ...frameworkErrorOptions(config),
   });
   const proxyWarning = trustProxyWarning(config);
   if (proxyWarning) app.log.warn(proxyWarning);
@@ -58,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerSecurityHeaders(app, config);
   registerHostAllowlist(app, config);
+  registerNoStore(app);
   if (config.corsOrigins.length > 0) {
     // An allowlist only: an origin not listed gets no CORS headers at all.
     await app.register(cors, {

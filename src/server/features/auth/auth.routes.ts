@@ -22,7 +22,6 @@ import type { AccountUser } from '../../accounts/users.repo.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import { requireSession, requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
-import { noStoreAnswers } from '../../http/no-store.ts';
 import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
 import {
   exchangeTicket,
@@ -60,7 +59,6 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
   });
 
   void app.register(async (api) => {
-    noStoreAnswers(api);
     api.addHook('onResponse', async (request) => {
       const task = afterResponse.get(request);
       if (!task) return;

@@ -77,9 +77,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: FeatureDeps): vo
       async (_request, reply) => {
         if (!isProviderEnabled(deps.config, provider)) throw notFound();
         const { url, state, codeVerifier } = startAuthorization(deps.config, provider);
-        void reply
-          .header('Set-Cookie', cookie(deps, provider, `${state}.${codeVerifier}`, COOKIE_TTL_S))
-          .header('Cache-Control', 'no-store');
+        void reply.header('Set-Cookie', cookie(deps, provider, `${state}.${codeVerifier}`, COOKIE_TTL_S));
         return reply.redirect(url, 302);
       },
     );
@@ -89,7 +87,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: FeatureDeps): vo
       { config: PUBLIC_ROUTE, schema: { querystring: callbackQuery, response: { 302: z.undefined() } } },
       async (request, reply) => {
         if (!isProviderEnabled(deps.config, provider)) throw notFound();
-        void reply.header('Set-Cookie', cookie(deps, provider, '', 0)).header('Cache-Control', 'no-store');
+        void reply.header('Set-Cookie', cookie(deps, provider, '', 0));
         const fail = (error: string) => reply.redirect(toCallbackPage(deps, { error, provider }), 302);
         const { code, state, error } = request.query;
         if (error) {

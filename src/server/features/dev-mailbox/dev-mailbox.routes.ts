@@ -56,7 +56,6 @@ export function registerDevMailboxRoutes(app: FastifyInstance, deps: FeatureDeps
       throw notFound(request.url.startsWith('/api') ? 'Not found' : 'Page not found');
     }
   };
-  const noStore = { 'Cache-Control': 'no-store' };
 
   r.get(
     '/api/dev/mailbox',
@@ -65,9 +64,8 @@ export function registerDevMailboxRoutes(app: FastifyInstance, deps: FeatureDeps
       onRequest: loopbackOnly,
       schema: { querystring: mailboxQuery, response: { 200: mailboxResponse } },
     },
-    async (request, reply) => {
+    async (request) => {
       const rows = await listMailbox(deps.db, request.query);
-      void reply.headers(noStore);
       return { messages: rows.map(toMessage) };
     },
   );
@@ -79,10 +77,9 @@ export function registerDevMailboxRoutes(app: FastifyInstance, deps: FeatureDeps
       onRequest: loopbackOnly,
       schema: { params: mailboxMessageParams, response: { 200: mailboxMessageResponse } },
     },
-    async (request, reply) => {
+    async (request) => {
       const row = await getMailboxMessage(deps.db, request.params.id);
       if (!row) throw notFound('Message not found');
-      void reply.headers(noStore);
       return { message: toDetail(row) };
     },
   );

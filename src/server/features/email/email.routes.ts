@@ -100,7 +100,6 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
     { config: PUBLIC_ROUTE, schema: { params: slugParams, response: { 200: publicEmail } } },
     async (request, reply) => {
       markPrivatePublicPage(reply);
-      void reply.header('Cache-Control', 'no-store');
       return getPublicEmail(deps, request.params.slug);
     },
   );

@@ -12,7 +12,6 @@ import {
 import { toUserResponse } from '../../accounts/user-view.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import { requireSession, requireUser } from '../../http/auth.ts';
-import { noStoreAnswers } from '../../http/no-store.ts';
 import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
 import { USER_RATE_RULES } from './rate-rules.ts';
 import {
@@ -26,7 +25,6 @@ import {
 /** The signed-in user's own account: /api/user/me, settings, change email, change password. */
 export function registerUserRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   void app.register(async (api) => {
-    noStoreAnswers(api);
     const r = api.withTypeProvider<ZodTypeProvider>();
 
     r.get('/api/user/me', { schema: { response: { 200: meResponse } } }, async (request) => {
