@@ -191,7 +191,7 @@ describe('Host allowlist', () => {
 
   it('a DNS-rebinding page cannot read the mailbox of a default install; loopback names with its port can', async () => {
     const local = await createTestContext({
-      env: { PUBLIC_URL: 'http://localhost:3000' },
+      env: { PUBLIC_URL: 'http://localhost:3000', PORT: '4968' },
       deps: { mailCatcher: true },
     });
     try {
@@ -204,7 +204,14 @@ describe('Host allowlist', () => {
         const res = await local.app.inject({ method: 'GET', url: '/api/dev/mailbox', headers: { host } });
         expect(res.statusCode, host).toBe(421);
       }
-      for (const host of ['localhost:3000', '127.0.0.1:3000', '[::1]:3000']) {
+      // PUBLIC_URL's port, and the port the app listens on.
+      for (const host of [
+        'localhost:3000',
+        '127.0.0.1:3000',
+        '[::1]:3000',
+        '127.0.0.1:4968',
+        'localhost:4968',
+      ]) {
         const res = await local.app.inject({ method: 'GET', url: '/api/dev/mailbox', headers: { host } });
         expect(res.statusCode, host).toBe(200);
       }

@@ -5,7 +5,8 @@ import { isLoopbackHostname } from './loopback.ts';
 
 /**
  * Every request must name us: the Host of PUBLIC_URL, or, when PUBLIC_URL is a loopback address,
- * `localhost`, `127.0.0.1` or `[::1]` with its port. Anything else (a DNS-rebinding page that
+ * `localhost`, `127.0.0.1` or `[::1]` with its port or the port the app listens on (PORT).
+ * Anything else (a DNS-rebinding page that
  * points its own name at 127.0.0.1, a scanner, a misrouted virtual host) gets 421 before any
  * route, session lookup or static file runs (docs/decisions/0031-host-allowlist.md).
  *
@@ -16,15 +17,18 @@ import { isLoopbackHostname } from './loopback.ts';
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 /** The `Host` values (lower case) a request may carry. */
-export function allowedHosts(publicUrl: string): Set<string> {
+export function allowedHosts(publicUrl: string, listenPort: number): Set<string> {
   const url = new URL(publicUrl);
   const defaultPort = url.protocol === 'https:' ? '443' : '80';
   const port = url.port || defaultPort;
-  const names = isLoopbackHostname(url.hostname) ? [url.hostname, ...LOOPBACK_NAMES] : [url.hostname];
   const hosts = new Set<string>();
-  for (const name of names) {
-    hosts.add(`${name}:${port}`.toLowerCase());
-    if (port === defaultPort) hosts.add(name.toLowerCase());
+  const add = (name: string, p: string) => {
+    hosts.add(`${name}:${p}`.toLowerCase());
+    if (p === defaultPort) hosts.add(name.toLowerCase());
+  };
+  add(url.hostname, port);
+  if (isLoopbackHostname(url.hostname)) {
+    for (const name of LOOPBACK_NAMES) for (const p of [port, String(listenPort)]) add(name, p);
   }
   return hosts;
 }
@@ -32,7 +36,7 @@ export function allowedHosts(publicUrl: string): Set<string> {
 export const MISDIRECTED_MESSAGE = 'This server does not answer for that host name';
 
 export function registerHostAllowlist(app: FastifyInstance, config: Config): void {
-  const hosts = allowedHosts(config.publicUrl);
+  const hosts = allowedHosts(config.publicUrl, config.port);
   app.addHook('onRequest', (request, _reply, done) => {
     const host = request.host?.toLowerCase();
     if (host !== undefined && hosts.has(host)) return done();
