@@ -54,3 +54,11 @@ export function isWellFormedToken(token: string): boolean {
 export function hashSecret(token: string): Buffer {
   return createHash('sha256').update(token).digest();
 }
+
+/**
+ * What a one-time token's payload keeps of a browser key (a cookie value): its SHA-256, so the
+ * table alone cannot be replayed from a browser.
+ */
+export function browserBinding(browserKey: string): string {
+  return hashSecret(browserKey).toString('base64url');
+}

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../db/executor.ts';
 import type { TokenPurpose } from '../db/schema.ts';
 
@@ -35,23 +36,25 @@ export interface ConsumedToken {
 
 /**
  * Uses a token exactly once: one atomic update that only matches an unused, unexpired token of
- * one of the given purposes. Two concurrent uses cannot both succeed.
+ * one of the given purposes (and, with `payloadMatch`, whose payload holds that value). Two
+ * concurrent uses cannot both succeed; a use that does not match leaves the token usable.
  */
 export async function consumeToken(
   db: Executor,
   hash: Buffer,
   purposes: TokenPurpose[],
   now: Date,
+  payloadMatch?: { key: string; value: string },
 ): Promise<ConsumedToken | undefined> {
-  const row = await db
+  let q = db
     .updateTable('tokens')
     .set({ used_at: now })
     .where('hash', '=', hash)
     .where('purpose', 'in', purposes)
     .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning(['user_id', 'purpose', 'payload'])
-    .executeTakeFirst();
+    .where('expires_at', '>', now);
+  if (payloadMatch) q = q.where(sql`payload ->> ${payloadMatch.key}`, '=', payloadMatch.value);
+  const row = await q.returning(['user_id', 'purpose', 'payload']).executeTakeFirst();
   return row && { userId: row.user_id, purpose: row.purpose, payload: row.payload };
 }
 

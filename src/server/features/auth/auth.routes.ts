@@ -21,6 +21,7 @@ import { toUserResponse } from '../../accounts/user-view.ts';
 import type { AccountUser } from '../../accounts/users.repo.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import { requireSession, requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
+import { readCookie } from '../../http/cookies.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
 import {
@@ -36,7 +37,7 @@ import {
   verifyEmail,
 } from './auth.service.ts';
 import { createCaptchaChallenge } from './captcha.service.ts';
-import { registerOAuthRoutes } from './oauth.routes.ts';
+import { registerOAuthRoutes, TICKET_COOKIE, ticketCookie } from './oauth.routes.ts';
 import { RATE_RULES } from './rate-rules.ts';
 
 export function clientOf(request: FastifyRequest): ClientInfo {
@@ -190,8 +191,11 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
     r.post(
       '/api/auth/exchange',
       { config: PUBLIC_ROUTE, schema: { body: exchangeRequest, response: { 200: sessionResponse } } },
-      async (request) => {
-        return session(await exchangeTicket(deps, request.body.ticket.trim(), clientOf(request)));
+      async (request, reply) => {
+        // The binding cookie is good for this one exchange, whatever its outcome.
+        void reply.header('Set-Cookie', ticketCookie(deps, '', 0));
+        const browserKey = readCookie(request, TICKET_COOKIE);
+        return session(await exchangeTicket(deps, request.body.ticket.trim(), browserKey, clientOf(request)));
       },
     );
 

@@ -3,6 +3,7 @@ import { isPlainAddress } from '../../../shared/recipients.ts';
 import { issueToken, queueAccountMail } from '../../accounts/account-mail.ts';
 import { normaliseEmail, validateNewPassword } from '../../accounts/account-rules.ts';
 import {
+  browserBinding,
   hashPassword,
   hashSecret,
   isAcceptablePassword,
@@ -145,15 +146,23 @@ export async function signIn(
   return { user: found.user, token };
 }
 
-/** Trades a one-time social sign-in ticket for a session. */
+/**
+ * Trades a one-time social sign-in ticket for a session, only in the browser that finished the
+ * flow: `browserKey` is the cookie the callback set there, and the ticket carries its hash
+ * (docs/decisions/0032-sign-in-ticket-bound-to-browser.md). Without it the ticket stays unused.
+ */
 export async function exchangeTicket(
   deps: FeatureDeps,
   ticket: string,
+  browserKey: string | undefined,
   client: ClientInfo,
 ): Promise<{ user: AccountUser; token: string }> {
   const invalid = () => badRequest(AUTH_MESSAGES.invalidTicket, 'invalid_ticket');
-  if (!isWellFormedToken(ticket)) throw invalid();
-  const consumed = await consumeToken(deps.db, hashSecret(ticket), ['oauth_ticket'], deps.clock.now());
+  if (!isWellFormedToken(ticket) || !browserKey || !isWellFormedToken(browserKey)) throw invalid();
+  const consumed = await consumeToken(deps.db, hashSecret(ticket), ['oauth_ticket'], deps.clock.now(), {
+    key: 'browser',
+    value: browserBinding(browserKey),
+  });
   if (!consumed) throw invalid();
   const token = await signInAs(deps, consumed.userId, client);
   return { user: await reloadUser(deps.db, consumed.userId), token };
