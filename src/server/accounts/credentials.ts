@@ -56,6 +56,14 @@ export function hashSecret(token: string): Buffer {
 }
 
 /**
+ * Stands for the password an account has at a moment, so a later check can tell whether it
+ * changed since, without keeping the hash itself anywhere else. Empty for no password.
+ */
+export function passwordFingerprint(passwordHash: string | null): string {
+  return passwordHash ? createHash('sha256').update(passwordHash).digest('base64url') : '';
+}
+
+/**
  * What a one-time token's payload keeps of a browser key (a cookie value): its SHA-256, so the
  * table alone cannot be replayed from a browser.
  */

@@ -76,6 +76,18 @@ export async function isTokenUsable(
   return row !== undefined;
 }
 
+/**
+ * The links a new password, a reset or a confirmed email change retires: everything that could
+ * still act on the account. Not the "this wasn't me" link mailed to a previous address, which
+ * must keep working for its owner (docs/decisions/0033-email-change-needs-password.md).
+ */
+export const PENDING_LINK_PURPOSES: TokenPurpose[] = ['verify', 'reset', 'change_email', 'oauth_ticket'];
+
+/** Retires every pending link of a user (PENDING_LINK_PURPOSES). */
+export function retirePendingLinks(db: Executor, userId: string, now: Date): Promise<void> {
+  return retireTokens(db, userId, now, PENDING_LINK_PURPOSES);
+}
+
 /** Retires a user's open tokens (of some purposes, or all), e.g. older reset links. */
 export async function retireTokens(
   db: Executor,

@@ -14,7 +14,7 @@ const DAY = 24 * HOUR;
 export const RETENTION = {
   /** Per-minute send counters: only the current minute counts; an hour covers clock skew between processes. */
   sendRateMs: HOUR,
-  /** Used or expired links and tickets stay a day after expiry for support questions (every kind expires within a day). */
+  /** Used or expired links and tickets stay a day after expiry for support questions. */
   tokensAfterExpiryMs: DAY,
   /** Rate-limit windows: every rule's window is an hour or less. */
   rateLimitWindowsMs: 2 * DAY,

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
+  cancelEmailChangeRequest,
+  cancelEmailChangeResponse,
   captchaChallengeResponse,
   exchangeRequest,
   meResponse,
@@ -25,6 +27,7 @@ import { readCookie } from '../../http/cookies.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
 import {
+  cancelEmailChange,
   exchangeTicket,
   resendVerification,
   resetPassword,
@@ -145,6 +148,24 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
       async (request) => {
         const { emailChanged } = await verifyEmail(deps, request.body.token.trim());
         return { ok: true as const, emailChanged };
+      },
+    );
+
+    r.post(
+      '/api/auth/cancel-email-change',
+      {
+        config: PUBLIC_ROUTE,
+        schema: { body: cancelEmailChangeRequest, response: { 200: cancelEmailChangeResponse } },
+      },
+      async (request, reply) => {
+        await enforceRateLimits(
+          deps.db,
+          reply,
+          [{ rule: RATE_RULES.cancelEmailChangePerIp, subject: request.ip }],
+          now(),
+        );
+        const result = await cancelEmailChange(deps, request.body.token.trim());
+        return { ok: true as const, ...result };
       },
     );
 

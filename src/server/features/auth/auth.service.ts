@@ -8,14 +8,16 @@ import {
   hashSecret,
   isAcceptablePassword,
   isWellFormedToken,
+  passwordFingerprint,
   verifyPassword,
 } from '../../accounts/credentials.ts';
 import { startSession, type ClientInfo } from '../../accounts/sessions.ts';
 import { deleteSession, deleteUserSessions } from '../../accounts/sessions.repo.ts';
-import { consumeToken, isTokenUsable, retireTokens } from '../../accounts/tokens.repo.ts';
+import { consumeToken, isTokenUsable, retirePendingLinks, retireTokens } from '../../accounts/tokens.repo.ts';
 import {
   claimLoginAlert,
   findCredentialsByEmail,
+  findPasswordHash,
   findUserByEmail,
   findUserById,
   insertUser,
@@ -35,6 +37,7 @@ import {
   verificationMail,
 } from '../../mail/templates.ts';
 import { redeemCaptcha } from './captcha.service.ts';
+import { deleteIdentitiesSince } from './identities.repo.ts';
 import { describeUserAgent } from './user-agent.ts';
 
 /** Rules and transactions of sign-up, sign-in, sessions, verification and password reset. */
@@ -218,7 +221,8 @@ export async function verifyEmail(deps: FeatureDeps, token: string): Promise<{ e
       const newEmail = consumed.payload?.newEmail;
       if (!newEmail) throw invalid();
       await setEmail(trx, user.id, newEmail, now);
-      await retireTokens(trx, user.id, now);
+      // Not the "this wasn't me" link of the old address: it must still undo this change.
+      await retirePendingLinks(trx, user.id, now);
       await deleteUserSessions(trx, user.id);
       return { emailChanged: true };
     });
@@ -253,7 +257,8 @@ export async function sendPasswordReset(deps: FeatureDeps, email: string): Promi
 }
 
 /**
- * Sets a new password from a reset link: ends every session, marks the address verified (the link
+ * Sets a new password from a reset link: ends every session, retires every pending link
+ * (verification, reset, email change, sign-in ticket), marks the address verified (the link
  * proved it), and tells the user by mail.
  */
 export async function resetPassword(deps: FeatureDeps, token: string, newPassword: string): Promise<void> {
@@ -272,7 +277,7 @@ export async function resetPassword(deps: FeatureDeps, token: string, newPasswor
     if (!user) throw invalid();
     await setPasswordHash(trx, user.id, passwordHash, now);
     await markVerified(trx, user.id, now);
-    await retireTokens(trx, user.id, now, ['reset']);
+    await retirePendingLinks(trx, user.id, now);
     await deleteUserSessions(trx, user.id);
     await queueAccountMail(
       trx,
@@ -281,4 +286,53 @@ export async function resetPassword(deps: FeatureDeps, token: string, newPasswor
       passwordChangedMail({ publicUrl: deps.config.publicUrl, time: now }),
     );
   });
+}
+
+// ---------- "this wasn't me" on an email-change notice ----------
+
+/**
+ * Uses the link mailed to the old address when an email change was asked for
+ * (docs/decisions/0033-email-change-needs-password.md). Whoever asked had a session, perhaps a
+ * stolen one, so in one transaction:
+ * - every pending link is retired (the change link above all) and every session ends;
+ * - if the change was already confirmed, the address this link was sent to is put back, the
+ *   social identities linked since the request are unlinked, and a password set since the
+ *   request is removed: the owner sets a new one with "Forgot password", at their own address.
+ */
+export async function cancelEmailChange(
+  deps: FeatureDeps,
+  token: string,
+): Promise<{ restored: boolean; email: string }> {
+  const invalid = () => badRequest(AUTH_MESSAGES.expiredCancelLink, 'invalid_token');
+  if (!isWellFormedToken(token)) throw invalid();
+  const now = deps.clock.now();
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const consumed = await consumeToken(trx, hashSecret(token), ['email_change_cancel'], now);
+      const oldEmail = consumed?.payload?.oldEmail;
+      const requestedAt = new Date(consumed?.payload?.requestedAt ?? '');
+      if (!consumed || !oldEmail || Number.isNaN(requestedAt.getTime())) throw invalid();
+      const user = await findUserById(trx, consumed.userId);
+      if (!user) throw invalid();
+      await retirePendingLinks(trx, user.id, now);
+      await deleteUserSessions(trx, user.id);
+      if (user.email.toLowerCase() === oldEmail.toLowerCase()) return { restored: false, email: user.email };
+      await setEmail(trx, user.id, oldEmail, now);
+      await deleteIdentitiesSince(trx, user.id, requestedAt);
+      const hash = await findPasswordHash(trx, user.id);
+      if (passwordFingerprint(hash) !== (consumed.payload?.password ?? '')) {
+        await setPasswordHash(trx, user.id, null, now);
+      }
+      return { restored: true, email: oldEmail };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw new AppError(
+        409,
+        'Your previous email address now belongs to another account, so it cannot be put back. Contact support.',
+        'email_taken',
+      );
+    }
+    throw err;
+  }
 }

@@ -16,6 +16,7 @@ export const RATE_RULES = {
   resetRequestPerIp: rateRule('reset-request-ip', 20, HOUR, 'password reset requests'),
   resetRequestPerAccount: rateRule('reset-request-account', 5, HOUR, 'password reset requests'),
   resetPerIp: rateRule('reset-ip', 20, 15 * MINUTE, 'password reset attempts'),
+  cancelEmailChangePerIp: rateRule('cancel-email-change-ip', 20, 15 * MINUTE, 'attempts'),
   resendPerIp: rateRule('resend-ip', 20, HOUR, 'verification email requests'),
   resendPerAccount: rateRule('resend-account', 5, HOUR, 'verification email requests'),
 } as const;

@@ -50,15 +50,15 @@ export function registerUserRoutes(app: FastifyInstance, deps: FeatureDeps): voi
       '/api/user/change-email',
       { schema: { body: changeEmailRequest, response: { 200: okResponse } } },
       async (request, reply) => {
-        const user = requireUser(request);
-        const newEmail = validateEmailChange(user, request.body.newEmail);
+        const auth = requireSession(request);
+        const newEmail = validateEmailChange(auth.user, request.body);
         await enforceRateLimits(
           deps.db,
           reply,
-          [{ rule: USER_RATE_RULES.changeEmailPerAccount, subject: user.id }],
+          [{ rule: USER_RATE_RULES.changeEmailPerAccount, subject: auth.user.id }],
           deps.clock.now(),
         );
-        await requestEmailChange(deps, user, newEmail);
+        await requestEmailChange(deps, auth, { newEmail, currentPassword: request.body.currentPassword });
         return { ok: true as const };
       },
     );
