@@ -1,6 +1,5 @@
 import { hash, verify, type Algorithm, type Options } from '@node-rs/argon2';
 import { createHash, randomBytes } from 'node:crypto';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../shared/plans.ts';
 
 /**
  * Secrets of the accounts domain: password hashing (argon2id, OWASP's m=19 MiB, t=2, p=1) and
@@ -10,10 +9,6 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../shared/plans.ts'
 // `Algorithm` is an ambient const enum, which isolatedModules cannot read: 2 is Argon2id.
 const ARGON2ID = 2 as Algorithm;
 const ARGON2_OPTIONS: Options = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
-
-export function isAcceptablePassword(password: string): boolean {
-  return password.length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH;
-}
 
 export function hashPassword(password: string): Promise<string> {
   return hash(password, ARGON2_OPTIONS);

@@ -26,6 +26,8 @@ export const AUTH_MESSAGES = {
   expiredVerificationLink: 'Invalid or expired verification link',
   expiredResetLink: 'Invalid or expired reset link',
   invalidTicket: 'This sign-in link is invalid or has expired. Please sign in again.',
+  passwordOnlySpaces: 'Password cannot be only spaces',
+  passwordTooCommon: 'This password is too common. Choose one that is harder to guess.',
   currentPasswordRequired: 'Please enter your current password',
   currentPasswordIncorrect: 'Current password is incorrect',
   reauthRequired:

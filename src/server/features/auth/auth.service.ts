@@ -6,7 +6,6 @@ import {
   browserBinding,
   hashPassword,
   hashSecret,
-  isAcceptablePassword,
   isWellFormedToken,
   passwordFingerprint,
   verifyPassword,
@@ -54,8 +53,7 @@ export function validateSignUp(input: { email: string; password: string }): {
 } {
   const email = normaliseEmail(input.email);
   if (!email || !input.password) throw badRequest(AUTH_MESSAGES.fillAllFields, 'missing_fields');
-  if (!isAcceptablePassword(input.password))
-    throw badRequest(AUTH_MESSAGES.passwordTooShort, 'weak_password');
+  validateNewPassword(input.password);
   if (!isPlainAddress(email)) throw badRequest(AUTH_MESSAGES.invalidEmail, 'invalid_email');
   return { email, password: input.password };
 }
