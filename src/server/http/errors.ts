@@ -12,6 +12,8 @@ export class AppError extends Error {
     readonly statusCode: number,
     message: string,
     readonly code?: string,
+    /** Seconds; answered as a Retry-After header (a 429 that knows when to come back). */
+    readonly retryAfterS?: number,
   ) {
     super(message);
     this.name = 'AppError';
@@ -96,6 +98,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       // Serialization failures mean a route answered with a field its schema does not allow.
       const kind = isResponseSerializationError(err) ? 'response did not match its schema' : 'request failed';
       request.log.error({ err }, kind);
+    }
+    if (err instanceof AppError && err.retryAfterS !== undefined) {
+      void res.header('Retry-After', String(Math.max(1, Math.ceil(err.retryAfterS))));
     }
     void res.status(statusCode).send(body);
   });

@@ -23,9 +23,9 @@ import { toUserResponse } from '../../accounts/user-view.ts';
 import type { AccountUser } from '../../accounts/users.repo.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import { requireSession, requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
-import { readCookie } from '../../http/cookies.ts';
+import { readCookie, serializeCookie } from '../../http/cookies.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
-import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
+import { enforceRateLimits } from '../../http/rate-limit.ts';
 import {
   cancelEmailChange,
   exchangeTicket,
@@ -42,6 +42,21 @@ import {
 import { createCaptchaChallenge } from './captcha.service.ts';
 import { registerOAuthRoutes, TICKET_COOKIE, ticketCookie } from './oauth.routes.ts';
 import { RATE_RULES } from './rate-rules.ts';
+
+/**
+ * The known-device mark (docs/decisions/0034-sign-in-slowdown-and-known-devices.md): set at each
+ * successful password sign-in, sent back only to the sign-in route.
+ */
+const DEVICE_COOKIE = 'pm_device';
+const DEVICE_COOKIE_MAX_AGE_S = 365 * 24 * 3600;
+
+function deviceCookie(deps: FeatureDeps, value: string): string {
+  return serializeCookie(DEVICE_COOKIE, value, {
+    path: '/api/auth/signin',
+    maxAge: DEVICE_COOKIE_MAX_AGE_S,
+    secure: deps.config.publicUrl.startsWith('https:'),
+  });
+}
 
 export function clientOf(request: FastifyRequest): ClientInfo {
   // request.ip honours X-Forwarded-For only when TRUST_PROXY is set (Fastify's trustProxy).
@@ -101,14 +116,9 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
       { config: PUBLIC_ROUTE, schema: { body: signInRequest, response: { 200: sessionResponse } } },
       async (request, reply) => {
         const input = validateSignIn(request.body);
-        const at = now();
-        const checks = [
-          { rule: RATE_RULES.signInPerIp, subject: request.ip },
-          { rule: RATE_RULES.signInPerAccount, subject: input.email.toLowerCase() },
-        ];
-        await enforceRateLimits(deps.db, reply, checks, at);
-        const result = await signIn(deps, input, clientOf(request));
-        await refundRateLimits(deps.db, checks, at); // only failed attempts count
+        // Limits and the known-device mark: src/server/features/auth/sign-in-throttle.ts.
+        const result = await signIn(deps, input, clientOf(request), readCookie(request, DEVICE_COOKIE));
+        void reply.header('Set-Cookie', deviceCookie(deps, result.deviceKey));
         return session(result);
       },
     );

@@ -7,6 +7,7 @@ import {
   hashPassword,
   hashSecret,
   isWellFormedToken,
+  newSecretToken,
   passwordFingerprint,
   verifyPassword,
 } from '../../accounts/credentials.ts';
@@ -37,6 +38,8 @@ import {
 } from '../../mail/templates.ts';
 import { redeemCaptcha } from './captcha.service.ts';
 import { deleteIdentitiesSince } from './identities.repo.ts';
+import { rememberDevice } from './known-devices.repo.ts';
+import { admitSignInAttempt, deviceHashOf } from './sign-in-throttle.ts';
 import { describeUserAgent } from './user-agent.ts';
 
 /** Rules and transactions of sign-up, sign-in, sessions, verification and password reset. */
@@ -133,18 +136,32 @@ export async function signUp(
 
 /**
  * Unknown email, social-only account and wrong password all answer the same 401 after the same
- * work (a dummy hash is verified when there is no real one).
+ * work (a dummy hash is verified when there is no real one), and are throttled alike
+ * (sign-in-throttle.ts). `deviceKey` is this browser's device cookie, if it has one; a success
+ * returns the value to keep there (a new one for a browser that had none), so this browser is a
+ * known device of the account from now on.
  */
 export async function signIn(
   deps: FeatureDeps,
   input: { email: string; password: string },
   client: ClientInfo,
-): Promise<{ user: AccountUser; token: string }> {
+  deviceKey: string | undefined,
+): Promise<{ user: AccountUser; token: string; deviceKey: string }> {
   const found = await findCredentialsByEmail(deps.db, input.email);
+  const deviceHash = deviceHashOf(deviceKey);
+  const attempt = await admitSignInAttempt(deps, {
+    email: input.email,
+    ip: client.ip,
+    userId: found?.user.id,
+    deviceHash,
+  });
   const ok = await verifyPassword(found?.passwordHash ?? null, input.password);
   if (!found || !ok) throw unauthorized(AUTH_MESSAGES.invalidCredentials, 'invalid_credentials');
+  await attempt.succeeded();
   const token = await signInAs(deps, found.user.id, client);
-  return { user: found.user, token };
+  const key = deviceHash ? deviceKey! : newSecretToken();
+  await rememberDevice(deps.db, found.user.id, hashSecret(key), deps.clock.now());
+  return { user: found.user, token, deviceKey: key };
 }
 
 /**
