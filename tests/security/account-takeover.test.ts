@@ -182,7 +182,7 @@ describe('"this wasn\'t me" on the notice to the old address', () => {
 
     const res = await cancel(await cancelToken(victim.email));
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ ok: true, restored: false, email: victim.email });
+    expect(res.json()).toEqual({ ok: true, restored: false, email: victim.email, passwordRemoved: false });
     for (const token of [victim.token, other]) expect((await me(token)).statusCode).toBe(401);
     expect((await verify(changeLink)).statusCode).toBe(400);
     expect((await signIn(ctx, victim.email)).statusCode).toBe(200);
@@ -223,7 +223,7 @@ describe('"this wasn\'t me" on the notice to the old address', () => {
     ctx.clock.advance(5 * 3600_000);
     const res = await cancel(undo);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ ok: true, restored: true, email: victim.email });
+    expect(res.json()).toEqual({ ok: true, restored: true, email: victim.email, passwordRemoved: true });
 
     expect((await me(attackerSession)).statusCode).toBe(401);
     expect((await signIn(ctx, attackerAddress, 'attacker password!')).statusCode).toBe(401);
@@ -250,7 +250,7 @@ describe('"this wasn\'t me" on the notice to the old address', () => {
     await changeEmail(account.token, { newEmail, currentPassword: PASSWORD });
     const undo = await cancelToken(account.email);
     await verify(linkToken((await mailTo(ctx, newEmail))[0], '/verify'));
-    expect((await cancel(undo)).json()).toMatchObject({ restored: true, email: account.email });
+    expect((await cancel(undo)).json()).toMatchObject({ restored: true, email: account.email, passwordRemoved: false });
     expect((await signIn(ctx, account.email, PASSWORD)).statusCode).toBe(200);
   });
 

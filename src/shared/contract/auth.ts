@@ -98,6 +98,8 @@ export const cancelEmailChangeResponse = z.object({
   restored: z.boolean(),
   /** The account's address now. */
   email: z.string(),
+  /** True when a password set since the request was removed ("Forgot password" sets a new one). */
+  passwordRemoved: z.boolean(),
 });
 export type CancelEmailChangeResponse = z.infer<typeof cancelEmailChangeResponse>;
 export const changePasswordRequest = z.strictObject({ currentPassword: password, newPassword: password });

@@ -11,6 +11,7 @@ import { LoginAlertsCard } from '../features/account/login-alerts-card.tsx';
 import { PlanCard } from '../features/account/plan-card.tsx';
 import { UnverifiedWarning } from '../features/account/unverified-warning.tsx';
 import { AccountBillingActions, SubscriptionDetails } from '../features/billing/account-billing.tsx';
+import { useSignOut } from '../features/auth/session-actions.ts';
 import { PaymentReturn } from '../features/billing/payment-return.tsx';
 
 function AccountSkeleton() {
@@ -36,6 +37,7 @@ function AccountSkeleton() {
  */
 export function AccountPage() {
   const settings = useSettings();
+  const signOut = useSignOut();
   return (
     <div className="mx-auto max-w-3xl">
       <AppPageHeader title="Account" description="Manage your sign-in details, plan and security." />
@@ -61,7 +63,11 @@ export function AccountPage() {
             details={<SubscriptionDetails user={settings.data.user} />}
           />
           <UsageCard />
-          <ChangeEmailCard currentEmail={settings.data.user.email} />
+          <ChangeEmailCard
+            currentEmail={settings.data.user.email}
+            hasPassword={settings.data.user.hasPassword}
+            onSignInAgain={() => void signOut('/signin')}
+          />
           <ChangePasswordCard hasPassword={settings.data.user.hasPassword} />
           <LoginAlertsCard enabled={settings.data.prefs.loginAlerts} />
         </div>

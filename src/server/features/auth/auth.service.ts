@@ -317,7 +317,7 @@ export async function resetPassword(deps: FeatureDeps, token: string, newPasswor
 export async function cancelEmailChange(
   deps: FeatureDeps,
   token: string,
-): Promise<{ restored: boolean; email: string }> {
+): Promise<{ restored: boolean; email: string; passwordRemoved: boolean }> {
   const invalid = () => badRequest(AUTH_MESSAGES.expiredCancelLink, 'invalid_token');
   if (!isWellFormedToken(token)) throw invalid();
   const now = deps.clock.now();
@@ -331,14 +331,14 @@ export async function cancelEmailChange(
       if (!user) throw invalid();
       await retirePendingLinks(trx, user.id, now);
       await deleteUserSessions(trx, user.id);
-      if (user.email.toLowerCase() === oldEmail.toLowerCase()) return { restored: false, email: user.email };
+      if (user.email.toLowerCase() === oldEmail.toLowerCase())
+        return { restored: false, email: user.email, passwordRemoved: false };
       await setEmail(trx, user.id, oldEmail, now);
       await deleteIdentitiesSince(trx, user.id, requestedAt);
       const hash = await findPasswordHash(trx, user.id);
-      if (passwordFingerprint(hash) !== (consumed.payload?.password ?? '')) {
-        await setPasswordHash(trx, user.id, null, now);
-      }
-      return { restored: true, email: oldEmail };
+      const passwordRemoved = passwordFingerprint(hash) !== (consumed.payload?.password ?? '');
+      if (passwordRemoved) await setPasswordHash(trx, user.id, null, now);
+      return { restored: true, email: oldEmail, passwordRemoved };
     });
   } catch (err) {
     if (isUniqueViolation(err)) {

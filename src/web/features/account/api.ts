@@ -56,8 +56,8 @@ export function useUpdateLoginAlerts() {
 
 export function useChangeEmail() {
   return useMutation({
-    mutationFn: (newEmail: string) =>
-      api<{ ok: true }>('/api/user/change-email', { method: 'POST', body: { newEmail } }),
+    mutationFn: (body: { newEmail: string; currentPassword?: string }) =>
+      api<{ ok: true }>('/api/user/change-email', { method: 'POST', body }),
   });
 }
 
