@@ -9,6 +9,7 @@ import { ChangePasswordCard } from '../features/account/change-password-card.tsx
 import { LoadError } from '../features/account/load-error.tsx';
 import { LoginAlertsCard } from '../features/account/login-alerts-card.tsx';
 import { PlanCard } from '../features/account/plan-card.tsx';
+import { SharedLinksCard } from '../features/account/shared-links-card.tsx';
 import { UnverifiedWarning } from '../features/account/unverified-warning.tsx';
 import { AccountBillingActions, SubscriptionDetails } from '../features/billing/account-billing.tsx';
 import { useSignOut } from '../features/auth/session-actions.ts';
@@ -63,6 +64,7 @@ export function AccountPage() {
             details={<SubscriptionDetails user={settings.data.user} />}
           />
           <UsageCard />
+          <SharedLinksCard plan={settings.data.user.plan} />
           <ChangeEmailCard
             currentEmail={settings.data.user.email}
             hasPassword={settings.data.user.hasPassword}
