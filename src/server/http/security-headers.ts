@@ -12,7 +12,7 @@ import type { Config } from '../config.ts';
  */
 /**
  * Powerful browser features the app never uses, off for our pages and every frame in them
- * (docs/decisions/0037-permissions-policy.md). Clipboard writing (Copy link) needs no policy.
+ * (docs/decisions/0037-response-headers-and-framework-errors.md). Clipboard writing (Copy link) needs no policy.
  */
 const PERMISSIONS_POLICY = [
   'accelerometer=()',
