@@ -75,7 +75,7 @@ export function CancelEmailChangePage() {
     >
       <div className="grid gap-3">
         <Button
-          className="h-auto min-h-10 w-full py-2 whitespace-normal"
+          className="h-auto! min-h-10 w-full py-2 whitespace-normal!"
           variant="destructive"
           busy={cancel.isPending}
           busyLabel="Cancelling…"
