@@ -129,6 +129,11 @@ describe('account journey', () => {
     await page.goto('/app/account');
     const oldInbox = await seenMail(server, email);
     await page.getByLabel('New email', { exact: true }).fill(newEmail);
+    // The owner proves it is them (docs/decisions/0033-email-change-needs-password.md).
+    await page
+      .getByRole('region', { name: 'Change email' })
+      .getByLabel('Current password', { exact: true })
+      .fill(resetPassword);
     await page.getByRole('button', { name: 'Change Email' }).click();
     await expectToast(page, 'Verification Email Sent');
     const notice = await waitForMail(server, email, /is being changed/, oldInbox);
