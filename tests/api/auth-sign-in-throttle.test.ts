@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_RULES } from '../../src/server/features/auth/rate-rules.ts';
 import { hitRateLimit } from '../../src/server/http/rate-limit.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import { PASSWORD, signIn, signUp, uniqueEmail } from './auth-helpers.ts';
+import { signIn, signUp } from '../support/auth-api.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
  * Guessing is slowed down per (account, address) pair instead of locking the account, and a

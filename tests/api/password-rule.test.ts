@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/server/accounts/account-mail.ts';
 import { COMMON_PASSWORDS } from '../../src/server/accounts/common-passwords.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import { bearer, PASSWORD, signIn, signUp, uniqueEmail } from './auth-helpers.ts';
+import { bearer, signIn, signUp } from '../support/auth-api.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
  * The new-password rule on every door that sets one: sign-up, reset and change

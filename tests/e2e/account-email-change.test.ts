@@ -2,18 +2,16 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/server/accounts/sessions.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
-import { createUser } from '../support/users.ts';
 import {
-  PASSWORD,
-  expectToast,
   linkIn,
   signInThroughPage,
   startAuthServer,
   storeToken,
-  uniqueEmail,
   waitForMail,
   type AuthServer,
-} from './auth-e2e-helpers.ts';
+} from '../support/auth-browser.ts';
+import { expectToast } from '../support/toasts.ts';
+import { createUser, PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
  * Changing the email on the account page needs the current password (or a fresh sign-in), and

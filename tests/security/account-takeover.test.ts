@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/server/accounts/account-mail.ts';
 import { startSession } from '../../src/server/accounts/sessions.ts';
-import {
-  bearer,
-  linkToken,
-  mailTo,
-  PASSWORD,
-  signIn,
-  signUp,
-  uniqueEmail,
-  type OutboxMail,
-} from '../api/auth-helpers.ts';
+import { bearer, linkToken, mailTo, signIn, signUp, type OutboxMail } from '../support/auth-api.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import { createUser } from '../support/users.ts';
+import { createUser, PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
  * A stolen session must not become a permanent takeover (docs/architecture.md §6,
@@ -250,7 +241,11 @@ describe('"this wasn\'t me" on the notice to the old address', () => {
     await changeEmail(account.token, { newEmail, currentPassword: PASSWORD });
     const undo = await cancelToken(account.email);
     await verify(linkToken((await mailTo(ctx, newEmail))[0], '/verify'));
-    expect((await cancel(undo)).json()).toMatchObject({ restored: true, email: account.email, passwordRemoved: false });
+    expect((await cancel(undo)).json()).toMatchObject({
+      restored: true,
+      email: account.email,
+      passwordRemoved: false,
+    });
     expect((await signIn(ctx, account.email, PASSWORD)).statusCode).toBe(200);
   });
 

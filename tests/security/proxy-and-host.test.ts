@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMailDelivery, type MailDelivery } from '../../src/server/mail/mail-delivery.ts';
-import { PASSWORD, signIn, signUp, uniqueEmail } from '../api/auth-helpers.ts';
-import { pollUntil } from '../support/smtp-sink.ts';
+import { signIn, signUp } from '../support/auth-api.ts';
+import { poll } from '../support/poll.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
  * Who the client is and which host it asked for, behind a reverse proxy and on a default install
@@ -53,7 +54,7 @@ describe('the mail catcher behind a reverse proxy on the same machine', () => {
     });
     expect(asked.statusCode).toBe(200);
     // The reset mail really reaches the catcher's store.
-    await pollUntil(
+    await poll(
       async () =>
         (await ctx.db
           .selectFrom('caught_mail')
