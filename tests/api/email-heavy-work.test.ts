@@ -1,7 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.ts';
 import { createTransformPool, type TransformPool } from '../../src/server/prepare/transform-pool.ts';
+import { freePort } from '../support/free-port.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
@@ -36,9 +36,14 @@ describe('heavy work off the event loop', () => {
   let base: string;
   let user: TestUser;
   beforeAll(async () => {
-    ctx = await createTestContext({ env: { PREPARE_BUDGET_MS: '120000', FREE_SENDS_PER_MINUTE: '100' } });
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+    // The app answers only its own host names (src/server/http/host-allowlist.ts): with a loopback
+    // PUBLIC_URL, 127.0.0.1 on the port it listens on (PORT).
+    const port = await freePort();
+    ctx = await createTestContext({
+      env: { PORT: String(port), PREPARE_BUDGET_MS: '120000', FREE_SENDS_PER_MINUTE: '100' },
+    });
+    await ctx.app.listen({ port, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${port}`;
     user = await createUser(ctx.db);
   });
   afterAll(async () => ctx?.close());
