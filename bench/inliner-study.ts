@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * Compares CSS inliners on a directory of email templates and on pathological inputs
- * (docs/decisions/0031-css-inliner.md):
+ * (docs/decisions/0051-css-inliner.md):
  *
  *   node --import tsx bench/inliner-study.ts <dir> [--timeout-ms 120000] [--json out.json]
  *
@@ -81,11 +81,18 @@ function runIsolated(engine: string, html: string, timeoutMs: number): Promise<R
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (signal === 'SIGKILL') return resolve({ ms: timeoutMs, timedOut: true, error: `killed after ${timeoutMs / 1000} s` });
+      if (signal === 'SIGKILL')
+        return resolve({ ms: timeoutMs, timedOut: true, error: `killed after ${timeoutMs / 1000} s` });
       try {
         resolve(JSON.parse(out) as RunResult);
       } catch {
-        resolve({ ms: 0, error: `process died (${signal ?? `exit ${code}`}): ${err.trim().split('\n').pop() ?? ''}`.slice(0, 160) });
+        resolve({
+          ms: 0,
+          error: `process died (${signal ?? `exit ${code}`}): ${err.trim().split('\n').pop() ?? ''}`.slice(
+            0,
+            160,
+          ),
+        });
       }
     });
     child.stdin.end(html);
@@ -171,7 +178,10 @@ function pathological(corpus: string[]): { name: string; html: string }[] {
     while (out.length < kb * 1024) out += body(base);
     return `${out}</body></html>`;
   };
-  const rules = Array.from({ length: 3000 }, (_, i) => `.c${i} td { color: #${(i % 4096).toString(16).padStart(3, '0')} }`);
+  const rules = Array.from(
+    { length: 3000 },
+    (_, i) => `.c${i} td { color: #${(i % 4096).toString(16).padStart(3, '0')} }`,
+  );
   const cells = Array.from({ length: 6000 }, (_, i) => `<tr><td class="c${i % 3000}">cell ${i}</td></tr>`);
   return [
     { name: 'newsletter 117 KB', html: grow(117) },
@@ -180,9 +190,15 @@ function pathological(corpus: string[]): { name: string; html: string }[] {
       name: 'quoted font in style attribute + <style>',
       html: '<style>p{color:red}</style><p style="font-family: &quot;Nunito Sans&quot;, Arial">x</p>',
     },
-    { name: 'nesting 400 deep', html: `<style>div{color:red}</style>${'<div>'.repeat(400)}x${'</div>'.repeat(400)}` },
+    {
+      name: 'nesting 400 deep',
+      html: `<style>div{color:red}</style>${'<div>'.repeat(400)}x${'</div>'.repeat(400)}`,
+    },
     // Deeper than MAX_DOCUMENT_DEPTH: what the engines do without the depth check in front of them.
-    { name: 'nesting 5,000 deep', html: `<style>div{color:red}</style>${'<div>'.repeat(5000)}x${'</div>'.repeat(5000)}` },
+    {
+      name: 'nesting 5,000 deep',
+      html: `<style>div{color:red}</style>${'<div>'.repeat(5000)}x${'</div>'.repeat(5000)}`,
+    },
     {
       name: '3,000 rules × 6,000 cells (every rule matches every cell)',
       html: `<style>${rules.join('\n')}</style><table class="${Array.from({ length: 3000 }, (_, i) => `c${i}`).join(' ')}">${cells.join('')}</table>`,
@@ -226,7 +242,9 @@ async function main(): Promise<void> {
   const timeoutMs = Number(opt('--timeout-ms') ?? 120_000);
   const files = listHtml(dir);
   const corpus = files.map((f) => fs.readFileSync(f, 'utf8'));
-  console.log(`${files.length} templates in ${dir}; ${os.availableParallelism()} cores, load ${os.loadavg()[0]!.toFixed(2)}`);
+  console.log(
+    `${files.length} templates in ${dir}; ${os.availableParallelism()} cores, load ${os.loadavg()[0]!.toFixed(2)}`,
+  );
 
   const rows: Row[] = [];
   for (const [i, file] of files.entries()) {
@@ -240,7 +258,8 @@ async function main(): Promise<void> {
   process.stderr.write('\n');
 
   console.log('\n| template | KB | juice | ours |\n|---|---:|---|---|');
-  for (const r of rows) console.log(`| ${r.file} | ${r.kb.toFixed(1)} | ${cell(r, 'juice')} | ${cell(r, 'ours')} |`);
+  for (const r of rows)
+    console.log(`| ${r.file} | ${r.kb.toFixed(1)} | ${cell(r, 'juice')} | ${cell(r, 'ours')} |`);
 
   const real = rows.filter((r) => !r.file.startsWith('(pathological)'));
   for (const engine of ['juice', 'ours']) {

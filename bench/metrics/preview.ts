@@ -20,7 +20,8 @@ const MAIL_FROM = 'Proofmail <no-reply@proofmail.test>';
 function newsletter(): string {
   const rules = Array.from(
     { length: 120 },
-    (_, i) => `.s${i % 12} td.c${i} p, .s${i % 12} .c${i} a { color: #${((i * 7919) % 4096).toString(16).padStart(3, '0')}; padding: ${i % 9}px }`,
+    (_, i) =>
+      `.s${i % 12} td.c${i} p, .s${i % 12} .c${i} a { color: #${((i * 7919) % 4096).toString(16).padStart(3, '0')}; padding: ${i % 9}px }`,
   );
   const head = `<style>#outlook a { padding: 0 } .ExternalClass { width: 100% } ${rules.join('\n')}
     @media (max-width: 600px) { .s0 { width: 100% !important } }</style>`;
@@ -71,7 +72,12 @@ export default async function preview(ctx: BenchContext): Promise<MetricResults>
     const bodies = [
       body,
       { to: 'client@example.com', subject: 'Plain ✓', html: '<p>Grüße\r\naus Zürich</p>', inlineCss: false },
-      { to: 'client@example.com', html: '<style>p{color:red}</style><p>x</p>', inlineCss: true, text: 'My own text' },
+      {
+        to: 'client@example.com',
+        html: '<style>p{color:red}</style><p>x</p>',
+        inlineCss: true,
+        text: 'My own text',
+      },
     ];
     const lf = (s: string | false | undefined) => (typeof s === 'string' ? s.replace(/\r\n/g, '\n') : s);
     let identical = true;
@@ -93,14 +99,18 @@ export default async function preview(ctx: BenchContext): Promise<MetricResults>
       await sink.waitUntil(() => sink.byMessageId(row.message_id).length > 0, 60_000, 'the sent mail');
       const raw = sink.byMessageId(row.message_id)[0]!.raw;
       const parsed = await simpleParser(raw);
-      const eml = Buffer.from(await (await fetch(`${app.url}/api/email/${id}/message.eml`, { headers })).arrayBuffer());
+      const eml = Buffer.from(
+        await (await fetch(`${app.url}/api/email/${id}/message.eml`, { headers })).arrayBuffer(),
+      );
       const same =
         lf(parsed.html) === shown.html &&
         lf(parsed.text) === shown.text &&
         parsed.subject === shown.subject &&
         raw.length === shown.bytes.message &&
         eml.equals(raw);
-      ctx.log(`${same ? 'identical' : 'DIFFERENT'}: ${raw.length} bytes delivered, ${shown.bytes.message} previewed`);
+      ctx.log(
+        `${same ? 'identical' : 'DIFFERENT'}: ${raw.length} bytes delivered, ${shown.bytes.message} previewed`,
+      );
       identical &&= same;
     }
     return {

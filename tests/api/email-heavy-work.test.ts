@@ -1,26 +1,26 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.ts';
 import { createTransformPool, type TransformPool } from '../../src/server/prepare/transform-pool.ts';
+import { freePort } from '../support/free-port.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /**
- * Heavy work never blocks the server (docs/decisions/0030-transform-process-pool.md): while a
+ * Heavy work never blocks the server (docs/decisions/0050-transform-process-pool.md): while a
  * 236 KB email is inlined, the server keeps answering other requests. Measured over real HTTP on
  * loopback: many /api/health calls during the job, and their 99th percentile.
  */
 
-/** A newsletter of about 236 KB whose inlining takes seconds: 600 rules over 1,400 stories. */
+/** A newsletter of about 236 KB whose inlining takes seconds: 300 rules over 1,400 stories. */
 function heavyNewsletter(): string {
-  const rules = 600;
+  const rules = 300;
   const css = Array.from(
     { length: rules },
     (_, i) =>
       `.s${i % 50} td.c${i} p, .s${i % 50} .c${i} a { color: #${((i * 7919) % 4096).toString(16).padStart(3, '0')}; padding: ${i % 9}px }`,
   ).join('\n');
   let body = '';
-  for (let n = 0; body.length < 202 * 1024; n++) {
+  for (let n = 0; body.length < 219 * 1024; n++) {
     body += `<table class="s${n % 50}" width="600"><tr><td class="c${n % rules}"><p>Story ${n}: a paragraph of newsletter text, with <a class="c${(n + 1) % rules}" href="https://example.com/${n}">a link</a>.</p></td></tr></table>\n`;
   }
   return `<!DOCTYPE html><html><head><style>${css}</style></head><body>${body}</body></html>`;
@@ -36,9 +36,14 @@ describe('heavy work off the event loop', () => {
   let base: string;
   let user: TestUser;
   beforeAll(async () => {
-    ctx = await createTestContext({ env: { PREPARE_BUDGET_MS: '120000', FREE_SENDS_PER_MINUTE: '100' } });
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+    // The app answers only its own host names (src/server/http/host-allowlist.ts): with a loopback
+    // PUBLIC_URL, 127.0.0.1 on the port it listens on (PORT).
+    const port = await freePort();
+    ctx = await createTestContext({
+      env: { PORT: String(port), PREPARE_BUDGET_MS: '120000', FREE_SENDS_PER_MINUTE: '100' },
+    });
+    await ctx.app.listen({ port, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${port}`;
     user = await createUser(ctx.db);
   });
   afterAll(async () => ctx?.close());
@@ -91,10 +96,13 @@ describe('heavy work off the event loop', () => {
     expect(result.ms).toBeGreaterThan(1_000);
     expect(latencies.length).toBeGreaterThanOrEqual(20);
     expect(p99).toBeLessThan(200);
-  });
+    // The job is seconds of CPU by design and runs at lower priority than the app
+    // (docs/decisions/0050-transform-process-pool.md): on a shared two-core machine its wall time
+    // grows with the load (18 s at load 20 with twice the rules), so the test's budget is the job's.
+  }, 120_000);
 });
 
-/** Limits are taken before heavy work (docs/decisions/0033-limits-before-work.md). */
+/** Limits are taken before heavy work (docs/decisions/0052-limits-before-work.md). */
 describe('limits before work', () => {
   let ctx: TestContext;
   let pool: TransformPool;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cleanText, textFromHtml, wrapText } from './text-part.ts';
 
-/** The text part rules (docs/decisions/0032-text-part-rules.md), on fixtures of what real emails contain. */
+/** The text part rules (docs/decisions/0053-text-part-rules.md), on fixtures of what real emails contain. */
 describe('textFromHtml', () => {
   it('drops the invisible padding after a preheader and keeps its words on one line', () => {
     const html =

@@ -1,7 +1,7 @@
 import { convert } from 'html-to-text';
 
 /**
- * The plain-text alternative of an HTML mail (docs/decisions/0032-text-part-rules.md): the words
+ * The plain-text alternative of an HTML mail (docs/decisions/0053-text-part-rules.md): the words
  * and links of the email as a reader of the text part should see them, without the invisible
  * characters that pad a preheader in the HTML, and without the runs of blank lines that layout
  * tables leave behind.

@@ -2,7 +2,7 @@
  * A small splitter for the CSS of a `<style>` block: top-level at-rules and style rules with their
  * selectors, as written. It does not interpret declarations; it only needs to know where each rule
  * starts and ends (strings, comments, brackets and nested blocks are respected) and what its
- * selectors are, to decide what may be inlined (docs/decisions/0031-css-inliner.md).
+ * selectors are, to decide what may be inlined (docs/decisions/0051-css-inliner.md).
  */
 
 export type CssItem =

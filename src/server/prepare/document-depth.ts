@@ -1,7 +1,7 @@
 /**
  * How deeply an HTML document nests, measured by a single pass over its tags with an explicit
  * stack (no recursion, linear time), before any parser or inliner sees the document
- * (docs/decisions/0030-worker-pool-for-transforms.md).
+ * (docs/decisions/0050-transform-process-pool.md).
  *
  * The count errs on the deep side: it never closes an element that an HTML parser would keep open,
  * because the inliner's native parser crashes the whole process on a document a few thousand

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inlineCss } from './inline-css.ts';
 
-/** Our own fixtures, one per failure class the inliner study found (docs/decisions/0031-css-inliner.md). */
+/** Our own fixtures, one per failure class the inliner study found (docs/decisions/0051-css-inliner.md). */
 
 const styleBlocks = (html: string) =>
   [...html.matchAll(/<style\b[^>]*>([\s\S]*?)<\/style>/gi)].map((m) => m[1]!);

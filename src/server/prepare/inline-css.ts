@@ -3,7 +3,7 @@ import { inline } from '@css-inline/css-inline';
 import { keepReason, normalizeSelector, splitCss, type CssItem } from './css-rules.ts';
 
 /**
- * CSS inlining an email developer can trust (docs/decisions/0031-css-inliner.md).
+ * CSS inlining an email developer can trust (docs/decisions/0051-css-inliner.md).
  *
  * `@css-inline/css-inline` (a Rust inliner) writes the rules of each `<style>` block into the
  * style attributes of the elements they match. Around it, this module keeps in the `<style>`

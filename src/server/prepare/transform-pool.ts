@@ -9,7 +9,7 @@ import type { FromWorker, PrepareTask, ToWorker } from './transform-worker.ts';
 
 /**
  * Runs `prepare` (and every later per-email transform) in a small pool of child processes, never on
- * the event loop (docs/decisions/0030-transform-process-pool.md). Processes, not worker threads: the
+ * the event loop (docs/decisions/0050-transform-process-pool.md). Processes, not worker threads: the
  * inliner is native code, and a thread's terminate() cannot stop native code (measured: it keeps
  * running, and burning a core, after terminate() is called), while a process can always be killed.
  * A crash of native code takes down one transform process, never the server.

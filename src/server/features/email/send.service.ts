@@ -9,10 +9,10 @@ import type { Plan } from '../../../shared/plans.ts';
 import { insertEmail } from './email.repo.ts';
 import { checkEmailInput, prepareEmail, type EmailInput } from './email-input.ts';
 import {
-  hasMonthlySend,
   monthOf,
   nextMonthStart,
   recordSend,
+  releaseMonthlySend,
   takeMinuteSend,
   takeMonthlySend,
 } from './usage.repo.ts';
@@ -31,14 +31,16 @@ function formatResetDate(at: Date): string {
 }
 
 /**
- * A test send (docs/spec.md §5, docs/decisions/0033-limits-before-work.md):
+ * A test send (docs/spec.md §5, docs/decisions/0052-limits-before-work.md):
  * 1. the cheap checks (verified, fields, sizes, recipients);
- * 2. the limits, before any heavy work: the monthly allowance is looked at (a user who has none
- *    left costs one read), then the per-minute rate is taken (it counts every send that gets as far
- *    as processing, so it also bounds how often one user can make the server work);
+ * 2. the limits, taken before any heavy work: one send of the monthly allowance, then the
+ *    per-minute rate (over it: the monthly send is given back). The rate counts every send that
+ *    gets as far as processing, so it also bounds how often one user can make the server work; a
+ *    user over either limit, even in a burst of parallel sends, reaches no processing;
  * 3. the one door, `prepare`, on the transform pool (inlining, text part, measuring);
- * 4. ONE transaction: take the monthly allowance, store the email, queue its delivery, record the
- *    charge. Any failure rolls all of it back, so a rejected send is never charged.
+ * 4. ONE transaction: store the email, queue its delivery, record the charge.
+ * A send refused by processing, or whose transaction fails, gives its monthly send back, so a
+ * rejected send is never charged.
  */
 export async function sendTestEmail(
   deps: { db: Db; config: Config; clock: Clock; transforms: TransformPool },
@@ -66,8 +68,9 @@ export async function sendTestEmail(
     );
   };
 
-  if (!(await hasMonthlySend(db, sender.id, month, monthly))) throw monthlyLimitReached();
+  if (!(await takeMonthlySend(db, sender.id, month, monthly))) throw monthlyLimitReached();
   if (!(await takeMinuteSend(db, sender.id, minute, perMinute))) {
+    await releaseMonthlySend(db, sender.id, month);
     const wait = Math.max(1, Math.ceil((minute.getTime() + 60_000 - now.getTime()) / 1000));
     throw tooManyRequests(
       `Sending too fast: the ${isPro ? 'Pro' : 'Free'} plan allows ${perMinute} sends per minute. ` +
@@ -77,11 +80,29 @@ export async function sendTestEmail(
     );
   }
 
+  try {
+    return await storeAndQueue(deps, sender, input, recipients, now, month);
+  } catch (err) {
+    // The caller hears why the send failed, even if the database is why and the give-back fails too.
+    await releaseMonthlySend(db, sender.id, month).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Steps 3 and 4 of `sendTestEmail`: any failure here gives the monthly send back. */
+async function storeAndQueue(
+  deps: { db: Db; config: Config; clock: Clock; transforms: TransformPool },
+  sender: Sender,
+  input: SendInput,
+  recipients: string[],
+  now: Date,
+  month: string,
+): Promise<{ id: string }> {
+  const { db, config } = deps;
+  const isPro = sender.plan === 'pro';
   const prepared = await prepareEmail(deps, input, { to: recipients[0]!, replyTo: sender.email });
 
   return db.transaction().execute(async (trx) => {
-    // Looked at above, taken here: two sends racing for the last one of the month get one each way.
-    if (!(await takeMonthlySend(trx, sender.id, month, monthly))) throw monthlyLimitReached();
     const email = await insertEmail(trx, {
       userId: sender.id,
       to: recipients.join(', '),

@@ -33,23 +33,17 @@ export async function takeMonthlySend(
 }
 
 /**
- * Whether the month's allowance has a send left, without taking it: a user over the limit is
- * turned away before any work is done. The take in the send transaction is what holds the limit.
+ * Gives back a send taken by `takeMonthlySend` for a send that then stored nothing (refused by
+ * processing, or its transaction failed): the user is never charged for it.
  */
-export async function hasMonthlySend(
-  db: Executor,
-  userId: string,
-  month: string,
-  limit: number,
-): Promise<boolean> {
-  if (limit <= 0) return false;
-  const row = await db
-    .selectFrom('usage_counters')
-    .select('count')
+export async function releaseMonthlySend(db: Executor, userId: string, month: string): Promise<void> {
+  await db
+    .updateTable('usage_counters')
+    .set((eb) => ({ count: eb('count', '-', 1) }))
     .where('user_id', '=', userId)
     .where('month', '=', sql<Date>`${month}::date`)
-    .executeTakeFirst();
-  return (row?.count ?? 0) < limit;
+    .where('count', '>', 0)
+    .execute();
 }
 
 /**
