@@ -57,6 +57,9 @@ const envSchema = z.object({
   PRO_MONTHLY_LIMIT: int(10_000, 0),
   FREE_SENDS_PER_MINUTE: int(5, 1),
   PRO_SENDS_PER_MINUTE: int(30, 1),
+  PREVIEWS_PER_MINUTE: int(120, 1),
+  PREPARE_PROCESSES: int(0, 0, 64),
+  PREPARE_BUDGET_MS: int(10_000, 100, 600_000),
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_PRICE_PRO_MONTHLY: optionalString,
@@ -124,6 +127,12 @@ export interface Config {
   proMonthlyLimit: number;
   freeSendsPerMinute: number;
   proSendsPerMinute: number;
+  /** Per-user cap on POST /api/email/preview (it spends nothing, but it costs a transform). */
+  previewsPerMinute: number;
+  /** Transform processes; 0 = one fewer than the cores, 2 to 4 (docs/decisions/0050-transform-process-pool.md). */
+  prepareProcesses: number;
+  /** Processing time one email's transforms may take before they are stopped (422). */
+  prepareBudgetMs: number;
   stripe:
     | {
         secretKey: string;
@@ -267,6 +276,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     proMonthlyLimit: e.PRO_MONTHLY_LIMIT,
     freeSendsPerMinute: e.FREE_SENDS_PER_MINUTE,
     proSendsPerMinute: e.PRO_SENDS_PER_MINUTE,
+    previewsPerMinute: e.PREVIEWS_PER_MINUTE,
+    prepareProcesses: e.PREPARE_PROCESSES,
+    prepareBudgetMs: e.PREPARE_BUDGET_MS,
     stripe: e.STRIPE_SECRET_KEY
       ? {
           secretKey: e.STRIPE_SECRET_KEY,

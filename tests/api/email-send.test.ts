@@ -283,7 +283,7 @@ describe('CSS inlining', () => {
       .select('html')
       .where('email_id', '=', res.json().id)
       .executeTakeFirstOrThrow();
-    expect(row.html).toMatch(/<p class="lead" style="color: #ff0000; font-size: 18px;?">/);
+    expect(row.html).toMatch(/<p class="lead" style="color: #ff0000; ?font-size: 18px;?">/);
     expect(row.html).toContain('@media (max-width: 600px)');
     await new Promise((r) => setTimeout(r, 200));
     expect(hits).toBe(0);

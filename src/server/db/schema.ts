@@ -151,6 +151,21 @@ export interface EmailsTable {
   public_slug: string | null;
   shared_at: Date | null;
   created_at: Generated<Date>;
+  /** Source and message as sent (migration 0010); null on emails sent before it. */
+  format: Generated<'html'>;
+  /** The HTML as written, when inlining changed it (null: the same as `html`). */
+  source_html: string | null;
+  text_override: string | null;
+  text_part: string | null;
+  headers: ColumnType<EmailHeader[] | null, string | null, string | null>;
+  mail_from: string | null;
+  html_bytes: number | null;
+  message_bytes: number | null;
+}
+
+export interface EmailHeader {
+  name: string;
+  value: string;
 }
 
 export interface UsageCountersTable {

@@ -12,7 +12,7 @@ export class AppError extends Error {
     readonly statusCode: number,
     message: string,
     readonly code?: string,
-    /** Seconds; answered as a Retry-After header (a 429 that knows when to come back). */
+    /** Seconds; answered as a Retry-After header (a 429 or 503 that knows when to come back). */
     readonly retryAfterS?: number,
   ) {
     super(message);
@@ -25,7 +25,13 @@ export const unauthorized = (message = 'Not authenticated', code = 'unauthentica
   new AppError(401, message, code);
 export const forbidden = (message: string, code?: string) => new AppError(403, message, code);
 export const notFound = (message = 'Not found', code = 'not_found') => new AppError(404, message, code);
-export const tooManyRequests = (message: string, code = 'rate_limited') => new AppError(429, message, code);
+export const tooManyRequests = (message: string, code = 'rate_limited', retryAfterSeconds?: number) =>
+  new AppError(
+    429,
+    message,
+    code,
+    retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(retryAfterSeconds)),
+  );
 
 /** Errors that mean "the database is unreachable right now": answer 503, never a 2xx. */
 function isDatabaseUnavailable(err: unknown): boolean {

@@ -326,6 +326,7 @@ export class OutboxWorker {
         subject: row.subject,
         html: row.html,
         text: row.text,
+        date: row.created_at,
       },
       { signal },
     );

@@ -1,12 +1,13 @@
-import { convert } from 'html-to-text';
 import nodemailer from 'nodemailer';
 import type { Readable } from 'node:stream';
+import { buildMessage, parseMailbox } from './message.ts';
 import {
   classifySmtpError,
   cleanErrorText,
   type DeliveryResult,
   type RejectedRecipient,
 } from './smtp-outcome.ts';
+import { textFromHtml } from './text-part.ts';
 
 /** One mail as the outbox hands it to a transport. */
 export interface DeliverableMail {
@@ -18,6 +19,8 @@ export interface DeliverableMail {
   html: string;
   /** Generated from the HTML when null. */
   text: string | null;
+  /** The Date header: when the mail was queued, so every attempt sends the same bytes. */
+  date: Date;
 }
 
 /** What the outbox worker needs from a mail transport. */
@@ -51,32 +54,11 @@ export const DEFAULT_SMTP_TIMEOUTS = {
   socketTimeoutMs: 30_000,
 };
 
-/** "Name <user@domain>" or "user@domain" → an address object (never a string nodemailer parses). */
-export function parseMailbox(value: string): { name: string; address: string } {
-  const match = /^\s*(.*?)\s*<([^<>\s]+)>\s*$/.exec(value);
-  if (!match) return { name: '', address: value.trim() };
-  const name = (match[1] ?? '').replace(/^"(.*)"$/, '$1').trim();
-  return { name, address: match[2]! };
-}
-
-/** The text/plain alternative of an HTML mail. */
-export function textFromHtml(html: string): string {
-  return convert(html, {
-    wordwrap: 78,
-    selectors: [
-      { selector: 'img', format: 'skip' },
-      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-      { selector: 'style', format: 'skip' },
-      { selector: 'head', format: 'skip' },
-    ],
-  });
-}
-
-const stripLineBreaks = (s: string) => s.replace(/[\r\n]+/g, ' ');
-
 /**
  * nodemailer's pooled SMTP transport with our rules: address objects only, no file or URL access,
- * From = MAIL_FROM, Message-ID from the outbox row, multipart/alternative with a text part.
+ * From = MAIL_FROM, Message-ID from the outbox row, multipart/alternative with a text part. It
+ * sends the exact bytes of `buildMessage` (src/server/mail/message.ts), the builder the preview
+ * measures, as a raw message with its envelope.
  */
 export function createSmtpTransport(options: SmtpTransportOptions): MailTransport {
   const from = parseMailbox(options.mailFrom);
@@ -113,16 +95,21 @@ export function createSmtpTransport(options: SmtpTransportOptions): MailTranspor
       const probe: { stream?: Readable } = {};
       bodies.set(mail.messageId, probe);
       try {
-        const info = await transporter.sendMail({
-          from,
-          to: mail.to.map((address) => ({ name: '', address })),
-          replyTo: mail.replyTo ? { name: '', address: mail.replyTo } : undefined,
-          envelope: { from: from.address, to: mail.to.map((address) => ({ name: '', address })) },
-          subject: stripLineBreaks(mail.subject),
-          messageId: mail.messageId,
-          text: mail.text ?? textFromHtml(mail.html),
+        const raw = await buildMessage({
+          from: options.mailFrom,
+          to: mail.to,
+          replyTo: mail.replyTo,
+          subject: mail.subject,
           html: mail.html,
-          xMailer: false,
+          text: mail.text ?? textFromHtml(mail.html),
+          messageId: mail.messageId,
+          date: mail.date,
+        });
+        const info = await transporter.sendMail({
+          raw,
+          envelope: { from: from.address, to: mail.to.map((address) => ({ name: '', address })) },
+          // Not written into the raw bytes: it keys the stream probe above.
+          messageId: mail.messageId,
           disableFileAccess: true,
           disableUrlAccess: true,
           signal,

@@ -1,13 +1,31 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { OutboxState } from '../../db/schema.ts';
+import type { EmailHeader, OutboxState } from '../../db/schema.ts';
 import { isUuid } from '../../db/uuid.ts';
 
-export async function insertEmail(
-  trx: Executor,
-  email: { userId: string; to: string; subject: string; html: string; inlineCss: boolean; createdAt: Date },
-): Promise<{ id: string }> {
+export interface NewEmail {
+  userId: string;
+  to: string;
+  subject: string;
+  /** The HTML part as sent. */
+  html: string;
+  inlineCss: boolean;
+  createdAt: Date;
+  /** Source and message (migration 0010); absent only for rows made outside a send (tests, benchmarks). */
+  message?: {
+    /** The HTML as written, when it differs from `html`. */
+    sourceHtml: string | null;
+    textOverride: string | null;
+    textPart: string;
+    headers: EmailHeader[];
+    mailFrom: string;
+    htmlBytes: number;
+    messageBytes: number;
+  };
+}
+
+export async function insertEmail(trx: Executor, email: NewEmail): Promise<{ id: string }> {
   return trx
     .insertInto('emails')
     .values({
@@ -17,6 +35,15 @@ export async function insertEmail(
       html: email.html,
       inline_css: email.inlineCss,
       created_at: email.createdAt,
+      ...(email.message && {
+        source_html: email.message.sourceHtml,
+        text_override: email.message.textOverride,
+        text_part: email.message.textPart,
+        headers: JSON.stringify(email.message.headers),
+        mail_from: email.message.mailFrom,
+        html_bytes: email.message.htmlBytes,
+        message_bytes: email.message.messageBytes,
+      }),
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -35,8 +62,19 @@ export interface EmailRow {
   sent_at: Date | null;
 }
 
+/** The detail: the HTML as sent, and the source and message columns of migration 0010. */
 export interface EmailRowWithHtml extends EmailRow {
   html: string;
+  inline_css: boolean;
+  source_html: string | null;
+  text_override: string | null;
+  text_part: string | null;
+  headers: EmailHeader[] | null;
+  html_bytes: number | null;
+  message_bytes: number | null;
+  /** Of the outbox row: what an email sent before migration 0010 is rebuilt from. */
+  outbox_reply_to: string | null;
+  outbox_text: string | null;
 }
 
 /** Emails joined with the delivery state of their outbox row. */
@@ -98,7 +136,18 @@ export async function findEmail(
 ): Promise<EmailRowWithHtml | undefined> {
   if (!isUuid(id)) return undefined;
   return emailsWithDelivery(db)
-    .select('e.html')
+    .select([
+      'e.html',
+      'e.inline_css',
+      'e.source_html',
+      'e.text_override',
+      'e.text_part',
+      'e.headers',
+      'e.html_bytes',
+      'e.message_bytes',
+      'o.reply_to as outbox_reply_to',
+      'o.text as outbox_text',
+    ])
     .where('e.user_id', '=', userId)
     .where('e.id', '=', id)
     .executeTakeFirst();
@@ -145,6 +194,49 @@ export async function findPublicEmail(db: Db, slug: string) {
     .select(['id', 'subject', 'html', 'created_at'])
     .where('public_slug', '=', slug)
     .executeTakeFirst();
+}
+
+export interface DeliveryRow {
+  id: string;
+  message_id: string;
+  to_addresses: string[];
+  reply_to: string | null;
+  subject: string;
+  html: string;
+  text: string | null;
+  created_at: Date;
+  mail_from: string | null;
+}
+
+/**
+ * One delivery of the user's email (its outbox row), or the first one when `deliveryId` is absent;
+ * undefined when the email or the delivery is not theirs.
+ */
+export async function findDelivery(
+  db: Executor,
+  userId: string,
+  emailId: string,
+  deliveryId: string | undefined,
+): Promise<DeliveryRow | undefined> {
+  if (!isUuid(emailId) || (deliveryId !== undefined && !isUuid(deliveryId))) return undefined;
+  let query = db
+    .selectFrom('mail_outbox as o')
+    .innerJoin('emails as e', 'e.id', 'o.email_id')
+    .select([
+      'o.id',
+      'o.message_id',
+      'o.to_addresses',
+      'o.reply_to',
+      'o.subject',
+      'o.html',
+      'o.text',
+      'o.created_at',
+      'e.mail_from',
+    ])
+    .where('e.user_id', '=', userId)
+    .where('e.id', '=', emailId);
+  if (deliveryId !== undefined) query = query.where('o.id', '=', deliveryId);
+  return query.orderBy('o.created_at').orderBy('o.id').limit(1).executeTakeFirst();
 }
 
 /** How many of the user's emails have a working public link. */

@@ -33,6 +33,20 @@ export async function takeMonthlySend(
 }
 
 /**
+ * Gives back a send taken by `takeMonthlySend` for a send that then stored nothing (refused by
+ * processing, or its transaction failed): the user is never charged for it.
+ */
+export async function releaseMonthlySend(db: Executor, userId: string, month: string): Promise<void> {
+  await db
+    .updateTable('usage_counters')
+    .set((eb) => ({ count: eb('count', '-', 1) }))
+    .where('user_id', '=', userId)
+    .where('month', '=', sql<Date>`${month}::date`)
+    .where('count', '>', 0)
+    .execute();
+}
+
+/**
  * Per-minute send rate, enforced the same way as the monthly allowance. Past minutes are trimmed
  * by the housekeeping job (src/server/housekeeping).
  */
