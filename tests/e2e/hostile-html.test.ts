@@ -1,4 +1,4 @@
-import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { setupBrowser } from '../support/browser.ts';
@@ -146,27 +146,32 @@ async function signedInPages(): Promise<{ context: BrowserContext; pages: Page[]
 const frameSelector = 'iframe[data-testid="email-frame"]';
 
 /**
- * Clicks `selector` inside the email frame until the click really lands there. Chromium may give a
- * sandboxed frame a process of its own, and for a moment after the frame paints, input still goes
+ * Clicks `selector` inside the email frame until the click really lands there. Chromium gives a
+ * frame of another origin a process of its own, and for a moment after it paints, input still goes
  * to the page around it: a click then does nothing at all, and a check that nothing bad happened
- * would pass without having tested anything. A click that lands either focuses something in the
- * frame's fresh document (links, buttons, an image map's area) or leaves the pointer over it (the
- * document then has a :hover element). The target's own :hover is not enough: measured in the
- * preview frame (same origin, no scripts, no forms), a button and MathML never report it.
+ * would pass without having tested anything. A click has landed when it focused something in the
+ * frame's fresh document or left a :hover element there, or, for a frame of our own origin (one
+ * process with the page, so nothing to route), when the page sees the pointer over the frame.
+ * The last is needed: measured in the preview frame (same origin, no scripts, no forms), a click
+ * on a button or on MathML leaves neither focus nor any :hover inside it.
  */
-async function clickInFrame(frame: FrameLocator, selector: string): Promise<void> {
-  const target = frame.locator(selector).first();
+async function clickInFrame(page: Page, selector: string): Promise<void> {
+  const target = page.frameLocator(frameSelector).locator(selector).first();
   await expect
     .poll(
       async () => {
         await target.click();
-        return target.evaluate((el) => {
+        const inside = await target.evaluate((el) => {
           const focused = el.ownerDocument.activeElement;
           return (
             (focused !== null && focused !== el.ownerDocument.body) ||
             el.ownerDocument.querySelector(':hover') !== null
           );
         });
+        if (inside) return true;
+        return page
+          .locator(frameSelector)
+          .evaluate((f: HTMLIFrameElement) => f.contentDocument !== null && f.matches(':hover'));
       },
       { timeout: 30_000, interval: 100, message: `a click on ${selector} lands in the frame` },
     )
@@ -183,12 +188,12 @@ async function exercise(page: Page, path: string, kase: HostileCase, heading: st
   await expect
     .poll(() => images.requests.filter((r) => r.url === `/seen/${kase.name}.png`).length, { timeout: 10_000 })
     .toBeGreaterThan(0);
-  const frame = page.frameLocator(frameSelector);
-  for (const selector of kase.click ?? []) await clickInFrame(frame, selector);
+  for (const selector of kase.click ?? []) await clickInFrame(page, selector);
   // Meta refreshes fire right after load; give them (and any click) a moment to do harm.
   await page.waitForTimeout(600);
   expect(page.url(), `${kase.name}: the top page moved`).toBe(url);
-  const pwned = await frame
+  const pwned = await page
+    .frameLocator(frameSelector)
     .locator('html[data-pwned]')
     .count()
     .catch(() => 0);
