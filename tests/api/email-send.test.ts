@@ -25,7 +25,14 @@ describe('POST /api/email/send', () => {
   const send = (u: TestUser | undefined, body: unknown) =>
     ctx.app.inject({ method: 'POST', url: '/api/email/send', headers: u?.headers, payload: body as object });
   const outboxFor = (emailId: string) =>
-    ctx.db.selectFrom('mail_outbox').selectAll().where('email_id', '=', emailId).execute();
+    ctx.db
+      .selectFrom('mail_outbox')
+      .selectAll()
+      .where('email_id', '=', emailId)
+      .orderBy('to_addresses')
+      .execute();
+  const emailRow = (id: string) =>
+    ctx.db.selectFrom('emails').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const countEmails = async (userId: string) =>
     Number(
       (
@@ -37,19 +44,34 @@ describe('POST /api/email/send', () => {
       ).n,
     );
 
-  it('queues the mail, stores the email and answers its id', async () => {
-    const res = await send(alice, { to: 'a@example.com', subject: 'Hello', html: '<p>Hi</p>', inlineCss: false });
-    expect(res.statusCode).toBe(200);
-    const { id } = res.json();
-    const [row] = await outboxFor(id);
-    expect(row).toMatchObject({
-      to_addresses: ['a@example.com'],
+  it('queues one message per recipient, stores the content once on the email and answers its id', async () => {
+    const res = await send(alice, {
+      to: 'a@example.com, b@example.com',
       subject: 'Hello',
       html: '<p>Hi</p>',
-      reply_to: alice.user.email,
-      priority: 2,
-      state: 'queued',
+      inlineCss: false,
     });
+    expect(res.statusCode).toBe(200);
+    const { id } = res.json();
+    const rows = await outboxFor(id);
+    expect(rows).toHaveLength(2);
+    expect(rows.map((r) => r.to_addresses)).toEqual([['a@example.com'], ['b@example.com']]);
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        subject: null,
+        html: null,
+        text: null,
+        reply_to: alice.user.email,
+        priority: 2,
+        state: 'queued',
+      });
+    }
+    expect(new Set(rows.map((r) => r.message_id)).size).toBe(2);
+    expect(await emailRow(id)).toMatchObject({ subject: 'Hello', html: '<p>Hi</p>' });
+    // Charged once, whatever the number of recipients.
+    const ledger = await ctx.db.selectFrom('usage_ledger').selectAll().where('email_id', '=', id).execute();
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ outbox_id: null, refunded_at: null });
   });
 
   it('answers 401 without a session', async () => {
@@ -76,16 +98,18 @@ describe('POST /api/email/send', () => {
     expect(bad.json().error).toBe(TOO_MANY);
     const ok = await send(alice, { to: six.slice(0, 5).join(', '), html: '<p>x</p>' });
     expect(ok.statusCode).toBe(200);
-    const [row] = await outboxFor(ok.json().id);
-    expect(row?.to_addresses).toHaveLength(5);
+    expect(await outboxFor(ok.json().id)).toHaveLength(5);
   });
 
   it('splits on commas, trims, drops empties and duplicates', async () => {
     const res = await send(alice, { to: 'a@x.com, , b@y.com,A@X.com', html: '<p>x</p>' });
     expect(res.statusCode).toBe(200);
-    const [row] = await outboxFor(res.json().id);
-    expect(row?.to_addresses).toEqual(['a@x.com', 'b@y.com']);
-    const email = await ctx.db.selectFrom('emails').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
+    expect((await outboxFor(res.json().id)).map((r) => r.to_addresses)).toEqual([['a@x.com'], ['b@y.com']]);
+    const email = await ctx.db
+      .selectFrom('emails')
+      .selectAll()
+      .where('id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
     expect(email.to_addresses).toBe('a@x.com, b@y.com');
   });
 
@@ -104,18 +128,25 @@ describe('POST /api/email/send', () => {
 
   it('uses Test Email for an empty subject and strips CR/LF from a subject', async () => {
     const empty = await send(alice, { to: 'a@example.com', subject: '  ', html: '<p>x</p>' });
-    expect((await outboxFor(empty.json().id))[0]?.subject).toBe('Test Email');
+    expect((await emailRow(empty.json().id)).subject).toBe('Test Email');
     const missing = await send(alice, { to: 'a@example.com', html: '<p>x</p>' });
-    expect((await outboxFor(missing.json().id))[0]?.subject).toBe('Test Email');
-    const injected = await send(alice, { to: 'a@example.com', subject: 'Hi\r\nBcc: x@evil.com', html: '<p>x</p>' });
-    expect((await outboxFor(injected.json().id))[0]?.subject).toBe('Hi Bcc: x@evil.com');
+    expect((await emailRow(missing.json().id)).subject).toBe('Test Email');
+    const injected = await send(alice, {
+      to: 'a@example.com',
+      subject: 'Hi\r\nBcc: x@evil.com',
+      html: '<p>x</p>',
+    });
+    expect((await emailRow(injected.json().id)).subject).toBe('Hi Bcc: x@evil.com');
   });
 
   it('refuses unverified users with 403 and the spec message', async () => {
     const bob = await createUser(ctx.db, { verified: false });
     const res = await send(bob, { to: 'a@example.com', html: '<p>x</p>' });
     expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'To send emails you must verify your email first.', code: 'email_unverified' });
+    expect(res.json()).toEqual({
+      error: 'To send emails you must verify your email first.',
+      code: 'email_unverified',
+    });
     expect(await countEmails(bob.user.id)).toBe(0);
   });
 
@@ -139,7 +170,9 @@ describe('POST /api/email/send', () => {
     const eleventh = await send(alice, { to: 'a@example.com', html: '<p>11</p>' });
     expect(eleventh.statusCode).toBe(429);
     expect(eleventh.json().code).toBe('monthly_limit_reached');
-    expect(eleventh.json().error).toMatch(/Free plan limit reached: 10 sends per month\. It resets on April 1, 2026/);
+    expect(eleventh.json().error).toMatch(
+      /Free plan limit reached: 10 sends per month\. It resets on April 1, 2026/,
+    );
     expect(await countEmails(alice.user.id)).toBe(10);
     const outbox = await ctx.db
       .selectFrom('mail_outbox')
@@ -172,26 +205,84 @@ describe('POST /api/email/send', () => {
     for (let i = 0; i < 12; i++) {
       expect((await send(pro, { to: 'a@example.com', html: `<p>${i}</p>` })).statusCode).toBe(200);
     }
-    const [row] = await ctx.db.selectFrom('mail_outbox').select('priority').where('reply_to', '=', pro.user.email).limit(1).execute();
+    const [row] = await ctx.db
+      .selectFrom('mail_outbox')
+      .select('priority')
+      .where('reply_to', '=', pro.user.email)
+      .limit(1)
+      .execute();
     expect(row?.priority).toBe(1);
   });
+
+  const usage = async (u: TestUser) =>
+    (await ctx.app.inject({ method: 'GET', url: '/api/user/usage', headers: u.headers })).json().usage;
+  const fail = (ids: string[]) =>
+    ctx.db
+      .updateTable('mail_outbox')
+      .set({ state: 'failed', last_error_code: 550, last_error: '550 5.1.1 mailbox unavailable' })
+      .where('id', 'in', ids)
+      .execute();
 
   it('never refunds a deleted email but refunds a permanently failed delivery', async () => {
     const first = await send(alice, { to: 'a@example.com', html: '<p>1</p>' });
     const second = await send(alice, { to: 'a@example.com', html: '<p>2</p>' });
-    const usage = async () =>
-      (await ctx.app.inject({ method: 'GET', url: '/api/user/usage', headers: alice.headers })).json().usage;
-    expect(await usage()).toMatchObject({ emailsThisMonth: 2, remaining: 8, totalEmails: 2, limit: 10 });
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 2, remaining: 8, totalEmails: 2, limit: 10 });
 
     await ctx.db.deleteFrom('emails').where('id', '=', first.json().id).execute();
-    expect(await usage()).toMatchObject({ emailsThisMonth: 2, remaining: 8, totalEmails: 2 });
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 2, remaining: 8, totalEmails: 2 });
 
+    await fail((await outboxFor(second.json().id)).map((r) => r.id));
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 1, remaining: 9, totalEmails: 1 });
+  });
+
+  it('refunds a send to several recipients only when every recipient failed permanently, once', async () => {
+    const res = await send(alice, { to: 'a@example.com, b@example.com, c@example.com', html: '<p>x</p>' });
+    const [a, b, c] = await outboxFor(res.json().id);
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 1, totalEmails: 1 });
+    await fail([a!.id]);
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 1, totalEmails: 1 });
     await ctx.db
       .updateTable('mail_outbox')
-      .set({ state: 'failed', last_error_code: 550, last_error: 'mailbox unavailable' })
-      .where('email_id', '=', second.json().id)
+      .set({ state: 'sent', sent_at: new Date() })
+      .where('id', '=', b!.id)
       .execute();
-    expect(await usage()).toMatchObject({ emailsThisMonth: 1, remaining: 9, totalEmails: 1 });
+    await fail([c!.id]);
+    // Delivered to one of three: the send was used.
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 1, totalEmails: 1 });
+
+    const none = await send(alice, { to: 'a@example.com, b@example.com', html: '<p>y</p>' });
+    const rows = await outboxFor(none.json().id);
+    await fail([rows[0]!.id]);
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 2, totalEmails: 2 });
+    await fail([rows[1]!.id]);
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 1, totalEmails: 1 });
+    const ledger = await ctx.db
+      .selectFrom('usage_ledger')
+      .selectAll()
+      .where('email_id', '=', none.json().id)
+      .execute();
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]!.refunded_at).toBeInstanceOf(Date);
+  });
+
+  it('refunds exactly once when every recipient fails at the same moment in separate transactions', async () => {
+    for (let round = 0; round < 5; round++) {
+      const u = await createUser(ctx.db);
+      const res = await send(u, {
+        to: 'a@example.com, b@example.com, c@example.com, d@example.com, e@example.com',
+        html: '<p>x</p>',
+      });
+      const rows = await outboxFor(res.json().id);
+      // Five workers settling five recipients at once, each in its own transaction.
+      await Promise.all(rows.map((r) => fail([r.id])));
+      expect(await usage(u)).toMatchObject({ emailsThisMonth: 0, totalEmails: 0 });
+      const counter = await ctx.db
+        .selectFrom('usage_counters')
+        .select('count')
+        .where('user_id', '=', u.user.id)
+        .execute();
+      expect(counter).toEqual([{ count: 0 }]);
+    }
   });
 });
 
@@ -206,7 +297,12 @@ describe('per-minute send rate', () => {
   it('answers 429 naming the limit and when to retry, then allows the next minute', async () => {
     const u = await createUser(ctx.db);
     const send = () =>
-      ctx.app.inject({ method: 'POST', url: '/api/email/send', headers: u.headers, payload: { to: 'a@example.com', html: '<p>x</p>' } });
+      ctx.app.inject({
+        method: 'POST',
+        url: '/api/email/send',
+        headers: u.headers,
+        payload: { to: 'a@example.com', html: '<p>x</p>' },
+      });
     for (let i = 0; i < 3; i++) expect((await send()).statusCode).toBe(200);
     const limited = await send();
     expect(limited.statusCode).toBe(429);
@@ -250,7 +346,11 @@ describe('CSS inlining', () => {
       payload: { to: 'a@example.com', html, inlineCss: true },
     });
     expect(res.statusCode).toBe(200);
-    const row = await ctx.db.selectFrom('mail_outbox').select('html').where('email_id', '=', res.json().id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('emails')
+      .select('html')
+      .where('id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
     expect(row.html).toMatch(/<p class="lead" style="color: #ff0000; font-size: 18px;?">/);
     expect(row.html).toContain('@media (max-width: 600px)');
     await new Promise((r) => setTimeout(r, 200));
@@ -262,7 +362,11 @@ describe('CSS inlining', () => {
       headers: u.headers,
       payload: { to: 'a@example.com', html, inlineCss: false },
     });
-    const stored = await ctx.db.selectFrom('emails').select('html').where('id', '=', plain.json().id).executeTakeFirstOrThrow();
+    const stored = await ctx.db
+      .selectFrom('emails')
+      .select('html')
+      .where('id', '=', plain.json().id)
+      .executeTakeFirstOrThrow();
     expect(stored.html).toBe(html);
   });
 });

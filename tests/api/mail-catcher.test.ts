@@ -39,14 +39,14 @@ describe('local mail catcher and /api/dev/mailbox', () => {
   });
 
   it('an enqueued mail appears in the mailbox, newest first', async () => {
-    const first = await enqueueMail(ctx.db, {
+    const [first] = await enqueueMail(ctx.db, {
       priority: 'system',
       to: ['ada@example.com'],
       subject: 'Verify your email',
       html: '<h1>Welcome</h1><p>Click <a href="http://localhost:3000/verify?token=abc">verify</a></p>',
       replyTo: 'support@example.com',
     });
-    const second = await enqueueMail(ctx.db, {
+    const seconds = await enqueueMail(ctx.db, {
       priority: 'free',
       to: ['grace@example.org', 'linus@example.net'],
       subject: 'Second',
@@ -56,12 +56,12 @@ describe('local mail catcher and /api/dev/mailbox', () => {
     const body = await pollUntil(
       async () => {
         const b = await list();
-        return b.messages.length >= 2 ? b : undefined;
+        return b.messages.length >= 3 ? b : undefined;
       },
-      { what: 'two caught mails' },
+      { what: 'three caught mails' },
     );
-    expect(body.messages).toHaveLength(2);
-    const [newest, oldest] = body.messages;
+    expect(body.messages).toHaveLength(3);
+    const [newest, , oldest] = body.messages;
     expect(newest!.receivedAt >= oldest!.receivedAt).toBe(true);
     const verify = body.messages.find((m) => m.subject === 'Verify your email')!;
     expect(verify).toMatchObject({
@@ -73,16 +73,18 @@ describe('local mail catcher and /api/dev/mailbox', () => {
     expect(verify.text).toContain('WELCOME');
     expect(new Date(verify.receivedAt).toISOString()).toBe(verify.receivedAt);
     expect(Object.keys(verify).sort()).toEqual(['from', 'html', 'id', 'receivedAt', 'subject', 'text', 'to']);
-    const two = body.messages.find((m) => m.subject === 'Second')!;
-    expect(two.to).toEqual(['grace@example.org', 'linus@example.net']);
-    expect(two.text?.trim()).toBe('Two, in plain text');
+    // One message per recipient, each addressed to that recipient only.
+    const twos = body.messages.filter((m) => m.subject === 'Second');
+    expect(twos.map((m) => m.to).sort()).toEqual([['grace@example.org'], ['linus@example.net']]);
+    expect(twos.map((m) => m.text?.trim())).toEqual(['Two, in plain text', 'Two, in plain text']);
+    const two = twos.find((m) => m.to[0] === 'linus@example.net')!;
 
     // One message, with its headers.
     const res = await ctx.app.inject({ method: 'GET', url: `/api/dev/mailbox/${verify.id}` });
     expect(res.statusCode).toBe(200);
     const { message } = res.json<MailboxMessageResponse>();
-    expect(message.messageId).toBe(first.messageId);
-    expect(message.headers).toContainEqual({ name: 'Message-ID', value: first.messageId });
+    expect(message.messageId).toBe(first!.messageId);
+    expect(message.headers).toContainEqual({ name: 'Message-ID', value: first!.messageId });
     expect(message.headers).toContainEqual({ name: 'Reply-To', value: 'support@example.com' });
     expect(message.headers.find((h) => h.name === 'Content-Type')?.value).toMatch(/^multipart\/alternative/);
     expect(message.size).toBeGreaterThan(100);
@@ -91,8 +93,10 @@ describe('local mail catcher and /api/dev/mailbox', () => {
     const forLinus = await list('?to=LINUS@example.net');
     expect(forLinus.messages.map((m) => m.id)).toEqual([two.id]);
     const rows = await ctx.db.selectFrom('mail_outbox').select(['message_id', 'state']).execute();
-    expect(rows.map((r) => r.state)).toEqual(['sent', 'sent']);
-    expect(rows.map((r) => r.message_id).sort()).toEqual([first.messageId, second.messageId].sort());
+    expect(rows.map((r) => r.state)).toEqual(['sent', 'sent', 'sent']);
+    expect(rows.map((r) => r.message_id).sort()).toEqual(
+      [first!.messageId, ...seconds.map((m) => m.messageId)].sort(),
+    );
   });
 
   it('answers 404 for unknown or malformed message ids', async () => {
@@ -120,9 +124,18 @@ describe('local mail catcher and /api/dev/mailbox', () => {
       }
     }
     // The page: outsiders get the 404; loopback reaches the SPA fallback (no build in tests: 503).
-    const page = await ctx.app.inject({ method: 'GET', url: '/dev/mailbox', remoteAddress: '10.0.0.1', headers: { accept: 'text/html' } });
+    const page = await ctx.app.inject({
+      method: 'GET',
+      url: '/dev/mailbox',
+      remoteAddress: '10.0.0.1',
+      headers: { accept: 'text/html' },
+    });
     expect(page.statusCode).toBe(404);
-    const local = await ctx.app.inject({ method: 'GET', url: '/dev/mailbox', headers: { accept: 'text/html' } });
+    const local = await ctx.app.inject({
+      method: 'GET',
+      url: '/dev/mailbox',
+      headers: { accept: 'text/html' },
+    });
     expect(local.statusCode).toBe(503);
     // IPv6 loopback and IPv4-mapped loopback are loopback.
     for (const remoteAddress of ['::1', '::ffff:127.0.0.1', '127.1.2.3']) {
@@ -134,7 +147,11 @@ describe('local mail catcher and /api/dev/mailbox', () => {
   });
 
   it('the catcher stores mail sent to it directly over SMTP, answering that it was not delivered', async () => {
-    const transport = nodemailer.createTransport({ url: delivery.catcher!.url, disableFileAccess: true, disableUrlAccess: true });
+    const transport = nodemailer.createTransport({
+      url: delivery.catcher!.url,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
     const info = await transport.sendMail({
       from: { name: 'Direct', address: 'direct@example.com' },
       to: [{ name: '', address: 'direct-to@example.com' }],
@@ -160,7 +177,10 @@ describe('local mail catcher and /api/dev/mailbox', () => {
 describe('/api/dev/mailbox with a real relay (SMTP_URL set)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
-    ctx = await createTestContext({ env: { SMTP_URL: 'smtp://127.0.0.1:2525' }, deps: { mailCatcher: false } });
+    ctx = await createTestContext({
+      env: { SMTP_URL: 'smtp://127.0.0.1:2525' },
+      deps: { mailCatcher: false },
+    });
   });
   afterAll(async () => ctx?.close());
 

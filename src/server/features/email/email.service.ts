@@ -15,6 +15,7 @@ import {
   type Cursor,
   type EmailRow,
 } from './email.repo.ts';
+import { rollUpDelivery, toRecipientDeliveries } from './delivery-view.ts';
 import { monthOf, nextMonthStart, usageOf } from './usage.repo.ts';
 
 interface Deps {
@@ -23,22 +24,8 @@ interface Deps {
   clock: Clock;
 }
 
-const DELIVERY_STATE = {
-  queued: 'queued',
-  sending: 'sending',
-  sent: 'sent',
-  retry_wait: 'retrying',
-  failed: 'failed',
-} as const;
-
 /** Builds the API shape by listing fields (docs/architecture.md §1.4): a new column stays private. */
 export function toSummary(row: EmailRow): EmailSummary {
-  const error =
-    row.last_error === null
-      ? null
-      : row.last_error_code
-        ? `${row.last_error_code} ${row.last_error}`
-        : row.last_error;
   return {
     id: row.id,
     to: row.to_addresses,
@@ -46,12 +33,7 @@ export function toSummary(row: EmailRow): EmailSummary {
     createdAt: row.created_at.toISOString(),
     isPublic: row.public_slug !== null,
     publicSlug: row.public_slug,
-    delivery: {
-      state: DELIVERY_STATE[row.outbox_state ?? 'queued'],
-      attempts: row.attempts ?? 0,
-      error,
-      sentAt: row.sent_at ? row.sent_at.toISOString() : null,
-    },
+    delivery: rollUpDelivery(toRecipientDeliveries(row.deliveries, row.to_addresses)),
   };
 }
 
@@ -95,7 +77,8 @@ export async function listHistory(
 export async function getEmail(deps: Deps, userId: string, id: string): Promise<Email> {
   const row = await findEmail(deps.db, userId, id);
   if (!row) throw notFound('Email not found');
-  return { ...toSummary(row), html: row.html };
+  const deliveries = toRecipientDeliveries(row.deliveries, row.to_addresses);
+  return { ...toSummary(row), html: row.html, deliveries };
 }
 
 export async function removeEmail(deps: Deps, userId: string, id: string): Promise<void> {

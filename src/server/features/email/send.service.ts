@@ -109,19 +109,14 @@ export async function sendTestEmail(
       inlineCss: input.inlineCss,
       createdAt: now,
     });
-    const outbox = await enqueueMail(
+    // One message per recipient, each referencing the email for its content
+    // (docs/decisions/0029-one-outbox-row-per-recipient.md); the send is charged once.
+    await enqueueMail(
       trx,
-      {
-        priority: isPro ? 'pro' : 'free',
-        to: parsed.recipients,
-        subject,
-        html,
-        replyTo: sender.email,
-        emailId: email.id,
-      },
+      { priority: isPro ? 'pro' : 'free', to: parsed.recipients, replyTo: sender.email, emailId: email.id },
       { messageIdDomain: config.mailDomain },
     );
-    await recordSend(trx, { userId: sender.id, emailId: email.id, outboxId: outbox.id, month });
+    await recordSend(trx, { userId: sender.id, emailId: email.id, month });
     return { id: email.id };
   });
 }
