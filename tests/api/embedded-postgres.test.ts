@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/server/db/embedded-postgres.ts';
 import { freePort } from '../support/free-port.ts';
+import { pollUntil } from '../support/smtp-sink.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 // One process per app (tsx as a loader, not tsx's CLI which forks a child): SIGKILL must hit the app itself.
@@ -142,6 +143,37 @@ describe('npm start lifecycle (src/server/main.ts)', () => {
     expect(await exited(second)).toBe(0);
     expect(alive(pid!)).toBe(false);
   });
+
+  it('restarts an embedded PostgreSQL that died (kill -9), says so in the log, and answers again without a restart', async () => {
+    const port = await freePort();
+    const child = spawn(node, [...tsx, 'src/server/main.ts'], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), MAIL_WORKERS: '0', LOG_LEVEL: 'warn' },
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    try {
+      await pollUntil(() => output.includes('Proofmail is running'), { timeoutMs: 60_000, what: 'the app' });
+      const health = () => fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.status);
+      expect(await health()).toBe(200);
+      const pid = await postmasterPid(dataDir);
+      process.kill(pid!, 'SIGKILL');
+      await pollUntil(() => output.includes('embedded postgres: the server exited unexpectedly (signal SIGKILL)'), {
+        what: 'the supervisor to notice',
+      });
+      await pollUntil(async () => (await health()) === 200, { timeoutMs: 60_000, intervalMs: 200, what: 'health' });
+      expect(output).toMatch(/embedded postgres: restarted on port \d+/);
+      const restarted = await postmasterPid(dataDir);
+      expect(restarted).not.toBe(pid);
+      expect(alive(restarted!)).toBe(true);
+      child.kill('SIGINT');
+      expect(await exited(child)).toBe(0);
+      expect(alive(restarted!)).toBe(false); // the restarted server is stopped with the app
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 90_000); // an app start, a restart after backoff and a stop: each is seconds on a loaded machine
 
   it('exits non-zero naming every invalid variable', async () => {
     const child = spawn(node, [...tsx, 'src/server/main.ts'], {
