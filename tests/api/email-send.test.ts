@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
@@ -273,8 +274,20 @@ describe('POST /api/email/send', () => {
         html: '<p>x</p>',
       });
       const rows = await outboxFor(res.json().id);
-      // Five workers settling five recipients at once, each in its own transaction.
-      await Promise.all(rows.map((r) => fail([r.id])));
+      // Five workers settling five recipients at once, each in its own transaction, all five
+      // open at the same time (each holds its transaction a moment after its update).
+      await Promise.all(
+        rows.map((r) =>
+          ctx.db.transaction().execute(async (trx) => {
+            await trx
+              .updateTable('mail_outbox')
+              .set({ state: 'failed', last_error_code: 550, last_error: '550 5.1.1 mailbox unavailable' })
+              .where('id', '=', r.id)
+              .execute();
+            await sql`select pg_sleep(0.2)`.execute(trx);
+          }),
+        ),
+      );
       expect(await usage(u)).toMatchObject({ emailsThisMonth: 0, totalEmails: 0 });
       const counter = await ctx.db
         .selectFrom('usage_counters')
