@@ -551,6 +551,18 @@ describe('faults', () => {
     expect(sink.byMessageId(messageId)).toHaveLength(1);
   });
 
+  it('a pooled connection the server has closed is replaced at once, not retried after a backoff', async () => {
+    startWorker({ concurrency: 1, backoff: { baseMs: 60_000, maxMs: 60_000 } });
+    const first = await enqueue({ subject: 'opens the connection' });
+    expect(await settled(first.id)).toMatchObject({ state: 'sent', attempts: 1 });
+    const connections = sink.connections;
+    // The server ends the idle session the pool kept: its next MAIL FROM gets a 421.
+    sink.failMailFrom(421, '4.4.2 Idle timeout, closing connection', 1);
+    const second = await enqueue({ subject: 'finds it closed' });
+    expect(await settled(second.id, 5_000)).toMatchObject({ state: 'sent', attempts: 1, uncertain: false });
+    expect(sink.connections).toBe(connections + 1);
+  });
+
   it('keeps the same Message-ID on every attempt', async () => {
     sink.failData(451, '4.3.0 Temporary failure', 2);
     startWorker();

@@ -64,6 +64,7 @@ export class SmtpSink {
   private readonly keepRaw: boolean;
   private server: SMTPServer | undefined;
   private rcptFaults: Fault[] = [];
+  private mailFault: Fault | undefined;
   private replyDelay: { ms: number; times: number } | undefined;
   private rcptDelay: { ms: number; times: number } | undefined;
   private dataFault: Fault | undefined;
@@ -93,6 +94,11 @@ export class SmtpSink {
   /** Answer the next `times` RCPT commands with this reply (e.g. 451 or 550). */
   failRcpt(code: number, message: string, times = Infinity): void {
     this.rcptFaults = [{ code, message, times }];
+  }
+
+  /** Answer the next `times` MAIL FROM commands with this reply (a 421: the server closing). */
+  failMailFrom(code: number, message: string, times = Infinity): void {
+    this.mailFault = { code, message, times };
   }
 
   /** Answer the next `times` RCPT commands for this address with this reply; others are accepted. */
@@ -144,6 +150,7 @@ export class SmtpSink {
   /** Back to a well-behaved server. */
   heal(): void {
     this.rcptFaults = [];
+    this.mailFault = undefined;
     this.replyDelay = undefined;
     this.rcptDelay = undefined;
     this.dataFault = undefined;
@@ -207,6 +214,14 @@ export class SmtpSink {
           g.times--;
           setTimeout(() => callback(), g.ms);
           return;
+        }
+        callback();
+      },
+      onMailFrom: (_address, _session, callback) => {
+        const f = this.mailFault;
+        if (f && f.times > 0) {
+          f.times--;
+          return callback(smtpError(f.code, f.message));
         }
         callback();
       },

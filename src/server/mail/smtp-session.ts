@@ -325,11 +325,15 @@ export class SmtpSessionPool {
 
 const STOPPED: SmtpErrorLike = { code: 'EABORT', message: 'Delivery stopped' };
 
-/** A reused connection that turned out closed: no reply at all, nothing sent. */
+/**
+ * A reused connection that turned out closed before the envelope was answered: no reply at all,
+ * or the 421 of a server that closes idle connections. Nothing was sent.
+ */
 function isStaleConnection(result: Extract<SessionResult, { ok: false }>): boolean {
   const code = typeof result.error.code === 'string' ? result.error.code : '';
+  if (result.stage !== 'envelope') return false;
+  if (result.error.responseCode === 421) return true;
   return (
-    result.stage === 'envelope' &&
     typeof result.error.responseCode !== 'number' &&
     (code === 'ECONNECTION' || code === 'ESOCKET' || code === 'EPIPE')
   );
