@@ -131,7 +131,7 @@ export class OutboxWorker {
 
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   /**
-   * Claimed but not started yet, in queue order. A small buffer (up to one round of work) keeps
+   * Claimed but not started yet, in queue order. A small buffer (up to two rounds of work) keeps
    * every slot busy while the next claim is on its way; a system or Pro mail claimed later still
    * goes to its front.
    */
