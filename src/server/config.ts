@@ -134,7 +134,7 @@ export interface Config {
   mailWorkers: number;
   /** How long a worker's claim on a mail lasts without renewal (a dead worker's mail waits this long). */
   mailLeaseSeconds: number;
-  /** Multiplies every SMTP wait of RFC 5321 §4.5.3.2 (docs/decisions/0037-smtp-timeouts-rfc-5321.md). */
+  /** Multiplies every SMTP wait of RFC 5321 §4.5.3.2 (docs/decisions/0040-smtp-timeouts-rfc-5321.md). */
   smtpTimeoutScale: number;
   freeMonthlyLimit: number;
   proMonthlyLimit: number;

@@ -18,7 +18,7 @@ import { createUser } from '../support/users.ts';
  * A real full disk under the embedded PostgreSQL: its data directory on a small tmpfs that the
  * test fills. Sends answer 503 `storage_full` (PostgreSQL's 53100); when PostgreSQL itself dies
  * of it (no room for WAL), the supervisor restarts it with backoff, and once space is freed the
- * same app answers again without a restart (docs/decisions/0040-embedded-postgres-supervision.md).
+ * same app answers again without a restart (docs/decisions/0043-embedded-postgres-supervision.md).
  * Mounting needs root (or CAP_SYS_ADMIN); elsewhere this file is skipped, and the restart after a
  * crash is still covered by tests/api/embedded-postgres.test.ts.
  */

@@ -316,7 +316,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   let restarting: Promise<void> | undefined;
   let delay = RESTART_BACKOFF.firstMs;
 
-  // Supervision (docs/decisions/0040-embedded-postgres-supervision.md): a server that dies while
+  // Supervision (docs/decisions/0043-embedded-postgres-supervision.md): a server that dies while
   // the app runs (a crash, the OOM killer, a full disk during recovery) is started again on the
   // same port and data, with backoff, so the pool reconnects and the app recovers by itself.
   const watch = (c: ChildProcess) => {

@@ -86,7 +86,7 @@ export const TRIM_RULES: readonly TrimRule[] = [
   },
   {
     // Emails their owner deleted while a delivery still read their content
-    // (docs/decisions/0035-one-outbox-row-per-recipient.md), once every delivery has settled.
+    // (docs/decisions/0038-one-outbox-row-per-recipient.md), once every delivery has settled.
     table: 'emails',
     batch: (_now, limit) =>
       sql`select ctid from emails e

@@ -24,7 +24,7 @@ export const forbidden = (message: string, code?: string) => new AppError(403, m
 export const notFound = (message = 'Not found', code = 'not_found') => new AppError(404, message, code);
 export const tooManyRequests = (message: string, code = 'rate_limited') => new AppError(429, message, code);
 
-/** PostgreSQL's disk_full: the database could not write (docs/decisions/0040-embedded-postgres-supervision.md). */
+/** PostgreSQL's disk_full: the database could not write (docs/decisions/0043-embedded-postgres-supervision.md). */
 const DISK_FULL = '53100';
 
 /**

@@ -30,7 +30,7 @@ import type { MailTransport } from './transport.ts';
  * that many leases (in flight, buffered in queue order, or delivered and not yet recorded). A
  * system or Pro mail enqueued behind a Free backlog is announced by NOTIFY with its priority;
  * a worker whose buffer is full trades its last buffered Free mail for it, so priority mail
- * overtakes the buffer without growing it (docs/decisions/0039-bounded-outbox-buffer.md). It wakes
+ * overtakes the buffer without growing it (docs/decisions/0042-bounded-outbox-buffer.md). It wakes
  * on NOTIFY, on its own retry timers and on a slow poll; it renews its leases while it holds rows,
  * and any worker returns rows whose lease ran out (their worker died) to the queue.
  */
@@ -48,7 +48,7 @@ export interface OutboxWorkerOptions {
   /**
    * How long a claim is valid without renewal; renewed every leaseMs/3 while held. It bounds how
    * long a dead worker's mail waits, not how long an SMTP attempt may take: renewal keeps the
-   * lease for as long as the attempt runs (docs/decisions/0037-smtp-timeouts-rfc-5321.md).
+   * lease for as long as the attempt runs (docs/decisions/0040-smtp-timeouts-rfc-5321.md).
    */
   leaseMs?: number;
   /** Fallback poll for due mail (missed notifications, retries scheduled by other processes). */

@@ -51,7 +51,7 @@ export interface EmailContent {
 
 /**
  * The content of users' test sends, stored once on the email row for all its recipients
- * (docs/decisions/0035-one-outbox-row-per-recipient.md). Deleted emails whose deliveries are still
+ * (docs/decisions/0038-one-outbox-row-per-recipient.md). Deleted emails whose deliveries are still
  * under way are kept (soft-deleted) until they settle, so every claimed row finds its content.
  */
 export async function loadEmailContent(db: Db, emailIds: string[]): Promise<Map<string, EmailContent>> {
@@ -69,7 +69,7 @@ const heldBy = (workerId: string) => sql<boolean>`state = 'sending' and locked_b
 
 /**
  * Whether the worker that held a row may have handed the message over: its attempt sent the final
- * "." (recorded before the dot, docs/decisions/0038-uncertain-means-maybe-twice.md), or PostgreSQL
+ * "." (recorded before the dot, docs/decisions/0041-uncertain-means-maybe-twice.md), or PostgreSQL
  * restarted since the claim, which may have lost that record (it is written without waiting for
  * the disk flush). Rows claimed before migration 0009 have no claim time and count as maybe.
  */

@@ -17,7 +17,7 @@ interface OutgoingBase {
 
 /**
  * A user's test send references its email row, which holds the subject and HTML once for every
- * recipient (docs/decisions/0035-one-outbox-row-per-recipient.md); system mail carries its own
+ * recipient (docs/decisions/0038-one-outbox-row-per-recipient.md); system mail carries its own
  * small content.
  */
 export type OutgoingMail = OutgoingBase &

@@ -5,7 +5,7 @@
  * - 5xx                                    → failed at once, with the server's code and text
  * - no answer once the message's final "." was sent: the server may have taken it, so the retry
  *   is flagged `uncertain` (a duplicate is possible, and then only on flagged rows;
- *   docs/decisions/0038-uncertain-means-maybe-twice.md). A connection lost before the dot is not:
+ *   docs/decisions/0041-uncertain-means-maybe-twice.md). A connection lost before the dot is not:
  *   a server never accepts a message without it.
  */
 

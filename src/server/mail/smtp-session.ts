@@ -6,9 +6,9 @@ import type { SmtpErrorLike } from './smtp-outcome.ts';
 /**
  * The SMTP side of a delivery: a small pool of nodemailer SMTP connections, one message to one
  * recipient per transaction, with the waits of RFC 5321 §4.5.3.2 and a hook just before the
- * message's terminating "." (docs/decisions/0037-smtp-timeouts-rfc-5321.md). Whether the final
+ * message's terminating "." (docs/decisions/0040-smtp-timeouts-rfc-5321.md). Whether the final
  * dot was sent is what decides if a lost answer leaves the outcome unknown
- * (docs/decisions/0038-uncertain-means-maybe-twice.md).
+ * (docs/decisions/0041-uncertain-means-maybe-twice.md).
  */
 
 export interface SmtpTimeouts {

@@ -39,7 +39,7 @@ export interface SmtpTransportOptions {
   mailFrom: string;
   /** Pooled connections (one per concurrent delivery). */
   maxConnections: number;
-  /** RFC 5321's waits by default (docs/decisions/0037-smtp-timeouts-rfc-5321.md). */
+  /** RFC 5321's waits by default (docs/decisions/0040-smtp-timeouts-rfc-5321.md). */
   timeouts?: SmtpTimeouts;
   /** Messages per pooled connection before it is recycled. */
   maxMessagesPerConnection?: number;

@@ -2,17 +2,17 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * One message per recipient, the body stored once (docs/architecture.md §5,
- * docs/decisions/0035-one-outbox-row-per-recipient.md):
+ * docs/decisions/0038-one-outbox-row-per-recipient.md):
  * - an outbox row of a user's send references its email (`email_id`) for the subject and HTML
  *   instead of carrying a copy; system mail keeps its own small content, hence nullable columns;
  * - `claimed_at` (by PostgreSQL's clock) and `final_dot_at` (this attempt sent the message's
  *   terminating "."): only an attempt that may have been accepted is flagged `uncertain`
- *   (docs/decisions/0038-uncertain-means-maybe-twice.md); `uncertain_attempts` counts them, and a
+ *   (docs/decisions/0041-uncertain-means-maybe-twice.md); `uncertain_attempts` counts them, and a
  *   second one ends in the new state `unconfirmed` instead of another blind retry;
  * - emails are soft-deleted (`deleted_at`) while a delivery still needs their content, and purged
  *   by the housekeeping job once every delivery has settled;
  * - a send is charged once (one ledger row per email, `outbox_id` now optional) and refunded only
- *   when every one of its recipients failed permanently (docs/decisions/0036-refund-when-every-recipient-failed.md).
+ *   when every one of its recipients failed permanently (docs/decisions/0039-refund-when-every-recipient-failed.md).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table mail_outbox

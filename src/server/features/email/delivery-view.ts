@@ -4,7 +4,7 @@ import type { DeliveryRow } from './email.repo.ts';
 
 /**
  * How an email's deliveries read in the API: one entry per recipient, and the roll-up the history
- * and the detail's badge show (docs/decisions/0035-one-outbox-row-per-recipient.md). Nothing
+ * and the detail's badge show (docs/decisions/0038-one-outbox-row-per-recipient.md). Nothing
  * reads "sent" that was not sent to every recipient.
  */
 

@@ -122,7 +122,7 @@ export async function findEmail(
 /**
  * Deletes an email. While one of its deliveries is still under way the row stays, hidden and
  * unshared (`deleted_at`), because the delivery reads its content from it; the housekeeping job
- * purges it once every delivery has settled (docs/decisions/0035-one-outbox-row-per-recipient.md).
+ * purges it once every delivery has settled (docs/decisions/0038-one-outbox-row-per-recipient.md).
  */
 export async function deleteEmail(db: Db, userId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;

@@ -110,7 +110,7 @@ export async function sendTestEmail(
       createdAt: now,
     });
     // One message per recipient, each referencing the email for its content
-    // (docs/decisions/0035-one-outbox-row-per-recipient.md); the send is charged once.
+    // (docs/decisions/0038-one-outbox-row-per-recipient.md); the send is charged once.
     await enqueueMail(
       trx,
       { priority: isPro ? 'pro' : 'free', to: parsed.recipients, replyTo: sender.email, emailId: email.id },

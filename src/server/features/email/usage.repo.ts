@@ -52,7 +52,7 @@ export async function takeMinuteSend(
 
 /**
  * One ledger row per send, whatever its number of recipients; it is refunded when every recipient
- * failed permanently (docs/decisions/0036-refund-when-every-recipient-failed.md).
+ * failed permanently (docs/decisions/0039-refund-when-every-recipient-failed.md).
  */
 export async function recordSend(
   trx: Executor,
