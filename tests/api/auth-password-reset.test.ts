@@ -6,12 +6,11 @@ import {
   expectNoSecrets,
   linkToken,
   mailTo,
-  PASSWORD,
   signIn,
   signUp,
-  uniqueEmail,
   waitForMail,
-} from './auth-helpers.ts';
+} from '../support/auth-api.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 describe('password reset', () => {
   let ctx: TestContext;

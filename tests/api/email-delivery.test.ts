@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Email } from '../../src/shared/contract/email.ts';
 import { runHousekeeping } from '../../src/server/housekeeping/housekeeping.ts';
 import { startMailDelivery, type MailDelivery } from '../../src/server/mail/mail-delivery.ts';
-import { pollUntil, SmtpSink } from '../support/smtp-sink.ts';
+import { poll } from '../support/poll.ts';
+import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
@@ -66,7 +67,7 @@ const UNDER_WAY = new Set(['queued', 'sending', 'retrying']);
 
 /** The email once no recipient's delivery is under way. */
 const settledEmail = (h: Harness, u: TestUser, id: string) =>
-  pollUntil(
+  poll(
     async () => {
       const email = await getEmail(h, u, id);
       return email.deliveries.every((d) => !UNDER_WAY.has(d.state)) ? email : undefined;
@@ -76,7 +77,7 @@ const settledEmail = (h: Harness, u: TestUser, id: string) =>
 
 /** The email's outbox rows once none is waiting or being delivered (read from the database). */
 const settledRows = (h: Harness, emailId: string) =>
-  pollUntil(
+  poll(
     async () => {
       const rows = await h.ctx.db
         .selectFrom('mail_outbox')
@@ -253,7 +254,7 @@ describe('a test send as the inboxes receive it', () => {
     expect(await h.ctx.db.selectFrom('emails').select('id').where('id', '=', id).execute()).toHaveLength(1);
 
     await h.sink.up();
-    const row = await pollUntil(
+    const row = await poll(
       () =>
         h.ctx.db
           .selectFrom('mail_outbox')

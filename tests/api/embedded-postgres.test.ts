@@ -1,44 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/server/db/embedded-postgres.ts';
+import { runScript, startScript } from '../support/child-process.ts';
 import { freePort } from '../support/free-port.ts';
-import { pollUntil } from '../support/smtp-sink.ts';
+import { poll } from '../support/poll.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
-// One process per app (tsx as a loader, not tsx's CLI which forks a child): SIGKILL must hit the app itself.
-const node = process.execPath;
-const tsx = ['--import', 'tsx'];
-
-function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}:\n${output}`)), timeoutMs);
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      const match = pattern.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[0]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before ${pattern}:\n${output}`));
-    });
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) =>
-    child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
-  );
-}
+// Child processes are single processes (see child-process.ts): SIGKILL hits the app itself.
+const HOLDER = 'tests/support/fixtures/hold-embedded-postgres.ts';
 
 async function postmasterPid(dataDir: string): Promise<number | undefined> {
   try {
@@ -57,8 +28,8 @@ function alive(pid: number): boolean {
   }
 }
 
-
-describe('embedded PostgreSQL lifecycle', () => {
+// These tests start Node processes and PostgreSQL clusters (initdb included), one after another.
+describe('embedded PostgreSQL lifecycle', { timeout: 120_000 }, () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'proofmail-embedded-'));
@@ -70,13 +41,9 @@ describe('embedded PostgreSQL lifecycle', () => {
   });
 
   it('comes back on the same data after the owning process was SIGKILLed', async () => {
-    const child = spawn(node, [...tsx, 'tests/support/fixtures/hold-embedded-postgres.ts'], {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: dataDir, MARKER: 'before-crash' },
-    });
-    await waitForLine(child, /READY \d+/);
-    child.kill('SIGKILL');
-    await exited(child);
+    const holder = startScript(HOLDER, [], { env: { DATA_DIR: dataDir, MARKER: 'before-crash' } });
+    await holder.waitForOutput(/READY \d+/);
+    await holder.stop('SIGKILL');
     const orphan = await postmasterPid(dataDir);
     expect(orphan && alive(orphan)).toBeTruthy(); // the server outlived its owner
 
@@ -98,19 +65,15 @@ describe('embedded PostgreSQL lifecycle', () => {
   it('refuses to share a data directory with another live app', async () => {
     const cluster = await startEmbeddedPostgres({ dataDir, log: () => undefined });
     try {
-      const child = spawn(node, [...tsx, 'tests/support/fixtures/hold-embedded-postgres.ts'], {
-        cwd: root,
-        env: { ...process.env, DATA_DIR: dataDir, MARKER: 'second' },
-      });
-      const code = await exited(child);
-      expect(code).not.toBe(0);
+      const second = await runScript(HOLDER, [], { env: { DATA_DIR: dataDir, MARKER: 'second' } });
+      expect(second.code, second.stdout + second.stderr).not.toBe(0);
     } finally {
       await cluster.stop();
     }
   });
 });
 
-describe('npm start lifecycle (src/server/main.ts)', () => {
+describe('npm start lifecycle (src/server/main.ts)', { timeout: 120_000 }, () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'proofmail-main-'));
@@ -120,70 +83,58 @@ describe('npm start lifecycle (src/server/main.ts)', () => {
   });
 
   async function startServer(port: number) {
-    const child = spawn(node, [...tsx, 'src/server/main.ts'], {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), MAIL_WORKERS: '0', LOG_LEVEL: 'warn' },
+    const app = startScript('src/server/main.ts', [], {
+      env: { DATA_DIR: dataDir, PORT: String(port), MAIL_WORKERS: '0', LOG_LEVEL: 'warn' },
     });
-    await waitForLine(child, /Proofmail is running/);
-    return child;
+    await app.waitForOutput(/Proofmail is running/);
+    return app;
   }
 
   it('serves health from the embedded database, survives kill -9, and leaves no postgres after Ctrl-C', async () => {
     const port = await freePort();
     const first = await startServer(port);
     expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
-    first.kill('SIGKILL');
-    await exited(first);
+    await first.stop('SIGKILL');
 
     const second = await startServer(port);
     expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
     const pid = await postmasterPid(dataDir);
     expect(pid && alive(pid)).toBeTruthy();
-    second.kill('SIGINT');
-    expect(await exited(second)).toBe(0);
+    expect(await second.stop('SIGINT')).toBe(0);
     expect(alive(pid!)).toBe(false);
   });
 
   it('restarts an embedded PostgreSQL that died (kill -9), says so in the log, and answers again without a restart', async () => {
     const port = await freePort();
-    const child = spawn(node, [...tsx, 'src/server/main.ts'], {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), MAIL_WORKERS: '0', LOG_LEVEL: 'warn' },
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const app = await startServer(port);
     try {
-      await pollUntil(() => output.includes('Proofmail is running'), { timeoutMs: 60_000, what: 'the app' });
       const health = () => fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.status);
       expect(await health()).toBe(200);
       const pid = await postmasterPid(dataDir);
       process.kill(pid!, 'SIGKILL');
-      await pollUntil(() => output.includes('embedded postgres: the server exited unexpectedly (signal SIGKILL)'), {
-        what: 'the supervisor to notice',
+      await app.waitForOutput(/embedded postgres: the server exited unexpectedly \(signal SIGKILL\)/, 20_000);
+      await poll(async () => (await health()) === 200, {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        what: 'health',
       });
-      await pollUntil(async () => (await health()) === 200, { timeoutMs: 60_000, intervalMs: 200, what: 'health' });
-      expect(output).toMatch(/embedded postgres: restarted on port \d+/);
+      expect(app.output()).toMatch(/embedded postgres: restarted on port \d+/);
       const restarted = await postmasterPid(dataDir);
       expect(restarted).not.toBe(pid);
       expect(alive(restarted!)).toBe(true);
-      child.kill('SIGINT');
-      expect(await exited(child)).toBe(0);
+      expect(await app.stop('SIGINT')).toBe(0);
       expect(alive(restarted!)).toBe(false); // the restarted server is stopped with the app
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      await app.stop('SIGKILL');
     }
-  }, 90_000); // an app start, a restart after backoff and a stop: each is seconds on a loaded machine
+  });
 
   it('exits non-zero naming every invalid variable', async () => {
-    const child = spawn(node, [...tsx, 'src/server/main.ts'], {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: dataDir, PORT: 'abc', FREE_MONTHLY_LIMIT: '-1' },
+    const run = await runScript('src/server/main.ts', [], {
+      env: { DATA_DIR: dataDir, PORT: 'abc', FREE_MONTHLY_LIMIT: '-1' },
     });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    expect(await exited(child)).not.toBe(0);
-    expect(stderr).toContain('PORT');
-    expect(stderr).toContain('FREE_MONTHLY_LIMIT');
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('PORT');
+    expect(run.stderr).toContain('FREE_MONTHLY_LIMIT');
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailboxMessageResponse, MailboxResponse } from '../../src/shared/contract/dev-mailbox.ts';
 import { startMailDelivery, type MailDelivery } from '../../src/server/mail/mail-delivery.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
-import { pollUntil } from '../support/smtp-sink.ts';
+import { poll } from '../support/poll.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 
 describe('local mail catcher and /api/dev/mailbox', () => {
@@ -53,7 +53,7 @@ describe('local mail catcher and /api/dev/mailbox', () => {
       html: '<p>Two</p>',
       text: 'Two, in plain text',
     });
-    const body = await pollUntil(
+    const body = await poll(
       async () => {
         const b = await list();
         return b.messages.length >= 3 ? b : undefined;

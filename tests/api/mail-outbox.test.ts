@@ -7,7 +7,8 @@ import { claimDue, markFinalDot, type OutboxRow } from '../../src/server/mail/ou
 import { OutboxWorker, type OutboxWorkerOptions } from '../../src/server/mail/outbox-worker.ts';
 import type { SmtpTimeouts } from '../../src/server/mail/smtp-session.ts';
 import { createSmtpTransport, type MailTransport } from '../../src/server/mail/transport.ts';
-import { pollUntil, SmtpSink } from '../support/smtp-sink.ts';
+import { poll } from '../support/poll.ts';
+import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestDatabase } from '../support/test-db.ts';
 import { createUser } from '../support/users.ts';
 
@@ -100,7 +101,7 @@ async function row(id: string): Promise<OutboxRow> {
 }
 
 async function settled(id: string, timeoutMs = 15_000): Promise<OutboxRow> {
-  return pollUntil(
+  return poll(
     async () => {
       const r = await row(id);
       return r.state === 'sent' || r.state === 'failed' || r.state === 'unconfirmed' ? r : undefined;
@@ -218,7 +219,7 @@ describe('delivery', () => {
   it('wakes on NOTIFY without waiting for the poll, and again after the LISTEN connection is killed', async () => {
     const worker = startWorker({ pollIntervalMs: 60_000 });
     // Let the listener connect (its connect also triggers one claim), then enqueue.
-    await pollUntil(async () => {
+    await poll(async () => {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
         where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
       return rows[0]!.n > 0;
@@ -228,7 +229,7 @@ describe('delivery', () => {
 
     await sql`select pg_terminate_backend(pid) from pg_stat_activity
       where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
-    await pollUntil(
+    await poll(
       async () => {
         const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
         where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
@@ -245,7 +246,7 @@ describe('delivery', () => {
 describe('wake-ups', () => {
   it('a burst of Free mail (coalesced NOTIFYs) is delivered without waiting for the poll', async () => {
     startWorker({ pollIntervalMs: 60_000 });
-    await pollUntil(async () => {
+    await poll(async () => {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
         where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
       return rows[0]!.n > 0;
@@ -390,7 +391,7 @@ describe('faults', () => {
     startWorker();
     const ids = await Promise.all([1, 2, 3, 4, 5].map((i) => enqueue({ subject: `down ${i}` })));
     // Each mail is retried while the server refuses connections.
-    await pollUntil(
+    await poll(
       async () => {
         const rows = await db.selectFrom('mail_outbox').selectAll().execute();
         return rows.every((r) => r.attempts >= 2) && rows;
@@ -647,10 +648,10 @@ describe('age, leases and shutdown', () => {
     sink.delayRcpt(800, 1);
     startWorker();
     const { id, messageId } = await enqueue();
-    await pollUntil(() => sink.rcptAttempts.length > 0, { what: 'the envelope to start' });
+    await poll(() => sink.rcptAttempts.length > 0, { what: 'the envelope to start' });
     // Another worker took the row over (as after an expired lease) while this attempt waited.
     await db.updateTable('mail_outbox').set({ locked_by: 'another-worker' }).where('id', '=', id).execute();
-    await pollUntil(() => sink.dataAttempts > 0, { what: 'DATA' });
+    await poll(() => sink.dataAttempts > 0, { what: 'DATA' });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(sink.byMessageId(messageId)).toHaveLength(0);
     expect(await row(id)).toMatchObject({
@@ -673,7 +674,7 @@ describe('age, leases and shutdown', () => {
     sink.dataDelayMs = 400;
     const worker = startWorker();
     const { id } = await enqueue();
-    await pollUntil(() => sink.dataAttempts > 0, { what: 'the delivery to start' });
+    await poll(() => sink.dataAttempts > 0, { what: 'the delivery to start' });
     const result = await worker.stop({ deadlineMs: 5_000 });
     expect(result).toEqual({ finished: 1, released: 0 });
     expect((await row(id)).state).toBe('sent');
@@ -683,7 +684,7 @@ describe('age, leases and shutdown', () => {
     sink.dataDelayMs = 5_000;
     const worker = startWorker({ timeouts: { dataTerminationMs: 10_000 } });
     const { id } = await enqueue();
-    await pollUntil(() => sink.messages.length > 0, { what: 'the message to be taken' });
+    await poll(() => sink.messages.length > 0, { what: 'the message to be taken' });
     const started = Date.now();
     const result = await worker.stop({ deadlineMs: 600 });
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -706,7 +707,7 @@ describe('age, leases and shutdown', () => {
     sink.delayRcpt(3_000, 1);
     const worker = startWorker();
     const { id } = await enqueue();
-    await pollUntil(() => sink.rcptAttempts.length > 0, { what: 'the envelope to start' });
+    await poll(() => sink.rcptAttempts.length > 0, { what: 'the envelope to start' });
     expect(await worker.stop({ deadlineMs: 400 })).toEqual({ finished: 0, released: 1 });
     expect(await row(id)).toMatchObject({
       state: 'queued',

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/server/config.ts';
 import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/server/db/embedded-postgres.ts';
 import { migrateToLatest } from '../../src/server/db/migrate.ts';
-import { pollUntil } from '../support/smtp-sink.ts';
+import { poll } from '../support/poll.ts';
 import { createUser } from '../support/users.ts';
 
 /**
@@ -104,7 +104,12 @@ describe.runIf(mountable)('embedded PostgreSQL on a full disk', () => {
   it('answers 503 storage_full when the disk is full, PostgreSQL dying of it is restarted, and the app recovers once space is freed', async () => {
     const u = await createUser(db);
     const send = (html: string) =>
-      app.inject({ method: 'POST', url: '/api/email/send', headers: u.headers, payload: { to: 'a@example.com', html } });
+      app.inject({
+        method: 'POST',
+        url: '/api/email/send',
+        headers: u.headers,
+        payload: { to: 'a@example.com', html },
+      });
     expect((await send('<p>before</p>')).statusCode).toBe(200);
     await admin.query(
       `create table wal_churn (id int primary key, body text) with (fillfactor = 40);
@@ -120,13 +125,17 @@ describe.runIf(mountable)('embedded PostgreSQL on a full disk', () => {
         'Please try again later.',
       code: 'storage_full',
     });
-    expect(await db.selectFrom('emails').select('id').where('user_id', '=', u.user.id).execute()).toHaveLength(1);
+    expect(
+      await db.selectFrom('emails').select('id').where('user_id', '=', u.user.id).execute(),
+    ).toHaveLength(1);
 
     // Writing WAL with no room left for a new segment makes PostgreSQL stop; restarts keep failing
     // while the disk is full.
-    await pollUntil(
+    await poll(
       async () => {
-        await admin.query("update wal_churn set body = repeat(md5(random()::text), 3)").catch(() => undefined);
+        await admin
+          .query('update wal_churn set body = repeat(md5(random()::text), 3)')
+          .catch(() => undefined);
         return logs.some((l) => /exited unexpectedly/.test(l));
       },
       { timeoutMs: 60_000, intervalMs: 1, what: 'PostgreSQL to stop on the full disk' },
@@ -136,19 +145,21 @@ describe.runIf(mountable)('embedded PostgreSQL on a full disk', () => {
     const whileDown = await send('<p>while down</p>');
     expect(whileDown.statusCode).toBe(503);
     expect(['unavailable', 'storage_full']).toContain(whileDown.json().code);
-    await pollUntil(() => logs.some((l) => /restart failed .*disk holding the data directory is full/.test(l)), {
+    await poll(() => logs.some((l) => /restart failed .*disk holding the data directory is full/.test(l)), {
       timeoutMs: 20_000,
       what: 'a failed restart on the full disk',
     });
 
     await fs.rm(filler());
-    await pollUntil(async () => (await app.inject({ method: 'GET', url: '/api/health' })).statusCode === 200, {
+    await poll(async () => (await app.inject({ method: 'GET', url: '/api/health' })).statusCode === 200, {
       timeoutMs: 60_000,
       intervalMs: 200,
       what: 'the app to answer again after space was freed',
     });
     expect(logs.some((l) => /embedded postgres: restarted on port \d+/.test(l))).toBe(true);
     expect((await send('<p>after</p>')).statusCode).toBe(200);
-    expect(await db.selectFrom('emails').select('id').where('user_id', '=', u.user.id).execute()).toHaveLength(2);
+    expect(
+      await db.selectFrom('emails').select('id').where('user_id', '=', u.user.id).execute(),
+    ).toHaveLength(2);
   }, 180_000);
 });

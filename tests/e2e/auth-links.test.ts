@@ -1,24 +1,22 @@
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
-import { createUser } from '../support/users.ts';
+import { createUser, PASSWORD, uniqueEmail } from '../support/users.ts';
 import {
   JumpClock,
-  PASSWORD,
-  expectToast,
   linkIn,
   seenMail,
   startAuthServer,
   submitSignIn,
   tokenOf,
-  uniqueEmail,
   storeToken,
   waitForMail,
   type AuthServer,
-} from './auth-e2e-helpers.ts';
+} from '../support/auth-browser.ts';
+import { expectToast } from '../support/toasts.ts';
 
 /**
- * Links and paths that go wrong (spec §4, §5, §8): missing, unknown and expired verification and
+ * Links and paths that go wrong (docs/spec.md §4, §5, §8): missing, unknown and expired verification and
  * reset links, the social sign-in callback's error paths, guarded pages, and the forms' in-page
  * messages. The server's clock can jump ahead, so expiry is real without waiting.
  */
@@ -55,13 +53,18 @@ describe('verification links', () => {
   it('without a token: Invalid verification link, with ways on', async () => {
     const { page, problems } = await open('/verify');
     await heading(page, 'Invalid verification link').waitFor();
-    expect(await page.getByRole('link', { name: 'Request a new link' }).getAttribute('href')).toBe('/app/account');
+    expect(await page.getByRole('link', { name: 'Request a new link' }).getAttribute('href')).toBe(
+      '/app/account',
+    );
     expect(await page.getByRole('link', { name: 'Back to sign in' }).getAttribute('href')).toBe('/signin');
     expect(problems.all()).toEqual([]);
   });
 
   it('with an unknown token: Invalid verification link and the Verification failed. toast', async () => {
-    const { page, problems } = await open('/verify?token=not-a-real-token-at-all', [/verify-email 400/, /status of 400/]);
+    const { page, problems } = await open('/verify?token=not-a-real-token-at-all', [
+      /verify-email 400/,
+      /status of 400/,
+    ]);
     await heading(page, 'Invalid verification link').waitFor();
     await expectToast(page, 'Verification failed.', 'Invalid or expired verification link');
     expect(problems.all()).toEqual([]);
@@ -109,7 +112,10 @@ describe('reset links', () => {
   });
 
   it('an unknown token shows Invalid Reset Link once the server refuses it', async () => {
-    const { page, problems } = await open('/reset-password?token=unknown-reset-token', [/reset-password 400/, /status of 400/]);
+    const { page, problems } = await open('/reset-password?token=unknown-reset-token', [
+      /reset-password 400/,
+      /status of 400/,
+    ]);
     await page.getByLabel('New password', { exact: true }).fill('a long enough password');
     await page.getByLabel('Confirm new password', { exact: true }).fill('a long enough password');
     await page.getByRole('button', { name: 'Reset Password' }).click();
@@ -155,7 +161,9 @@ describe('social sign-in callback', () => {
   it('a missing token gives no_token', async () => {
     const { page } = await open('/auth/callback?provider=github');
     await page.waitForURL('**/signin?error=no_token');
-    expect(await page.getByRole('main').getByRole('alert').innerText()).toContain('no sign-in token came back');
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toContain(
+      'no sign-in token came back',
+    );
   });
 
   it('a ticket that does not exchange gives auth_failed, stores nothing and leaves no ticket in the address', async () => {
@@ -176,7 +184,9 @@ describe('social sign-in callback', () => {
     expect(text).toContain('Social sign-in failed');
     expect(text).not.toContain('Call us');
     await page.goto('/signin?error=temporarily_unavailable');
-    expect(await page.getByRole('main').getByRole('alert').innerText()).toContain('Error code: temporarily_unavailable');
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toContain(
+      'Error code: temporarily_unavailable',
+    );
   });
 });
 
@@ -213,7 +223,11 @@ describe('guards and forms', () => {
   });
 
   it('sign-in and sign-up show the in-page messages; failures come as toasts', async () => {
-    const { page } = await open('/signin', [/signin (401|503)/, /signup (409|502)/, /status of (40[19]|50[23])/]);
+    const { page } = await open('/signin', [
+      /signin (401|503)/,
+      /signup (409|502)/,
+      /status of (40[19]|50[23])/,
+    ]);
     // No social providers are configured on this server: no buttons.
     expect(await page.getByRole('link', { name: /Continue with/ }).count()).toBe(0);
     await page.getByRole('button', { name: 'Sign In', exact: true }).click();
@@ -239,7 +253,9 @@ describe('guards and forms', () => {
     await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password', { exact: true }).fill('short');
     await create.click();
-    expect(await page.getByRole('main').getByRole('alert').innerText()).toBe('Password must be at least 8 characters');
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toBe(
+      'Password must be at least 8 characters',
+    );
     await signUpThroughApi(email);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await create.click();
@@ -260,8 +276,7 @@ describe('guards and forms', () => {
   it('the verify page after sign-in refreshes the user: the app stops asking to verify', async () => {
     const email = uniqueEmail('refresh');
     const token = await signUpThroughApi(email);
-    const { page } = await open('/contact');
-    await storeToken(page, token);
+    const page = await browser.signedInPage(auth.server, { token });
     await page.goto('/app/account');
     await page.getByTestId('unverified-warning').waitFor();
     const mail = await waitForMail(auth.server, email, /^Verify your email/);
@@ -275,9 +290,8 @@ describe('guards and forms', () => {
   });
 
   it('users made by the test helper get the shell', async () => {
-    const { token } = await createUser(auth.server.db);
-    const { page } = await open('/contact');
-    await storeToken(page, token);
+    const made = await createUser(auth.server.db);
+    const page = await browser.signedInPage(auth.server, made);
     await page.goto('/app');
     await page.waitForURL('**/app/send');
   });

@@ -1,17 +1,15 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { runAdmin } from '../support/child-process.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
-import { createUser, type TestUser } from '../support/users.ts';
+import { createUser } from '../support/users.ts';
 
 /**
- * A server without Stripe (ARCHITECTURE decision 6): upgrade and billing actions explain that
+ * A server without Stripe (docs/decisions/0017-billing-off.md): upgrade and billing actions explain that
  * billing is off, and the admin command is how a plan changes; the UI then shows Pro features.
  */
 
-const root = path.resolve(import.meta.dirname, '../..');
 const browser = setupBrowser();
 let server: TestServer;
 
@@ -20,30 +18,11 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/server/admin.ts', ...args],
-      {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: server.databaseUrl },
-        timeout: 120_000,
-      },
-      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-async function signedInPage(u: TestUser): Promise<Page> {
-  const page = await browser.newPage({ baseURL: server.baseUrl });
-  await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
-  return page;
-}
-
 async function historyApiStatus(page: Page): Promise<number> {
   return page.evaluate(async () => {
-    const res = await fetch('/api/email', { headers: { Authorization: `Bearer ${localStorage.getItem('auth_token')}` } });
+    const res = await fetch('/api/email', {
+      headers: { Authorization: `Bearer ${localStorage.getItem('auth_token')}` },
+    });
     return res.status;
   });
 }
@@ -51,8 +30,10 @@ async function historyApiStatus(page: Page): Promise<number> {
 describe('billing off', () => {
   it('upgrade explains that billing is not enabled; the admin command grants Pro and the UI shows it', async () => {
     const u = await createUser(server.db, { email: 'selfhost@example.com' });
-    const page = await signedInPage(u);
-    const problems = watchProblems(page, { ignore: [/\/api\/email .*403/, /403 \(Forbidden\) \(http:[^)]*\/api\/email\)/] });
+    const page = await browser.signedInPage(server, u);
+    const problems = watchProblems(page, {
+      ignore: [/\/api\/email .*403/, /403 \(Forbidden\) \(http:[^)]*\/api\/email\)/],
+    });
     await page.goto('/app/account');
     const plan = page.locator('[data-section="plan"]');
     await plan.getByTestId('account-plan').filter({ hasText: 'Free plan' }).waitFor();
@@ -72,12 +53,14 @@ describe('billing off', () => {
     await page.getByRole('dialog', { name: 'Billing is not enabled on this server' }).waitFor();
     expect(await historyApiStatus(page)).toBe(403);
 
-    const granted = await admin(['set-plan', u.user.email, 'pro']);
+    const granted = await runAdmin(['set-plan', u.user.email, 'pro'], { DATABASE_URL: server.databaseUrl });
     expect(granted.code, granted.stderr).toBe(0);
 
     await page.goto('/app/account');
     await plan.getByTestId('account-plan').filter({ hasText: 'Pro plan' }).waitFor();
-    expect(await plan.getByTestId('subscription-details').textContent()).toContain('granted by an administrator');
+    expect(await plan.getByTestId('subscription-details').textContent()).toContain(
+      'granted by an administrator',
+    );
     // Manage Billing on a server without billing explains, too.
     await plan.getByRole('button', { name: 'Manage Billing' }).click();
     await page.getByRole('dialog', { name: 'Billing is not enabled on this server' }).waitFor();

@@ -84,7 +84,8 @@ describe('delivery per recipient', () => {
         state: 'unconfirmed',
         attempts: 2,
         uncertain: true,
-        error: 'The mail server did not confirm the message within 10 minutes after the whole message was sent; the server may have accepted it',
+        error:
+          'The mail server did not confirm the message within 10 minutes after the whole message was sent; the server may have accepted it',
       },
     });
     const page = await openAs(u, `/app/email/${email.id}`);
@@ -94,7 +95,9 @@ describe('delivery per recipient', () => {
     expect(await page.getByTestId('delivery-summary').innerText()).toBe(
       'Sent to 2 of 4 recipients; 1 refused, 1 unconfirmed',
     );
-    expect(await page.getByRole('alert').innerText()).toBe('Sent to 2 of 4 recipients; 1 refused, 1 unconfirmed');
+    expect(await page.getByRole('alert').innerText()).toBe(
+      'Sent to 2 of 4 recipients; 1 refused, 1 unconfirmed',
+    );
     expect(await page.getByTestId('email-time-label').innerText()).toBe('Sent');
 
     expect(await lines(page).count()).toBe(4);
@@ -105,9 +108,15 @@ describe('delivery per recipient', () => {
     expect(await line('twice@example.com').getByTestId('recipient-uncertain').innerText()).toMatch(
       /^May have arrived twice: an attempt lost its answer/,
     );
-    expect(await line('nobody@example.com').getByTestId('recipient-delivery-state').innerText()).toBe('Failed');
-    expect(await line('nobody@example.com').getByTestId('recipient-error').innerText()).toBe('550 5.1.1 User unknown');
-    expect(await line('silent@example.com').getByTestId('recipient-delivery-state').innerText()).toBe('Unconfirmed');
+    expect(await line('nobody@example.com').getByTestId('recipient-delivery-state').innerText()).toBe(
+      'Failed',
+    );
+    expect(await line('nobody@example.com').getByTestId('recipient-error').innerText()).toBe(
+      '550 5.1.1 User unknown',
+    );
+    expect(await line('silent@example.com').getByTestId('recipient-delivery-state').innerText()).toBe(
+      'Unconfirmed',
+    );
     expect(await line('silent@example.com').getByTestId('recipient-error').innerText()).toMatch(
       /did not confirm the message within 10 minutes/,
     );
@@ -134,7 +143,9 @@ describe('delivery per recipient', () => {
     const page = await openAs(u, `/app/email/${email.id}`);
     await page.getByTestId('delivery-summary').waitFor();
     expect(await page.getByTestId('delivery-state').innerText()).toBe('Failed');
-    expect(await page.getByTestId('delivery-summary').innerText()).toBe('Not delivered to any of the 2 recipients');
+    expect(await page.getByTestId('delivery-summary').innerText()).toBe(
+      'Not delivered to any of the 2 recipients',
+    );
     expect(await page.getByTestId('email-time-label').innerText()).toBe('Submitted');
     expect(await page.getByTestId('email-sent-at').getAttribute('datetime')).toBe('2026-11-20T10:00:00.000Z');
     expect(await page.getByTestId('recipient-error').allInnerTexts()).toEqual([
@@ -150,7 +161,8 @@ describe('delivery per recipient', () => {
       'nobody@example.com': {
         state: 'failed',
         code: 550,
-        error: '550 5.1.1 <nobody@example.com>: Recipient address rejected: User unknown in virtual mailbox table',
+        error:
+          '550 5.1.1 <nobody@example.com>: Recipient address rejected: User unknown in virtual mailbox table',
       },
     });
     for (const colorScheme of ['light', 'dark'] as const) {
