@@ -25,10 +25,7 @@ const PHONE = { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch:
 const SANDBOX_NOISE = /Blocked script execution in 'about:srcdoc'/;
 
 async function openAs(u: TestUser, path: string, options: Parameters<typeof browser.newPage>[0] = {}) {
-  const page = await browser.newPage({ baseURL: server.baseUrl, ...options });
-  await page.addInitScript((token) => {
-    if (window.top === window) localStorage.setItem('auth_token', token);
-  }, u.token);
+  const page = await browser.signedInPage(server, u, options);
   await page.goto(path);
   return page;
 }
