@@ -52,9 +52,11 @@ export default defineConfig({
   server: {
     port: 5173,
     strictPort: false,
+    // changeOrigin: the API answers only the Host of PUBLIC_URL or a loopback name with its port
+    // (src/server/http/host-allowlist.ts), so the proxy names the API server, not Vite's port.
     proxy: {
-      '/api': 'http://127.0.0.1:3000',
-      '/dev/mailbox': 'http://127.0.0.1:3000',
+      '/api': { target: 'http://127.0.0.1:3000', changeOrigin: true },
+      '/dev/mailbox': { target: 'http://127.0.0.1:3000', changeOrigin: true },
     },
   },
 });

@@ -87,7 +87,11 @@ async function main(): Promise<void> {
   );
   if (!config.smtpUrl) {
     console.log(
-      `No SMTP_URL: mail is caught locally, not delivered. Read it at ${config.publicUrl}/dev/mailbox`,
+      config.devMailbox
+        ? `No SMTP_URL: mail is caught locally, not delivered. Read it at ${config.publicUrl}/dev/mailbox ` +
+            '(from this machine only)'
+        : 'No SMTP_URL: mail is caught locally, not delivered, and the mailbox page is off (it opens ' +
+            'when PUBLIC_URL is a loopback address or DEV_MAILBOX=on). Set SMTP_URL to deliver mail.',
     );
   }
 }

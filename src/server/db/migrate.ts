@@ -8,6 +8,7 @@ import * as emailSearch from './migrations/0006-email-search.ts';
 import * as billing from './migrations/0007-billing.ts';
 import * as housekeepingIndexes from './migrations/0008-housekeeping-indexes.ts';
 import * as perRecipientDelivery from './migrations/0009-per-recipient-delivery.ts';
+import * as accountProtection from './migrations/0011-account-protection.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0007-billing': billing,
   '0008-housekeeping-indexes': housekeepingIndexes,
   '0009-per-recipient-delivery': perRecipientDelivery,
+  '0011-account-protection': accountProtection,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -4,13 +4,14 @@ import { Button } from '../../components/ui/button.tsx';
 import { Field, Input, fieldDescription } from '../../components/ui/input.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { toast } from '../../components/ui/toast.tsx';
-import { errorMessage } from '../../lib/api.ts';
+import { ApiError, errorMessage } from '../../lib/api.ts';
 import { usePublicConfig } from '../../lib/public-config.ts';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
 import { AltchaChallenge, type AltchaChallengeHandle } from './altcha-challenge.tsx';
 import { AuthLayout, authLink } from './auth-layout.tsx';
 import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
+import { isPasswordRuleMessage, passwordRuleProblem } from '../../../shared/password-rules.ts';
 import { HOME_AFTER_SIGN_IN } from './navigation.ts';
 import { PasswordInput } from '../../components/ui/password-input.tsx';
 import { useSession } from '../../lib/session.ts';
@@ -44,7 +45,8 @@ export function SignUpPage() {
     e.preventDefault();
     if (!email.trim() || !password) return setFormError(AUTH_MESSAGES.fillAllFields);
     if (captchaRequired && !captchaToken) return setFormError(AUTH_MESSAGES.completeCaptcha);
-    if (password.length < MIN_PASSWORD_LENGTH) return setFormError(AUTH_MESSAGES.passwordTooShort);
+    const passwordProblem = passwordRuleProblem(password);
+    if (passwordProblem) return setFormError(passwordProblem);
     setFormError(null);
     signUp.mutate(
       { email: email.trim(), password, ...(captchaToken ? { captchaToken } : {}) },
@@ -55,6 +57,8 @@ export function SignUpPage() {
         },
         onError: (err) => {
           toast.error('Sign up failed', errorMessage(err));
+          // A password the server refuses (a common one) is shown at the field too.
+          if (err instanceof ApiError && err.code === 'weak_password') setFormError(err.message);
           // A solution is accepted once; the next attempt needs a fresh one.
           captchaRef.current?.reset();
         },
@@ -111,8 +115,7 @@ export function SignUpPage() {
               autoComplete="new-password"
               value={password}
               invalid={
-                (formError === AUTH_MESSAGES.fillAllFields && !password) ||
-                formError === AUTH_MESSAGES.passwordTooShort
+                (formError === AUTH_MESSAGES.fillAllFields && !password) || isPasswordRuleMessage(formError)
               }
               aria-describedby={passwordDesc.describedBy}
               onChange={(e) => setPassword(e.target.value)}
