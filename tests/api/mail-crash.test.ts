@@ -111,7 +111,7 @@ describe('crash safety', () => {
         const open = await db
           .selectFrom('mail_outbox')
           .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('state', 'not in', ['sent', 'failed'])
+          .where('state', 'not in', ['sent', 'failed', 'unconfirmed'])
           .executeTakeFirstOrThrow();
         return Number(open.n) === 0;
       },
@@ -119,7 +119,14 @@ describe('crash safety', () => {
         timeoutMs: 60_000,
         intervalMs: 200,
         what: 'every accepted mail to be sent or failed',
-        details: last.output,
+        details: async () =>
+          `${last.output()}\nopen rows: ${JSON.stringify(
+            await db
+              .selectFrom('mail_outbox')
+              .select(['state', 'attempts', 'uncertain', 'next_attempt_at', 'lease_until', 'last_error'])
+              .where('state', 'not in', ['sent', 'failed', 'unconfirmed'])
+              .execute(),
+          )}`,
       },
     );
     // A graceful stop ends the process cleanly.
