@@ -52,7 +52,15 @@ const envSchema = z.object({
   ),
   MAIL_FROM: z.preprocess(emptyToUndefined, mailbox.default('Proofmail <no-reply@localhost>')),
   MAIL_WORKERS: int(4, 0, 64),
-  MAIL_LEASE_SECONDS: int(120, 2, 3600),
+  MAIL_LEASE_SECONDS: int(30, 2, 3600),
+  SMTP_TIMEOUT_SCALE: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a number' })
+      .positive({ error: 'must be greater than 0' })
+      .max(100, { error: 'must be at most 100' })
+      .default(1),
+  ),
   FREE_MONTHLY_LIMIT: int(10, 0),
   PRO_MONTHLY_LIMIT: int(10_000, 0),
   FREE_SENDS_PER_MINUTE: int(5, 1),
@@ -123,6 +131,8 @@ export interface Config {
   mailWorkers: number;
   /** How long a worker's claim on a mail lasts without renewal (a dead worker's mail waits this long). */
   mailLeaseSeconds: number;
+  /** Multiplies every SMTP wait of RFC 5321 §4.5.3.2 (docs/decisions/0040-smtp-timeouts-rfc-5321.md). */
+  smtpTimeoutScale: number;
   freeMonthlyLimit: number;
   proMonthlyLimit: number;
   freeSendsPerMinute: number;
@@ -272,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     mailDomain: domain,
     mailWorkers: e.MAIL_WORKERS,
     mailLeaseSeconds: e.MAIL_LEASE_SECONDS,
+    smtpTimeoutScale: e.SMTP_TIMEOUT_SCALE,
     freeMonthlyLimit: e.FREE_MONTHLY_LIMIT,
     proMonthlyLimit: e.PRO_MONTHLY_LIMIT,
     freeSendsPerMinute: e.FREE_SENDS_PER_MINUTE,

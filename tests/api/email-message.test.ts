@@ -104,8 +104,6 @@ describe('an email keeps its source and the message as sent', () => {
       {
         priority: 'free',
         to: ['old@example.com'],
-        subject: 'Old',
-        html: '<p>From before</p>',
         replyTo: alice.user.email,
         emailId: email.id,
       },

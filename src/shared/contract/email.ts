@@ -63,12 +63,54 @@ export const PREPARE_ERROR_CODES = [
 ] as const;
 export type PrepareErrorCode = (typeof PREPARE_ERROR_CODES)[number];
 
-export const DELIVERY_STATES = ['queued', 'sending', 'sent', 'retrying', 'failed'] as const;
+/**
+ * The delivery of one message to one recipient. `unconfirmed`: the whole message was sent twice
+ * and the server answered neither time; it may have arrived, and is not sent a third time.
+ */
+export const RECIPIENT_DELIVERY_STATES = [
+  'queued',
+  'sending',
+  'sent',
+  'retrying',
+  'failed',
+  'unconfirmed',
+] as const;
+export const recipientDelivery = z.object({
+  id: z.string(),
+  to: z.string(),
+  state: z.enum(RECIPIENT_DELIVERY_STATES),
+  attempts: z.number().int(),
+  /** The server's reply or what went wrong, code included once ("550 5.1.1 …"). */
+  error: z.string().nullable(),
+  sentAt: z.string().nullable(),
+  messageId: z.string(),
+  /** This recipient may have received the message twice (an attempt's answer was lost after the whole message was sent). */
+  uncertain: z.boolean(),
+});
+export type RecipientDelivery = z.infer<typeof recipientDelivery>;
+
+/**
+ * The roll-up of an email's deliveries: `sent` when every recipient's was, `failed` when every
+ * one failed, `partial` when some failed and others were sent, `unconfirmed` when none failed but
+ * some are unconfirmed; while any is under way, `retrying` if one waits for a retry, else
+ * `sending` (or `queued` before the first attempt).
+ */
+export const DELIVERY_STATES = [
+  'queued',
+  'sending',
+  'sent',
+  'retrying',
+  'failed',
+  'partial',
+  'unconfirmed',
+] as const;
 export const delivery = z.object({
   state: z.enum(DELIVERY_STATES),
   attempts: z.number().int(),
   error: z.string().nullable(),
   sentAt: z.string().nullable(),
+  /** Some recipient may have received the message twice. */
+  uncertain: z.boolean(),
 });
 
 export const messageHeader = z.object({ name: z.string(), value: z.string() });
@@ -100,6 +142,8 @@ export const email = z.object({
   /** The headers of the message as sent that every recipient got alike (not To, Message-ID, Date). */
   headers: z.array(messageHeader),
   bytes: z.object({ html: z.number().int(), message: z.number().int() }),
+  /** One per recipient, in the order of `to`. */
+  deliveries: z.array(recipientDelivery),
 });
 export type Email = z.infer<typeof email>;
 

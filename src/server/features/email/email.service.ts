@@ -21,6 +21,7 @@ import {
   type EmailRow,
   type EmailRowWithHtml,
 } from './email.repo.ts';
+import { rollUpDelivery, toRecipientDeliveries } from './delivery-view.ts';
 import { monthOf, nextMonthStart, usageOf } from './usage.repo.ts';
 
 interface Deps {
@@ -30,22 +31,8 @@ interface Deps {
   transforms: TransformPool;
 }
 
-const DELIVERY_STATE = {
-  queued: 'queued',
-  sending: 'sending',
-  sent: 'sent',
-  retry_wait: 'retrying',
-  failed: 'failed',
-} as const;
-
 /** Builds the API shape by listing fields (docs/architecture.md §1.4): a new column stays private. */
 export function toSummary(row: EmailRow): EmailSummary {
-  const error =
-    row.last_error === null
-      ? null
-      : row.last_error_code
-        ? `${row.last_error_code} ${row.last_error}`
-        : row.last_error;
   return {
     id: row.id,
     to: row.to_addresses,
@@ -53,12 +40,7 @@ export function toSummary(row: EmailRow): EmailSummary {
     createdAt: row.created_at.toISOString(),
     isPublic: row.public_slug !== null,
     publicSlug: row.public_slug,
-    delivery: {
-      state: DELIVERY_STATE[row.outbox_state ?? 'queued'],
-      attempts: row.attempts ?? 0,
-      error,
-      sentAt: row.sent_at ? row.sent_at.toISOString() : null,
-    },
+    delivery: rollUpDelivery(toRecipientDeliveries(row.deliveries, row.to_addresses)),
   };
 }
 
@@ -154,6 +136,7 @@ export async function getEmail(deps: Deps, userId: string, id: string): Promise<
       text: row.text_override,
     },
     ...(await messageOf(deps, row)),
+    deliveries: toRecipientDeliveries(row.deliveries, row.to_addresses),
   };
 }
 

@@ -120,20 +120,14 @@ async function storeAndQueue(
         messageBytes: prepared.bytes.message,
       },
     });
-    const outbox = await enqueueMail(
+    // One message per recipient, each referencing the email for its content
+    // (docs/decisions/0038-one-outbox-row-per-recipient.md); the send is charged once.
+    await enqueueMail(
       trx,
-      {
-        priority: isPro ? 'pro' : 'free',
-        to: recipients,
-        subject: prepared.subject,
-        html: prepared.html,
-        text: prepared.text,
-        replyTo: sender.email,
-        emailId: email.id,
-      },
+      { priority: isPro ? 'pro' : 'free', to: recipients, replyTo: sender.email, emailId: email.id },
       { messageIdDomain: config.mailDomain },
     );
-    await recordSend(trx, { userId: sender.id, emailId: email.id, outboxId: outbox.id, month });
+    await recordSend(trx, { userId: sender.id, emailId: email.id, month });
     return { id: email.id };
   });
 }

@@ -64,13 +64,17 @@ export async function takeMinuteSend(
   return row.rows.length > 0;
 }
 
+/**
+ * One ledger row per send, whatever its number of recipients; it is refunded when every recipient
+ * failed permanently (docs/decisions/0039-refund-when-every-recipient-failed.md).
+ */
 export async function recordSend(
   trx: Executor,
-  entry: { userId: string; emailId: string; outboxId: string; month: string },
+  entry: { userId: string; emailId: string; month: string },
 ): Promise<void> {
   await trx
     .insertInto('usage_ledger')
-    .values({ user_id: entry.userId, email_id: entry.emailId, outbox_id: entry.outboxId, month: entry.month })
+    .values({ user_id: entry.userId, email_id: entry.emailId, month: entry.month })
     .execute();
 }
 
