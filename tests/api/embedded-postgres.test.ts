@@ -119,11 +119,14 @@ describe('npm start lifecycle (src/server/main.ts)', () => {
   });
 
   async function startServer(port: number) {
+    const { PUBLIC_URL: _unset, ...env } = process.env;
     const child = spawn(node, [...tsx, 'src/server/main.ts'], {
       cwd: root,
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), MAIL_WORKERS: '0', LOG_LEVEL: 'warn' },
+      // No PUBLIC_URL and no .env: the links and the start-up message derive it from PORT.
+      env: { ...env, ENV_FILE: '', DATA_DIR: dataDir, PORT: String(port), MAIL_WORKERS: '0', LOG_LEVEL: 'warn' },
     });
-    await waitForLine(child, /Proofmail is running/);
+    const started = await waitForLine(child, /Proofmail is running at \S+/);
+    expect(started).toBe(`Proofmail is running at http://localhost:${port}`);
     return child;
   }
 
