@@ -58,6 +58,16 @@ describe('billing off (no STRIPE_SECRET_KEY)', () => {
     expect(info.json()).toMatchObject({ billingEnabled: false, plan: 'free', status: 'none', hasBillingAccount: false });
   });
 
+  it('tells the operator, not the user, how to grant a plan: in the log at start and on each refusal', async () => {
+    const hint = 'An administrator can change a plan with: npm run admin -- set-plan EMAIL pro|free';
+    expect(ctx.logs()).toContain(`Billing is off (STRIPE_SECRET_KEY is not set). ${hint}`);
+    const u = await createUser(ctx.db);
+    const before = ctx.logs().length;
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/billing/create-portal', headers: u.headers });
+    expect(res.json()).toEqual(DISABLED); // the answer names no command
+    expect(ctx.logs().slice(before)).toContain(`Billing portal refused: billing is off. ${hint}`);
+  });
+
   it('the admin command grants Pro, which unlocks history; and takes it back', async () => {
     const u = await createUser(ctx.db);
     const history = async () => (await ctx.app.inject({ method: 'GET', url: '/api/email', headers: u.headers })).statusCode;
