@@ -68,13 +68,17 @@ describe('app shell', () => {
     await heading(page, 'Emails').waitFor();
     expect(await tabs.getByRole('link', { name: 'Emails' }).getAttribute('aria-current')).toBe('page');
 
-    // Avatar menu: the email, then Account, Plan, Sign Out.
+    // Avatar menu: the email, then Profile, Account, Plan, Sign Out.
     const menuButton = header.getByRole('button', { name: 'Account menu' });
     await menuButton.click();
     const menu = page.getByRole('menu');
     expect(await menu.innerText()).toContain(user.email);
-    expect(await menu.getByRole('menuitem').allInnerTexts()).toEqual(['Account', 'Plan', 'Sign Out']);
-    await menu.getByRole('menuitem', { name: 'Account' }).click();
+    expect(await menu.getByRole('menuitem').allInnerTexts()).toEqual(['Profile', 'Account', 'Plan', 'Sign Out']);
+    await menu.getByRole('menuitem', { name: 'Profile' }).click();
+    await page.waitForURL('**/app/profile');
+    await heading(page, 'Profile').waitFor();
+    await menuButton.click();
+    await page.getByRole('menuitem', { name: 'Account' }).click();
     await page.waitForURL('**/app/account');
     await heading(page, 'Account').waitFor();
     await menuButton.click();
