@@ -38,7 +38,7 @@ function expectClean(problems: PageProblems) {
 describe('landing page', () => {
   it('shows the header, hero, feature cards, pricing and footer from the spec', async () => {
     const { page, problems } = await open('/');
-    await expectOneH1(page, 'Test your HTML emails in real inboxes');
+    await expectOneH1(page, 'Test Your HTML Emails in Real Inboxes');
     expect(await page.title()).toMatch(/^Proofmail/);
 
     const header = page.getByRole('banner');
@@ -142,7 +142,7 @@ describe('free allowance from the server', () => {
     );
 
     await page.getByRole('banner').getByRole('link', { name: 'Pricing' }).click();
-    await expectOneH1(page, 'Plans and pricing');
+    await expectOneH1(page, 'Plans and Pricing');
     expect(await text(page.locator('[data-plan="free"]').getByTestId('free-allowance'))).toBe(
       '50 emails per month',
     );
@@ -212,8 +212,8 @@ describe('public pages', () => {
 
     await page.getByRole('banner').getByRole('link', { name: 'Pricing' }).click();
     await page.waitForURL('**/plan');
-    await expectOneH1(page, 'Plans and pricing');
-    expect(await page.title()).toBe('Plans and pricing · Proofmail');
+    await expectOneH1(page, 'Plans and Pricing');
+    expect(await page.title()).toBe('Plans and Pricing · Proofmail');
     const getStarted = page.getByRole('main').getByRole('link', { name: 'Get Started', exact: true });
     expect(await getStarted.count()).toBe(2);
     for (const question of [
@@ -245,7 +245,7 @@ describe('public pages', () => {
 
     await footer.getByRole('link', { name: 'Contact' }).click();
     await page.waitForURL('**/contact');
-    await expectOneH1(page, 'Contact us');
+    await expectOneH1(page, 'Contact Us');
     expect(await text(page.getByRole('main'))).toContain('24-48 hours');
     const mailto = await page.getByRole('link', { name: 'Email support' }).getAttribute('href');
     expect(mailto).toBe(`mailto:${server.config.supportEmail}`);
@@ -259,7 +259,7 @@ describe('public pages', () => {
     const { page, problems } = await open('/terms');
     await page.getByRole('banner').getByRole('link', { name: 'Features' }).click();
     await page.waitForURL('**/#features');
-    await page.getByRole('heading', { name: 'From markup to client sign-off' }).waitFor();
+    await page.getByRole('heading', { name: 'From Markup to Client Sign-Off' }).waitFor();
     const top = () => page.evaluate(() => document.getElementById('features')!.getBoundingClientRect().top);
     await expect.poll(top, { timeout: 5000 }).toBeLessThan(200);
     expect(await top()).toBeGreaterThanOrEqual(0);
@@ -268,10 +268,10 @@ describe('public pages', () => {
 
   it('direct loads of every public route render (history fallback)', async () => {
     for (const [path, h1] of [
-      ['/plan', 'Plans and pricing'],
+      ['/plan', 'Plans and Pricing'],
       ['/terms', 'Terms of Service'],
       ['/privacy', 'Privacy Policy'],
-      ['/contact', 'Contact us'],
+      ['/contact', 'Contact Us'],
     ] as const) {
       const { page, problems } = await open(path);
       await expectOneH1(page, h1);
@@ -281,11 +281,11 @@ describe('public pages', () => {
 
   it('an unknown path shows the not-found page with a way home', async () => {
     const { page, problems } = await open('/no/such/page');
-    await expectOneH1(page, 'Page not found');
-    expect(await page.title()).toBe('Page not found · Proofmail');
-    await page.getByRole('link', { name: 'Back to home' }).click();
+    await expectOneH1(page, 'Page Not Found');
+    expect(await page.title()).toBe('Page Not Found · Proofmail');
+    await page.getByRole('link', { name: 'Back to Home' }).click();
     await page.waitForURL(`${server.baseUrl}/`);
-    await expectOneH1(page, 'Test your HTML emails in real inboxes');
+    await expectOneH1(page, 'Test Your HTML Emails in Real Inboxes');
     expectClean(problems);
   });
 

@@ -38,7 +38,7 @@ export function ChangeEmailCard({ currentEmail }: { currentEmail: string }) {
   return (
     <Section
       id="change-email"
-      title="Change email"
+      title="Change Email"
       description="We will send a confirmation link to the new address. Your email changes when you open it, and you then sign in again with the new address."
     >
       <form noValidate onSubmit={onSubmit} className="space-y-4">
