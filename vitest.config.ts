@@ -1,8 +1,14 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Two projects: `server` (unit + API tests on a real embedded PostgreSQL) and `e2e` (the built app
 // driven in Chromium). Each starts one PostgreSQL cluster per run (globalSetup); files get fresh
-// databases cloned from a migrated template.
+// databases cloned from a migrated template, and every browser-test file its own app server, so
+// files of both projects run side by side. Vitest's default on two cores would be one worker (one
+// file at a time): the e2e files mostly wait on the browser and the server files on PostgreSQL
+// and child processes, so two workers finish in a little over half the time.
+const workers = Math.max(2, os.availableParallelism());
+
 export default defineConfig({
   test: {
     projects: [
@@ -20,6 +26,7 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 60_000,
           pool: 'forks',
+          maxWorkers: workers,
         },
       },
       {
@@ -31,8 +38,10 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 90_000,
           pool: 'forks',
-          maxWorkers: 1,
-          fileParallelism: false,
+          // Both projects in one group (same groupOrder and maxWorkers), so they overlap.
+          maxWorkers: workers,
+          // expect.poll's default (1 s) is too short for a page on a busy machine.
+          expect: { poll: { timeout: 15_000 } },
         },
       },
     ],

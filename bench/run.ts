@@ -53,7 +53,9 @@ async function main(): Promise<void> {
 
   const load = os.loadavg()[0]!;
   const cores = os.availableParallelism();
-  console.log(`${cores} cores, load average ${load.toFixed(2)}${load > cores ? ' (busy machine: expect noisy figures)' : ''}`);
+  console.log(
+    `${cores} cores, load average ${load.toFixed(2)}${load > cores ? ' (busy machine: expect noisy figures)' : ''}`,
+  );
   const results: MetricResults = {};
   let failed = false;
   try {
@@ -61,7 +63,9 @@ async function main(): Promise<void> {
       console.log(`▶ ${file}`);
       const started = Date.now();
       try {
-        const mod = (await import(pathToFileURL(path.join(here, 'metrics', file)).href)) as { default: MetricModule };
+        const mod = (await import(pathToFileURL(path.join(here, 'metrics', file)).href)) as {
+          default: MetricModule;
+        };
         const out = await mod.default(ctx);
         for (const [name, v] of Object.entries(out)) {
           if (name in results) throw new Error(`metric ${name} is reported twice`);
@@ -70,7 +74,9 @@ async function main(): Promise<void> {
         log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } catch (err) {
         failed = true;
-        console.error(`  ✗ ${file} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        console.error(
+          `  ✗ ${file} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        );
       }
     }
   } finally {

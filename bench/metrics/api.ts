@@ -27,7 +27,9 @@ export default async function api(ctx: BenchContext): Promise<MetricResults> {
       if (a.errors || a.non2xx) throw new Error(`/api/auth/me: ${a.errors} errors, ${a.non2xx} non-2xx`);
       me.push(a.perSecond);
       bare.push(b.perSecond);
-      ctx.log(`round ${round + 1}: /api/auth/me ${a.perSecond.toFixed(0)}/s (p99 ${a.p99} ms), hello ${b.perSecond.toFixed(0)}/s`);
+      ctx.log(
+        `round ${round + 1}: /api/auth/me ${a.perSecond.toFixed(0)}/s (p99 ${a.p99} ms), hello ${b.perSecond.toFixed(0)}/s`,
+      );
     }
     const meRate = median(me);
     const helloRate = median(bare);

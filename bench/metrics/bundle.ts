@@ -1,14 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
 import { buildApp } from '../../src/server/app.ts';
 import { loadConfig } from '../../src/server/config.ts';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
+import { launchBrowser, signedInState } from '../../tests/support/chromium.ts';
 import { createUser } from '../../tests/support/users.ts';
+import { webAppBuild } from '../../tests/support/web-build.ts';
 import type { BenchContext, MetricResults } from '../support/metric.ts';
 
 /**
@@ -16,26 +13,15 @@ import type { BenchContext, MetricResults } from '../support/metric.ts';
  * app, loaded in Chromium; every script response the page fetched until it settled is counted.
  * /app/send includes the lazily loaded code editor, since the page shows it at once.
  */
-const root = path.resolve(import.meta.dirname, '../..');
-
 export default async function bundle(ctx: BenchContext): Promise<MetricResults> {
-  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'proofmail-bench-web-'));
-  const build = spawnSync(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: 'production', VITE_API_URL: '' },
-  });
-  if (build.status !== 0) throw new Error('vite build failed');
+  const { dir: webRoot } = await webAppBuild(); // the production build, from the cache when current
   const pg = await ctx.postgres();
   const database = await pg.createDatabase();
   const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' });
-  const app = await buildApp({ config, db: database.db, webRoot: outDir });
+  const app = await buildApp({ config, db: database.db, webRoot });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const browser = await launchBrowser();
   try {
     const user = await createUser(database.db, { plan: 'pro' });
     const { id } = await insertEmail(database.db, {
@@ -50,8 +36,7 @@ export default async function bundle(ctx: BenchContext): Promise<MetricResults> 
     await database.db.updateTable('emails').set({ public_slug: slug }).where('id', '=', id).execute();
 
     const measure = async (pathname: string, token?: string, ready?: string) => {
-      const context = await browser.newContext();
-      if (token) await context.addInitScript((t) => localStorage.setItem('auth_token', t), token);
+      const context = await browser.newContext(token ? { storageState: signedInState(base, token) } : {});
       const page = await context.newPage();
       const scripts = new Map<string, number>();
       page.on('response', async (res) => {
@@ -79,6 +64,5 @@ export default async function bundle(ctx: BenchContext): Promise<MetricResults> 
     await browser.close();
     await app.close();
     await database.drop();
-    fs.rmSync(outDir, { recursive: true, force: true });
   }
 }

@@ -50,8 +50,12 @@ export default async function history(ctx: BenchContext): Promise<MetricResults>
       await sql`create index emails_html_trgm on emails using gin (html gin_trgm_ops)`.execute(c);
       await sql`analyze emails`.execute(c);
     });
-    const size = await sql<{ s: string }>`select pg_size_pretty(pg_total_relation_size('emails')) as s`.execute(db);
-    ctx.log(`indexed in ${((Date.now() - indexed) / 1000).toFixed(0)} s; emails table with indexes: ${size.rows[0]?.s}`);
+    const size = await sql<{
+      s: string;
+    }>`select pg_size_pretty(pg_total_relation_size('emails')) as s`.execute(db);
+    ctx.log(
+      `indexed in ${((Date.now() - indexed) / 1000).toFixed(0)} s; emails table with indexes: ${size.rows[0]?.s}`,
+    );
 
     const timeApi = async (url: string, check: (body: { items: unknown[] }) => void) => {
       const times: number[] = [];
@@ -103,7 +107,12 @@ export default async function history(ctx: BenchContext): Promise<MetricResults>
     const plan = await sql<{ 'QUERY PLAN': string }>`explain select id from emails
       where user_id = ${user.user.id} and (to_addresses ilike ${pattern} or subject ilike ${pattern} or html ilike ${pattern})
       order by created_at desc, id desc limit 21`.execute(db);
-    ctx.log(`search plan: ${plan.rows.map((r) => r['QUERY PLAN'].trim()).slice(0, 3).join(' | ')}`);
+    ctx.log(
+      `search plan: ${plan.rows
+        .map((r) => r['QUERY PLAN'].trim())
+        .slice(0, 3)
+        .join(' | ')}`,
+    );
     return {
       history_first_page_p95_ms: { value: round(first), unit: 'ms' },
       history_deep_page_p95_ms: { value: round(deep), unit: 'ms' },

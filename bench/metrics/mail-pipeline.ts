@@ -6,7 +6,8 @@ import type { Db } from '../../src/server/db/database.ts';
 import { startMailDelivery } from '../../src/server/mail/mail-delivery.ts';
 import { enqueueMail, type OutgoingMail } from '../../src/server/mail/outbox.ts';
 import { parseMailbox, textFromHtml } from '../../src/server/mail/transport.ts';
-import { pollUntil, SmtpSink } from '../../tests/support/smtp-sink.ts';
+import { poll } from '../../tests/support/poll.ts';
+import { SmtpSink } from '../../tests/support/smtp-sink.ts';
 import type { BenchContext, MetricResults } from '../support/metric.ts';
 
 /**
@@ -63,7 +64,9 @@ export default async function mailPipeline(ctx: BenchContext): Promise<MetricRes
     html,
     text,
   });
-  ctx.log(`message: ${((html.length + text.length) / 1024).toFixed(1)} KB of HTML + text, ${MAILS} mails per round`);
+  ctx.log(
+    `message: ${((html.length + text.length) / 1024).toFixed(1)} KB of HTML + text, ${MAILS} mails per round`,
+  );
 
   const sink = await SmtpSink.start({ keepRaw: false });
   const pg = await ctx.postgres();
@@ -114,7 +117,10 @@ export default async function mailPipeline(ctx: BenchContext): Promise<MetricRes
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    if (process.env.BENCH_VERBOSE) ctx.log(`raw ${round}: event loop ${(perf.eventLoopUtilization(elu0).utilization * 100).toFixed(0)}% busy`);
+    if (process.env.BENCH_VERBOSE)
+      ctx.log(
+        `raw ${round}: event loop ${(perf.eventLoopUtilization(elu0).utilization * 100).toFixed(0)}% busy`,
+      );
     transporter.close();
     if (sink.messages.length !== n) throw new Error(`raw: the sink got ${sink.messages.length} of ${n}`);
     return n / seconds;
@@ -123,7 +129,12 @@ export default async function mailPipeline(ctx: BenchContext): Promise<MetricRes
   const pipeline = async (round: string, n: number): Promise<number> => {
     await settle();
     sink.clear();
-    const delivery = await startMailDelivery({ config, db, connectionString: database.url, concurrency: CONCURRENCY });
+    const delivery = await startMailDelivery({
+      config,
+      db,
+      connectionString: database.url,
+      concurrency: CONCURRENCY,
+    });
     try {
       const elu0 = perf.eventLoopUtilization();
       const started = performance.now();
@@ -139,7 +150,7 @@ export default async function mailPipeline(ctx: BenchContext): Promise<MetricRes
       const enqueued = performance.now();
       await sink.waitForCount(n, 300_000);
       const delivered = performance.now();
-      await pollUntil(
+      await poll(
         async () => {
           const r = await db
             .selectFrom('mail_outbox')
@@ -151,7 +162,8 @@ export default async function mailPipeline(ctx: BenchContext): Promise<MetricRes
         { timeoutMs: 60_000, intervalMs: 5, what: 'every mail recorded as sent' },
       );
       const seconds = (performance.now() - started) / 1000;
-      if (sink.messages.length !== n) throw new Error(`pipeline: the sink got ${sink.messages.length} of ${n}`);
+      if (sink.messages.length !== n)
+        throw new Error(`pipeline: the sink got ${sink.messages.length} of ${n}`);
       if (process.env.BENCH_VERBOSE) {
         ctx.log(
           `pipeline ${round}: all enqueued at ${((enqueued - started) / 1000).toFixed(2)} s, ` +
@@ -167,7 +179,9 @@ export default async function mailPipeline(ctx: BenchContext): Promise<MetricRes
 
   try {
     await raw('warmup', 200);
-    ctx.log(`on the wire: ${(sink.bytes / sink.messages.length / 1024).toFixed(1)} KB per message (MIME, quoted-printable)`);
+    ctx.log(
+      `on the wire: ${(sink.bytes / sink.messages.length / 1024).toFixed(1)} KB per message (MIME, quoted-printable)`,
+    );
     await pipeline('warmup', 200);
     const raws: number[] = [];
     const pipes: number[] = [];
@@ -187,7 +201,9 @@ export default async function mailPipeline(ctx: BenchContext): Promise<MetricRes
       raws.push(rawRate);
       pipes.push(pipeRate);
       ratios.push(pipeRate / rawRate);
-      ctx.log(`round ${r}: raw ${rawRate.toFixed(0)} mails/s, pipeline ${pipeRate.toFixed(0)} mails/s, ratio ${(pipeRate / rawRate).toFixed(2)}`);
+      ctx.log(
+        `round ${r}: raw ${rawRate.toFixed(0)} mails/s, pipeline ${pipeRate.toFixed(0)} mails/s, ratio ${(pipeRate / rawRate).toFixed(2)}`,
+      );
     }
     return {
       pipeline_mails_per_s: { value: Math.round(median(pipes)), unit: 'mails/s' },

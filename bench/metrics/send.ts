@@ -33,24 +33,45 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
   try {
     // One Pro user per connection: a user's sends serialise on their usage counters (that is
     // what keeps limits exact), so 8 connections of one user would measure one user's queue.
-    const users = await Promise.all(Array.from({ length: 8 }, () => createUser(database.db, { plan: 'pro' })));
+    const users = await Promise.all(
+      Array.from({ length: 8 }, () => createUser(database.db, { plan: 'pro' })),
+    );
     const user = users[0]!;
     const headers = { ...user.headers, 'content-type': 'application/json' };
-    const headersOf = (i: number) => ({ ...users[i % users.length]!.headers, 'content-type': 'application/json' });
-    const body = (i: number | string) => JSON.stringify({ to: 'client@example.com', subject: `Bench ${i}`, html: HTML });
+    const headersOf = (i: number) => ({
+      ...users[i % users.length]!.headers,
+      'content-type': 'application/json',
+    });
+    const body = (i: number | string) =>
+      JSON.stringify({ to: 'client@example.com', subject: `Bench ${i}`, html: HTML });
     ctx.log(`HTML ${(HTML.length / 1024).toFixed(1)} KB per send`);
 
     // 1. Acceptance rate (delivery runs in the background in the same app process).
-    await hammer({ url: `${app.url}/api/email/send`, method: 'POST', headers, body: body('warm'), seconds: 2, connections: 8 });
+    await hammer({
+      url: `${app.url}/api/email/send`,
+      method: 'POST',
+      headers,
+      body: body('warm'),
+      seconds: 2,
+      connections: 8,
+    });
     const accept = await hammer({
       url: `${app.url}/api/email/send`,
       connections: 8,
       seconds: 10,
       // Each connection cycles through the users' requests.
-      requests: users.map((_, i) => ({ method: 'POST' as const, path: '/api/email/send', headers: headersOf(i), body: body(`a${i}`) })),
+      requests: users.map((_, i) => ({
+        method: 'POST' as const,
+        path: '/api/email/send',
+        headers: headersOf(i),
+        body: body(`a${i}`),
+      })),
     });
-    if (accept.errors || accept.non2xx) throw new Error(`accept: ${accept.errors} errors, ${accept.non2xx} non-2xx`);
-    ctx.log(`accepted ${accept.total} sends, ${accept.perSecond.toFixed(0)}/s, p99 ${accept.p99} ms; waiting for delivery to drain`);
+    if (accept.errors || accept.non2xx)
+      throw new Error(`accept: ${accept.errors} errors, ${accept.non2xx} non-2xx`);
+    ctx.log(
+      `accepted ${accept.total} sends, ${accept.perSecond.toFixed(0)}/s, p99 ${accept.p99} ms; waiting for delivery to drain`,
+    );
     await sink.waitForCount(accept.total + 1, 600_000).catch(() => undefined);
 
     // 2. Latency to the inbox at a steady rate.
@@ -60,7 +81,11 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
     const N = 300;
     for (let i = 0; i < N; i++) {
       const due = performance.now() + 1000 / RATE;
-      const res = await fetch(`${app.url}/api/email/send`, { method: 'POST', headers, body: body(`lat-${i}`) });
+      const res = await fetch(`${app.url}/api/email/send`, {
+        method: 'POST',
+        headers,
+        body: body(`lat-${i}`),
+      });
       if (res.status !== 200) throw new Error(`latency send: ${res.status}`);
       const { id } = (await res.json()) as { id: string };
       acceptedAt.set(id, Date.now());
@@ -86,7 +111,11 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
       Array.from({ length: 8 }, async () => {
         while (next < E2E) {
           const i = next++;
-          const res = await fetch(`${app.url}/api/email/send`, { method: 'POST', headers: headersOf(i), body: body(`e2e-${i}`) });
+          const res = await fetch(`${app.url}/api/email/send`, {
+            method: 'POST',
+            headers: headersOf(i),
+            body: body(`e2e-${i}`),
+          });
           if (res.status !== 200) throw new Error(`e2e send: ${res.status}`);
         }
       }),
@@ -104,13 +133,21 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
           mailFrom: MAIL_FROM,
           n: E2E,
           connections: 4,
-          mail: (i) => ({ to: ['client@example.com'], replyTo: user.user.email, subject: `Raw ${r}-${i}`, html: HTML, text }),
+          mail: (i) => ({
+            to: ['client@example.com'],
+            replyTo: user.user.email,
+            subject: `Raw ${r}-${i}`,
+            html: HTML,
+            text,
+          }),
           messageId: (i) => `<raw-${r}-${i}@proofmail.test>`,
         }),
       );
     }
     const rawRate = median(raws);
-    ctx.log(`end to end ${e2eRate.toFixed(0)} mails/s; raw ${raws.map((x) => x.toFixed(0)).join(', ')} mails/s`);
+    ctx.log(
+      `end to end ${e2eRate.toFixed(0)} mails/s; raw ${raws.map((x) => x.toFixed(0)).join(', ')} mails/s`,
+    );
     return {
       send_accept_per_s: { value: Math.round(accept.perSecond), unit: 'req/s' },
       send_accept_p99_ms: { value: accept.p99, unit: 'ms' },

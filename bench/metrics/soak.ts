@@ -47,7 +47,12 @@ export default async function soak(ctx: BenchContext): Promise<MetricResults> {
       });
     }
     const slug = 'soakpublicslug00000000000';
-    const shared = await database.db.selectFrom('emails').select('id').where('user_id', '=', pro.user.id).limit(1).executeTakeFirstOrThrow();
+    const shared = await database.db
+      .selectFrom('emails')
+      .select('id')
+      .where('user_id', '=', pro.user.id)
+      .limit(1)
+      .executeTakeFirstOrThrow();
     await database.db.updateTable('emails').set({ public_slug: slug }).where('id', '=', shared.id).execute();
 
     const auth = { ...pro.headers, 'content-type': 'application/json' };
@@ -59,10 +64,31 @@ export default async function soak(ctx: BenchContext): Promise<MetricResults> {
       if (name === 'send' && status === 200) accepted++;
     };
     const requests: autocannon.Request[] = [
-      { method: 'POST', path: '/api/auth/signin', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: pro.user.email, password: PASSWORD }), onResponse: count('signin') },
-      { method: 'POST', path: '/api/email/send', headers: auth, body: JSON.stringify({ to: 'client@example.com', subject: 'Soak', html: '<table><tr><td style="color:#333">Soak test mail</td></tr></table>' }), onResponse: count('send') },
+      {
+        method: 'POST',
+        path: '/api/auth/signin',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: pro.user.email, password: PASSWORD }),
+        onResponse: count('signin'),
+      },
+      {
+        method: 'POST',
+        path: '/api/email/send',
+        headers: auth,
+        body: JSON.stringify({
+          to: 'client@example.com',
+          subject: 'Soak',
+          html: '<table><tr><td style="color:#333">Soak test mail</td></tr></table>',
+        }),
+        onResponse: count('send'),
+      },
       { method: 'GET', path: '/api/email?limit=20', headers: pro.headers, onResponse: count('history') },
-      { method: 'GET', path: '/api/email?limit=20&q=quarterly', headers: pro.headers, onResponse: count('search') },
+      {
+        method: 'GET',
+        path: '/api/email?limit=20&q=quarterly',
+        headers: pro.headers,
+        onResponse: count('search'),
+      },
       { method: 'GET', path: `/api/email/public/${slug}`, onResponse: count('public') },
     ];
     const run = (seconds: number) =>
@@ -99,7 +125,9 @@ export default async function soak(ctx: BenchContext): Promise<MetricResults> {
     const growth = ((rssEnd - rssStart) / rssStart) * 100;
     const non2xx = [...statuses.entries()].filter(([k]) => !k.endsWith(' 200'));
     ctx.log(`requests: ${[...statuses.entries()].map(([k, v]) => `${k}: ${v}`).join(', ')}`);
-    ctx.log(`RSS ${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MiB (samples ${samples.map((s) => s.toFixed(0)).join(' ')})`);
+    ctx.log(
+      `RSS ${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MiB (samples ${samples.map((s) => s.toFixed(0)).join(' ')})`,
+    );
     const lost = accepted - delivered;
     const verdicts = [
       [result.errors + result.timeouts === 0, `errors ${result.errors + result.timeouts}`],
@@ -111,7 +139,10 @@ export default async function soak(ctx: BenchContext): Promise<MetricResults> {
     return {
       soak_seconds: { value: SECONDS, unit: 's' },
       soak_requests_per_s: { value: Math.round(result.requests.average), unit: 'req/s' },
-      soak_errors: { value: result.errors + result.timeouts + non2xx.reduce((a, [, v]) => a + v, 0), unit: 'count' },
+      soak_errors: {
+        value: result.errors + result.timeouts + non2xx.reduce((a, [, v]) => a + v, 0),
+        unit: 'count',
+      },
       soak_lost_sends: { value: lost, unit: 'count' },
       soak_rss_growth_pct: { value: Math.round(growth * 10) / 10, unit: '%' },
       soak_event_loop_delay_p99_ms: { value: eld ? Math.round(Number(eld[1]) * 10) / 10 : NaN, unit: 'ms' },

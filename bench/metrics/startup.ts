@@ -6,6 +6,7 @@ import type { BenchContext, MetricResults } from '../support/metric.ts';
 import { hammer, median } from '../support/load.ts';
 import { commandOf, descendants, rssMb } from '../support/process-tree.ts';
 import { freePort } from '../../tests/support/free-port.ts';
+import { poll } from '../../tests/support/poll.ts';
 
 /**
  * `npm start` as a user runs it, on its embedded defaults in a fresh DATA_DIR:
@@ -16,19 +17,15 @@ import { freePort } from '../../tests/support/free-port.ts';
  */
 const root = path.resolve(import.meta.dirname, '../..');
 
-
 async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('not healthy in time');
+  await poll(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
+      const res = await fetch(url).catch(() => undefined); // not listening yet
+      return res?.status === 200;
+    },
+    { timeoutMs, intervalMs: 20, what: `${url} to answer 200` },
+  );
 }
 
 function appPid(npmPid: number): number {
@@ -55,7 +52,8 @@ export default async function startup(ctx: BenchContext): Promise<MetricResults>
   const port = await freePort();
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
   const health = `http://127.0.0.1:${port}/api/health`;
-  const start = () => spawn('npm', ['start', '--silent'], { cwd: root, env, stdio: 'ignore', detached: true });
+  const start = () =>
+    spawn('npm', ['start', '--silent'], { cwd: root, env, stdio: 'ignore', detached: true });
   try {
     const first = start(); // creates the cluster (and builds the web app if needed)
     await waitHealthy(health, first, 180_000);

@@ -34,7 +34,9 @@ if (kind === 'hello') {
     delay.enable();
     process.on('SIGTERM', () => {
       delay.disable();
-      console.log(`EVENT_LOOP_DELAY p50=${delay.percentile(50) / 1e6} p99=${delay.percentile(99) / 1e6} max=${delay.max / 1e6}`);
+      console.log(
+        `EVENT_LOOP_DELAY p50=${delay.percentile(50) / 1e6} p99=${delay.percentile(99) / 1e6} max=${delay.max / 1e6}`,
+      );
       void Promise.all([app.close(), mail.stop({ deadlineMs: 5_000 })]).finally(() => process.exit(0));
     });
   }

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,37 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPool } from '../../src/server/db/database.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/server/db/embedded-postgres.ts';
 import { migrateToLatest } from '../../src/server/db/migrate.ts';
+import { runAdmin } from '../support/child-process.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import { signUp, uniqueEmail } from './auth-helpers.ts';
+import { signUp } from '../support/auth-api.ts';
+import { uniqueEmail } from '../support/users.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `npm run admin -- …` is `tsx src/server/admin.ts …`; run it the same way with a clean environment. */
-function admin(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/server/admin.ts', ...args],
-      {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-        timeout: 120_000,
-      },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-describe('admin CLI against DATABASE_URL', () => {
+// Each test starts the CLI (a Node process compiling TypeScript) one to four times.
+describe('admin CLI against DATABASE_URL', { timeout: 120_000 }, () => {
   let ctx: TestContext;
   let env: Record<string, string>;
   beforeAll(async () => {
@@ -50,48 +25,51 @@ describe('admin CLI against DATABASE_URL', () => {
 
   it('set-plan EMAIL pro|free changes the plan (email in any case)', async () => {
     const account = await signUp(ctx);
-    const pro = await admin(['set-plan', account.email.toUpperCase(), 'pro'], env);
+    const pro = await runAdmin(['set-plan', account.email.toUpperCase(), 'pro'], env);
     expect(pro.code, pro.stderr).toBe(0);
     expect(pro.stdout.trim()).toBe(`The plan of ${account.email} is now pro.`);
     expect((await userRow(account.userId)).plan).toBe('pro');
-    const free = await admin(['set-plan', account.email, 'free'], env);
+    const free = await runAdmin(['set-plan', account.email, 'free'], env);
     expect(free.code).toBe(0);
     expect((await userRow(account.userId)).plan).toBe('free');
   });
 
   it('verify EMAIL marks the address verified, once', async () => {
     const account = await signUp(ctx);
-    const first = await admin(['verify', account.email], env);
+    const first = await runAdmin(['verify', account.email], env);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout.trim()).toBe(`${account.email} is now verified.`);
     expect((await userRow(account.userId)).verified_at).not.toBeNull();
-    const second = await admin(['verify', account.email], env);
+    const second = await runAdmin(['verify', account.email], env);
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe(`${account.email} was already verified.`);
   });
 
   it('explains unknown accounts, bad arguments and shows help', async () => {
-    const missing = await admin(['verify', uniqueEmail('nobody')], env);
+    // Four independent runs that change nothing: side by side.
+    const [missing, badPlan, unknown, help] = await Promise.all([
+      runAdmin(['verify', uniqueEmail('nobody')], env),
+      runAdmin(['set-plan', 'a@example.com', 'gold'], env),
+      runAdmin(['delete-everything'], env),
+      runAdmin(['help'], env),
+    ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^No account with the email .+@example\.com\.$/m);
 
-    const badPlan = await admin(['set-plan', 'a@example.com', 'gold'], env);
     expect(badPlan.code).toBe(2);
     expect(badPlan.stderr).toContain('set-plan needs a plan: free or pro.');
     expect(badPlan.stderr).toContain('Usage: npm run admin');
 
-    const unknown = await admin(['delete-everything'], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('Unknown command "delete-everything".');
 
-    const help = await admin(['help'], env);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('set-plan EMAIL pro|free');
     expect(help.stdout).toContain('verify EMAIL');
   });
 });
 
-describe('admin CLI on the embedded database', () => {
+describe('admin CLI on the embedded database', { timeout: 120_000 }, () => {
   let dataDir: string;
   let server: EmbeddedPostgres | undefined;
   const email = 'embedded.owner@example.com';
@@ -125,7 +103,7 @@ describe('admin CLI on the embedded database', () => {
   };
 
   it('works while the server is running, through the running database', async () => {
-    const run = await admin(['set-plan', email, 'pro'], { DATA_DIR: dataDir });
+    const run = await runAdmin(['set-plan', email, 'pro'], { DATA_DIR: dataDir });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe(`The plan of ${email} is now pro.`);
     expect((await plan()).plan).toBe('pro');
@@ -134,7 +112,7 @@ describe('admin CLI on the embedded database', () => {
   it('works when the server is stopped, by starting the embedded database itself', async () => {
     await server!.stop();
     server = undefined;
-    const run = await admin(['verify', email], { DATA_DIR: dataDir });
+    const run = await runAdmin(['verify', email], { DATA_DIR: dataDir });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe(`${email} is now verified.`);
     // It stopped its database again: the data dir is free for the server.

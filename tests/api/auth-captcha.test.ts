@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import { PASSWORD, solveCaptcha, uniqueEmail } from './auth-helpers.ts';
+import { solveCaptcha } from '../support/auth-api.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 describe('captcha (ALTCHA) on sign-up', () => {
   let ctx: TestContext;

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { startFakeGoogle, type FakeGoogle } from '../support/fake-oauth.ts';
-import { bearer, linkToken, mailTo, solveCaptcha, uniqueEmail, waitForMail } from './auth-helpers.ts';
+import { bearer, linkToken, mailTo, solveCaptcha, waitForMail } from '../support/auth-api.ts';
+import { uniqueEmail } from '../support/users.ts';
 
 /**
- * Guide §6: logs never contain tokens or passwords. Runs every account flow with the most verbose
+ * docs/architecture.md §6: logs never contain tokens or passwords. Runs every account flow with the most verbose
  * log level, collects every secret that was issued or typed, and searches the captured log.
  */
 describe('server log across the accounts API', () => {

@@ -8,7 +8,8 @@ import {
   type FakeGitHub,
   type FakeGoogle,
 } from '../support/fake-oauth.ts';
-import { bearer, expectNoSecrets, mailTo, PASSWORD, signIn, signUp, uniqueEmail } from './auth-helpers.ts';
+import { bearer, expectNoSecrets, mailTo, signIn, signUp } from '../support/auth-api.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 const PUBLIC_URL = 'http://proofmail.test';
 

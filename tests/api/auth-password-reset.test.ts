@@ -6,12 +6,11 @@ import {
   expectNoSecrets,
   linkToken,
   mailTo,
-  PASSWORD,
   signIn,
   signUp,
-  uniqueEmail,
   waitForMail,
-} from './auth-helpers.ts';
+} from '../support/auth-api.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 describe('password reset', () => {
   let ctx: TestContext;
@@ -71,7 +70,10 @@ describe('password reset', () => {
     for (const email of ['abc', 'abc@', '@example.com', 'a b@example.com', 'Name <a@example.com>']) {
       const res = await request(email);
       expect(res.statusCode, email).toBe(400);
-      expect(res.json(), email).toEqual({ error: 'Please enter a valid email address', code: 'invalid_email' });
+      expect(res.json(), email).toEqual({
+        error: 'Please enter a valid email address',
+        code: 'invalid_email',
+      });
     }
   });
 

@@ -4,7 +4,8 @@ import { SESSION_IDLE_MS, SESSION_TTL_MS } from '../../src/server/accounts/sessi
 import { RATE_RULES } from '../../src/server/features/auth/rate-rules.ts';
 import { runHousekeeping } from '../../src/server/housekeeping/housekeeping.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import { bearer, expectNoSecrets, mailTo, PASSWORD, signIn, signUp, uniqueEmail } from './auth-helpers.ts';
+import { bearer, expectNoSecrets, mailTo, signIn, signUp } from '../support/auth-api.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 describe('sign-up, sign-in, sessions', () => {
   let ctx: TestContext;

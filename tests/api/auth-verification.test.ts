@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_RULES } from '../../src/server/features/auth/rate-rules.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import { bearer, expectNoSecrets, linkToken, mailTo, signUp, waitForMail } from './auth-helpers.ts';
+import { bearer, expectNoSecrets, linkToken, mailTo, signUp, waitForMail } from '../support/auth-api.ts';
 
 describe('email verification', () => {
   let ctx: TestContext;

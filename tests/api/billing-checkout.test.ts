@@ -3,7 +3,7 @@ import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
-/** Checkout, the billing portal and sync, against the local fake Stripe (issue 7). */
+/** Checkout, the billing portal and sync, against the local fake Stripe. */
 
 const PUBLIC_URL = 'https://proofmail.test';
 
@@ -20,20 +20,36 @@ describe('billing: checkout, portal and sync', () => {
   });
 
   const post = (url: string, u?: TestUser, payload?: object) =>
-    ctx.app.inject({ method: 'POST', url, headers: u?.headers, ...(payload === undefined ? {} : { payload }) });
-  const checkout = (u: TestUser, payload: object = { price: 'pro_monthly' }) => post('/api/billing/create-checkout', u, payload);
+    ctx.app.inject({
+      method: 'POST',
+      url,
+      headers: u?.headers,
+      ...(payload === undefined ? {} : { payload }),
+    });
+  const checkout = (u: TestUser, payload: object = { price: 'pro_monthly' }) =>
+    post('/api/billing/create-checkout', u, payload);
   const me = async (u: TestUser) => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: u.headers });
     expect(res.statusCode).toBe(200);
     return res.json().user as { plan: string; subscriptionStatus: string };
   };
   const customerOf = async (u: TestUser) =>
-    (await ctx.db.selectFrom('users').select('stripe_customer_id').where('id', '=', u.user.id).executeTakeFirstOrThrow())
-      .stripe_customer_id;
+    (
+      await ctx.db
+        .selectFrom('users')
+        .select('stripe_customer_id')
+        .where('id', '=', u.user.id)
+        .executeTakeFirstOrThrow()
+    ).stripe_customer_id;
   const sessionIdOf = (url: string) => url.split('/').pop()!;
   const webhook = (type: string, object: object, id?: string) => {
     const signed = stripe.signedEvent(type, object, { id });
-    return ctx.app.inject({ method: 'POST', url: '/api/billing/webhook', headers: signed.headers, payload: signed.payload });
+    return ctx.app.inject({
+      method: 'POST',
+      url: '/api/billing/webhook',
+      headers: signed.headers,
+      payload: signed.payload,
+    });
   };
 
   it('reports billing as enabled in /api/config', async () => {
@@ -60,7 +76,10 @@ describe('billing: checkout, portal and sync', () => {
 
     const customerId = await customerOf(u);
     expect(customerId).toBe(session.customer);
-    expect(stripe.customers.get(customerId!)).toMatchObject({ email: 'buyer@example.com', metadata: { userId: u.user.id } });
+    expect(stripe.customers.get(customerId!)).toMatchObject({
+      email: 'buyer@example.com',
+      metadata: { userId: u.user.id },
+    });
   });
 
   it('creates the Stripe customer once and reuses it, even for concurrent requests', async () => {
@@ -90,7 +109,12 @@ describe('billing: checkout, portal and sync', () => {
 
   it('accepts only the pro_monthly price and no extra fields', async () => {
     const u = await createUser(ctx.db);
-    for (const payload of [{ price: 'pro_yearly' }, { price: 'price_123' }, {}, { price: 'pro_monthly', customer: 'cus_x' }]) {
+    for (const payload of [
+      { price: 'pro_yearly' },
+      { price: 'price_123' },
+      {},
+      { price: 'pro_monthly', customer: 'cus_x' },
+    ]) {
       const res = await checkout(u, payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json().error).toBeTruthy();
@@ -133,7 +157,9 @@ describe('billing: checkout, portal and sync', () => {
       .executeTakeFirstOrThrow();
     expect(row.stripe_subscription_id).toBe(session.subscription);
     expect(row.cancel_at_period_end).toBe(false);
-    expect(row.current_period_end!.getTime()).toBe(stripe.subscriptions.get(session.subscription!)!.items.data[0]!.current_period_end * 1000);
+    expect(row.current_period_end!.getTime()).toBe(
+      stripe.subscriptions.get(session.subscription!)!.items.data[0]!.current_period_end * 1000,
+    );
     // History (Pro only) is open now.
     const history = await ctx.app.inject({ method: 'GET', url: '/api/email', headers: u.headers });
     expect(history.statusCode).toBe(200);
@@ -147,7 +173,9 @@ describe('billing: checkout, portal and sync', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ ok: true, user: { plan: 'free', subscriptionStatus: 'none' } });
     expect(await me(u)).toMatchObject({ plan: 'free' });
-    expect((await ctx.app.inject({ method: 'GET', url: '/api/email', headers: u.headers })).statusCode).toBe(403);
+    expect((await ctx.app.inject({ method: 'GET', url: '/api/email', headers: u.headers })).statusCode).toBe(
+      403,
+    );
 
     // Payment still processing: an incomplete subscription grants nothing either.
     const customer = stripe.checkoutSessions.get(sessionIdOf(url))!.customer;
@@ -158,7 +186,10 @@ describe('billing: checkout, portal and sync', () => {
     // Stripe now reports it active; no webhook arrives, the sync alone upgrades.
     stripe.updateSubscription(sub.id, { status: 'active' });
     res = await post('/api/billing/sync', u);
-    expect(res.json()).toMatchObject({ ok: true, user: { id: u.user.id, plan: 'pro', subscriptionStatus: 'active' } });
+    expect(res.json()).toMatchObject({
+      ok: true,
+      user: { id: u.user.id, plan: 'pro', subscriptionStatus: 'active' },
+    });
     expect(await me(u)).toMatchObject({ plan: 'pro', subscriptionStatus: 'active' });
   });
 
@@ -195,7 +226,9 @@ describe('billing: checkout, portal and sync', () => {
     // A customer id in the request is not an input: unknown fields are rejected.
     res = await post('/api/billing/create-portal', alice, { customer: bobCustomer });
     expect(res.statusCode).toBe(400);
-    expect(stripe.callsTo('/v1/billing_portal/sessions').every((r) => r.body.customer !== bobCustomer)).toBe(true);
+    expect(stripe.callsTo('/v1/billing_portal/sessions').every((r) => r.body.customer !== bobCustomer)).toBe(
+      true,
+    );
 
     // Bob's sync reads Bob's customer only, and Alice's subscription never reaches him.
     stripe.createSubscription(aliceCustomer!);

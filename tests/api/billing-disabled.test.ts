@@ -1,25 +1,12 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '../support/child-process.ts';
 import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser } from '../support/users.ts';
 
-/** A self-hosted install without Stripe (ARCHITECTURE decision 6): clear errors, plans via the admin CLI. */
+/** A self-hosted install without Stripe (docs/decisions/0017-billing-off.md): clear errors, plans via the admin CLI. */
 
-const root = path.resolve(import.meta.dirname, '../..');
 const DISABLED = { error: 'Billing is not enabled on this server', code: 'billing_disabled' };
-
-function admin(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/server/admin.ts', ...args],
-      { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, timeout: 120_000 },
-      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 describe('billing off (no STRIPE_SECRET_KEY)', () => {
   let ctx: TestContext;
@@ -54,8 +41,17 @@ describe('billing off (no STRIPE_SECRET_KEY)', () => {
     expect(hook.statusCode).toBe(400);
     expect(hook.json()).toEqual(DISABLED);
 
-    const info = await ctx.app.inject({ method: 'GET', url: '/api/billing/subscription', headers: u.headers });
-    expect(info.json()).toMatchObject({ billingEnabled: false, plan: 'free', status: 'none', hasBillingAccount: false });
+    const info = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/billing/subscription',
+      headers: u.headers,
+    });
+    expect(info.json()).toMatchObject({
+      billingEnabled: false,
+      plan: 'free',
+      status: 'none',
+      hasBillingAccount: false,
+    });
   });
 
   it('tells the operator, not the user, how to grant a plan: in the log at start and on each refusal', async () => {
@@ -63,24 +59,33 @@ describe('billing off (no STRIPE_SECRET_KEY)', () => {
     expect(ctx.logs()).toContain(`Billing is off (STRIPE_SECRET_KEY is not set). ${hint}`);
     const u = await createUser(ctx.db);
     const before = ctx.logs().length;
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/billing/create-portal', headers: u.headers });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/billing/create-portal',
+      headers: u.headers,
+    });
     expect(res.json()).toEqual(DISABLED); // the answer names no command
     expect(ctx.logs().slice(before)).toContain(`Billing portal refused: billing is off. ${hint}`);
   });
 
-  it('the admin command grants Pro, which unlocks history; and takes it back', async () => {
-    const u = await createUser(ctx.db);
-    const history = async () => (await ctx.app.inject({ method: 'GET', url: '/api/email', headers: u.headers })).statusCode;
-    expect(await history()).toBe(403);
-    const granted = await admin(['set-plan', u.user.email, 'pro'], { DATABASE_URL: ctx.databaseUrl });
-    expect(granted.code, granted.stderr).toBe(0);
-    const me = await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: u.headers });
-    expect(me.json().user).toMatchObject({ plan: 'pro' });
-    expect(await history()).toBe(200);
-    const revoked = await admin(['set-plan', u.user.email, 'free'], { DATABASE_URL: ctx.databaseUrl });
-    expect(revoked.code, revoked.stderr).toBe(0);
-    expect(await history()).toBe(403);
-  });
+  it(
+    'the admin command grants Pro, which unlocks history; and takes it back',
+    { timeout: 120_000 },
+    async () => {
+      const u = await createUser(ctx.db);
+      const history = async () =>
+        (await ctx.app.inject({ method: 'GET', url: '/api/email', headers: u.headers })).statusCode;
+      expect(await history()).toBe(403);
+      const granted = await runAdmin(['set-plan', u.user.email, 'pro'], { DATABASE_URL: ctx.databaseUrl });
+      expect(granted.code, granted.stderr).toBe(0);
+      const me = await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: u.headers });
+      expect(me.json().user).toMatchObject({ plan: 'pro' });
+      expect(await history()).toBe(200);
+      const revoked = await runAdmin(['set-plan', u.user.email, 'free'], { DATABASE_URL: ctx.databaseUrl });
+      expect(revoked.code, revoked.stderr).toBe(0);
+      expect(await history()).toBe(403);
+    },
+  );
 });
 
 describe('billing on but partly configured', () => {
@@ -114,7 +119,12 @@ describe('billing on but partly configured', () => {
 
   it('without a webhook secret, webhooks are refused (503) rather than trusted unsigned', async () => {
     const signed = stripe.signedEvent('customer.subscription.updated', { id: 'sub_1', customer: 'cus_1' });
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/billing/webhook', headers: signed.headers, payload: signed.payload });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/billing/webhook',
+      headers: signed.headers,
+      payload: signed.payload,
+    });
     expect(res.statusCode).toBe(503);
     expect(res.json().code).toBe('webhook_not_configured');
   });

@@ -1,11 +1,16 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_STRIPE_WEBHOOK_SECRET, startFakeStripe, type FakeStripe, type FakeSubscription } from '../support/fake-stripe.ts';
+import {
+  FAKE_STRIPE_WEBHOOK_SECRET,
+  startFakeStripe,
+  type FakeStripe,
+  type FakeSubscription,
+} from '../support/fake-stripe.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /**
- * Stripe webhooks (issue 7): signatures on the raw body, exactly-once effects, subscriptions
+ * Stripe webhooks: signatures on the raw body, exactly-once effects, subscriptions
  * re-read from Stripe so delivery order does not matter, and the plan rules over time.
  */
 
@@ -36,7 +41,8 @@ describe('billing: webhooks and plan rules', () => {
   };
   const historyStatus = async (u: TestUser) =>
     (await ctx.app.inject({ method: 'GET', url: '/api/email', headers: u.headers })).statusCode;
-  const eventRows = (id: string) => ctx.db.selectFrom('stripe_events').selectAll().where('id', '=', id).execute();
+  const eventRows = (id: string) =>
+    ctx.db.selectFrom('stripe_events').selectAll().where('id', '=', id).execute();
   const listCallsFor = (customer: string) =>
     stripe.callsTo('/v1/subscriptions', 'GET').filter((r) => r.query.customer === customer).length;
 
@@ -50,7 +56,11 @@ describe('billing: webhooks and plan rules', () => {
       payload: { price: 'pro_monthly' },
     });
     expect(res.statusCode, res.body).toBe(200);
-    const row = await ctx.db.selectFrom('users').select('stripe_customer_id').where('id', '=', u.user.id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('users')
+      .select('stripe_customer_id')
+      .where('id', '=', u.user.id)
+      .executeTakeFirstOrThrow();
     return { u, customer: row.stripe_customer_id! };
   }
 
@@ -68,7 +78,11 @@ describe('billing: webhooks and plan rules', () => {
     const sub = stripe.createSubscription(customer);
     const before = listCallsFor(customer);
 
-    const wrongSecret = stripe.signedEvent('customer.subscription.created', { ...sub }, { secret: 'whsec_someone_else' });
+    const wrongSecret = stripe.signedEvent(
+      'customer.subscription.created',
+      { ...sub },
+      { secret: 'whsec_someone_else' },
+    );
     const tampered = stripe.signedEvent('customer.subscription.created', { ...sub });
     const tamperedPayload = tampered.payload.replace('"active"', '"trialing"');
     const unsigned = stripe.signedEvent('customer.subscription.created', { ...sub });
@@ -98,7 +112,13 @@ describe('billing: webhooks and plan rules', () => {
     const sub = stripe.createSubscription(customer);
     // Pretty-printed JSON: re-serialising the parsed body would break the signature.
     const payload = JSON.stringify(
-      { id: 'evt_pretty_1', object: 'event', type: 'customer.subscription.updated', created: 1, data: { object: sub } },
+      {
+        id: 'evt_pretty_1',
+        object: 'event',
+        type: 'customer.subscription.updated',
+        created: 1,
+        data: { object: sub },
+      },
       null,
       2,
     );
@@ -131,7 +151,9 @@ describe('billing: webhooks and plan rules', () => {
     const { u, sub } = await proUser();
     const staleUpdate = { ...sub, status: 'active' }; // what Stripe sent first, delivered last
     stripe.updateSubscription(sub.id, { status: 'canceled' });
-    expect((await webhook('customer.subscription.deleted', { ...stripe.subscriptions.get(sub.id)! })).statusCode).toBe(200);
+    expect(
+      (await webhook('customer.subscription.deleted', { ...stripe.subscriptions.get(sub.id)! })).statusCode,
+    ).toBe(200);
     expect(await me(u)).toMatchObject({ plan: 'free', subscriptionStatus: 'canceled' });
     expect((await webhook('customer.subscription.updated', staleUpdate)).statusCode).toBe(200);
     expect(await me(u)).toMatchObject({ plan: 'free', subscriptionStatus: 'canceled' });
@@ -142,10 +164,17 @@ describe('billing: webhooks and plan rules', () => {
     const { u, sub } = await proUser();
     const end = new Date(ctx.clock.now().getTime() + 3 * DAY);
     stripe.updateSubscription(sub.id, { cancelAtPeriodEnd: true, currentPeriodEnd: end });
-    expect((await webhook('customer.subscription.updated', { ...stripe.subscriptions.get(sub.id)! })).statusCode).toBe(200);
+    expect(
+      (await webhook('customer.subscription.updated', { ...stripe.subscriptions.get(sub.id)! })).statusCode,
+    ).toBe(200);
     expect(await me(u)).toMatchObject({ plan: 'pro', subscriptionStatus: 'active' });
-    const info = (await ctx.app.inject({ method: 'GET', url: '/api/billing/subscription', headers: u.headers })).json();
-    expect(info).toMatchObject({ cancelAtPeriodEnd: true, currentPeriodEnd: new Date(Math.floor(end.getTime() / 1000) * 1000).toISOString() });
+    const info = (
+      await ctx.app.inject({ method: 'GET', url: '/api/billing/subscription', headers: u.headers })
+    ).json();
+    expect(info).toMatchObject({
+      cancelAtPeriodEnd: true,
+      currentPeriodEnd: new Date(Math.floor(end.getTime() / 1000) * 1000).toISOString(),
+    });
 
     const start = ctx.clock.now();
     try {
@@ -172,7 +201,9 @@ describe('billing: webhooks and plan rules', () => {
     expect(await historyStatus(u)).toBe(200);
 
     stripe.updateSubscription(sub.id, { status: 'unpaid' });
-    expect((await webhook('customer.subscription.updated', { ...stripe.subscriptions.get(sub.id)! })).statusCode).toBe(200);
+    expect(
+      (await webhook('customer.subscription.updated', { ...stripe.subscriptions.get(sub.id)! })).statusCode,
+    ).toBe(200);
     expect(await me(u)).toMatchObject({ plan: 'free', subscriptionStatus: 'unpaid' });
   });
 
@@ -189,9 +220,19 @@ describe('billing: webhooks and plan rules', () => {
     await webhook('customer.subscription.deleted', { ...stripe.subscriptions.get(sub.id)! });
     expect(await me(u)).toMatchObject({ plan: 'free' });
     const next = stripe.createSubscription(customer);
-    await webhook('checkout.session.completed', { id: 'cs_again', object: 'checkout.session', customer, subscription: next.id, client_reference_id: u.user.id });
+    await webhook('checkout.session.completed', {
+      id: 'cs_again',
+      object: 'checkout.session',
+      customer,
+      subscription: next.id,
+      client_reference_id: u.user.id,
+    });
     expect(await me(u)).toMatchObject({ plan: 'pro', subscriptionStatus: 'active' });
-    const row = await ctx.db.selectFrom('users').select('stripe_subscription_id').where('id', '=', u.user.id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('users')
+      .select('stripe_subscription_id')
+      .where('id', '=', u.user.id)
+      .executeTakeFirstOrThrow();
     expect(row.stripe_subscription_id).toBe(next.id);
   });
 
@@ -204,7 +245,12 @@ describe('billing: webhooks and plan rules', () => {
     expect(listCallsFor(customer)).toBe(before);
     expect(await me(u)).toMatchObject({ plan: 'free' });
 
-    const stranger = stripe.signedEvent('customer.subscription.updated', { id: 'sub_x', object: 'subscription', customer: 'cus_nobody', status: 'active' });
+    const stranger = stripe.signedEvent('customer.subscription.updated', {
+      id: 'sub_x',
+      object: 'subscription',
+      customer: 'cus_nobody',
+      status: 'active',
+    });
     res = await send(stranger.payload, stranger.headers);
     expect(res.statusCode).toBe(200);
     expect(await eventRows(stranger.event.id)).toHaveLength(1);
@@ -227,9 +273,34 @@ describe('billing: webhooks and plan rules', () => {
     expect(await me(u)).toMatchObject({ plan: 'pro' });
   });
 
+  /** A Stripe customer made straight at (fake) Stripe, linked to no user of ours. */
+  const strangerCustomer = async (email: string) =>
+    (
+      await new Stripe(stripe.env.STRIPE_SECRET_KEY!, {
+        host: '127.0.0.1',
+        port: new URL(stripe.url).port,
+        protocol: 'http',
+      }).customers.create({ email })
+    ).id;
+  const customerOf = async (u: TestUser) =>
+    (
+      await ctx.db
+        .selectFrom('users')
+        .select('stripe_customer_id')
+        .where('id', '=', u.user.id)
+        .executeTakeFirstOrThrow()
+    ).stripe_customer_id;
+  const checkoutCompleted = (id: string, customer: string, userId: string) =>
+    webhook('checkout.session.completed', {
+      id,
+      object: 'checkout.session',
+      customer,
+      client_reference_id: userId,
+    });
+
   it('links a checkout whose customer was not stored, by the server-set client_reference_id', async () => {
     const u = await createUser(ctx.db);
-    const customer = (await new Stripe(stripe.env.STRIPE_SECRET_KEY!, { host: '127.0.0.1', port: new URL(stripe.url).port, protocol: 'http' }).customers.create({ email: u.user.email })).id;
+    const customer = await strangerCustomer(u.user.email);
     stripe.createSubscription(customer);
     const res = await webhook('checkout.session.completed', {
       id: 'cs_link',
@@ -239,13 +310,35 @@ describe('billing: webhooks and plan rules', () => {
       metadata: { userId: u.user.id },
     });
     expect(res.statusCode).toBe(200);
+    expect(await customerOf(u)).toBe(customer);
     expect(await me(u)).toMatchObject({ plan: 'pro' });
+  });
 
-    // A second user cannot be linked to a customer by naming it: only a user without one is.
-    const other = await createUser(ctx.db);
-    await webhook('checkout.session.completed', { id: 'cs_link2', object: 'checkout.session', customer: 'cus_other', client_reference_id: u.user.id });
-    const row = await ctx.db.selectFrom('users').select('stripe_customer_id').where('id', '=', u.user.id).executeTakeFirstOrThrow();
-    expect(row.stripe_customer_id).toBe(customer);
-    expect(await me(other)).toMatchObject({ plan: 'free' });
+  it("a checkout event naming a second user for someone's customer applies to that customer's owner only", async () => {
+    const { u: owner, customer } = await proUser();
+    const second = await createUser(ctx.db); // no customer: the one kind of user a checkout may link
+    const res = await checkoutCompleted('cs_second', customer, second.user.id);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await customerOf(second)).toBeNull();
+    expect(await me(second)).toMatchObject({ plan: 'free', subscriptionStatus: 'none' });
+    expect(await customerOf(owner)).toBe(customer);
+    expect(await me(owner)).toMatchObject({ plan: 'pro', subscriptionStatus: 'active' });
+  });
+
+  it('a checkout event naming a user who has a customer, with another customer, changes nothing', async () => {
+    const { u, customer } = await customerUser(); // Free, with a customer of its own
+    const foreign = await strangerCustomer('someone.else@example.com');
+    stripe.createSubscription(foreign); // active: applied to u, it would make u Pro
+    const res = await checkoutCompleted('cs_foreign', foreign, u.user.id);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await customerOf(u)).toBe(customer);
+    expect(await me(u)).toMatchObject({ plan: 'free', subscriptionStatus: 'none' });
+    expect(listCallsFor(foreign)).toBe(0); // Stripe was never asked about that customer
+    const linked = await ctx.db
+      .selectFrom('users')
+      .select('id')
+      .where('stripe_customer_id', '=', foreign)
+      .execute();
+    expect(linked).toEqual([]);
   });
 });

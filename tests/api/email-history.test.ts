@@ -79,7 +79,11 @@ describe('history, detail, sharing and the public view', () => {
     expect(list.statusCode).toBe(403);
     expect(list.json().code).toBe('plan_required');
     const mine = await seed(free, {});
-    const share = await ctx.app.inject({ method: 'POST', url: `/api/email/${mine.id}/share`, headers: free.headers });
+    const share = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/email/${mine.id}/share`,
+      headers: free.headers,
+    });
     expect(share.statusCode).toBe(403);
     expect(share.json().code).toBe('plan_required');
     // A free user may always open their own email.
@@ -119,7 +123,11 @@ describe('history, detail, sharing and the public view', () => {
 
   it('shares, serves the public view with only public fields, unshares, and deleted or withdrawn slugs look unknown', async () => {
     const { id } = await seed(pro, { subject: 'For the client', html: '<h1>Hi client</h1>' });
-    const shared = await ctx.app.inject({ method: 'POST', url: `/api/email/${id}/share`, headers: pro.headers });
+    const shared = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/email/${id}/share`,
+      headers: pro.headers,
+    });
     expect(shared.statusCode).toBe(200);
     const { publicUrl, email } = shared.json();
     expect(email).toMatchObject({ id, isPublic: true });
@@ -127,7 +135,11 @@ describe('history, detail, sharing and the public view', () => {
     expect(publicUrl).toBe(`https://proofmail.test/s/${slug}`);
     expect(Buffer.from(slug, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
     // Sharing again keeps the same link.
-    const again = await ctx.app.inject({ method: 'POST', url: `/api/email/${id}/share`, headers: pro.headers });
+    const again = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/email/${id}/share`,
+      headers: pro.headers,
+    });
     expect(again.json().publicUrl).toBe(publicUrl);
 
     const pub = await get(`/api/email/public/${slug}`);
@@ -140,14 +152,22 @@ describe('history, detail, sharing and the public view', () => {
     const random = await get(`/api/email/public/${randomBytes(18).toString('base64url')}`);
     expect(random.statusCode).toBe(404);
 
-    const unshared = await ctx.app.inject({ method: 'DELETE', url: `/api/email/${id}/share`, headers: pro.headers });
+    const unshared = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/email/${id}/share`,
+      headers: pro.headers,
+    });
     expect(unshared.statusCode).toBe(200);
     expect(unshared.json().email).toMatchObject({ isPublic: false, publicSlug: null });
     const withdrawn = await get(`/api/email/public/${slug}`);
     expect(withdrawn.statusCode).toBe(random.statusCode);
     expect(withdrawn.body).toBe(random.body);
 
-    const reshared = await ctx.app.inject({ method: 'POST', url: `/api/email/${id}/share`, headers: pro.headers });
+    const reshared = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/email/${id}/share`,
+      headers: pro.headers,
+    });
     const newSlug = reshared.json().email.publicSlug as string;
     expect(newSlug).not.toBe(slug);
     const del = await ctx.app.inject({ method: 'DELETE', url: `/api/email/${id}`, headers: pro.headers });
@@ -166,7 +186,10 @@ describe('history, detail, sharing and the public view', () => {
       payload: { to: 'a@example.com', html: '<p>x</p>' },
     });
     const id = res.json().id as string;
-    expect((await get(`/api/email/${id}`, pro)).json().delivery).toMatchObject({ state: 'queued', error: null });
+    expect((await get(`/api/email/${id}`, pro)).json().delivery).toMatchObject({
+      state: 'queued',
+      error: null,
+    });
     await ctx.db
       .updateTable('mail_outbox')
       .set({ state: 'failed', attempts: 1, last_error_code: 550, last_error: '5.1.1 User unknown' })

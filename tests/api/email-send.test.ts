@@ -38,7 +38,12 @@ describe('POST /api/email/send', () => {
     );
 
   it('queues the mail, stores the email and answers its id', async () => {
-    const res = await send(alice, { to: 'a@example.com', subject: 'Hello', html: '<p>Hi</p>', inlineCss: false });
+    const res = await send(alice, {
+      to: 'a@example.com',
+      subject: 'Hello',
+      html: '<p>Hi</p>',
+      inlineCss: false,
+    });
     expect(res.statusCode).toBe(200);
     const { id } = res.json();
     const [row] = await outboxFor(id);
@@ -85,7 +90,11 @@ describe('POST /api/email/send', () => {
     expect(res.statusCode).toBe(200);
     const [row] = await outboxFor(res.json().id);
     expect(row?.to_addresses).toEqual(['a@x.com', 'b@y.com']);
-    const email = await ctx.db.selectFrom('emails').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
+    const email = await ctx.db
+      .selectFrom('emails')
+      .selectAll()
+      .where('id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
     expect(email.to_addresses).toBe('a@x.com, b@y.com');
   });
 
@@ -107,7 +116,11 @@ describe('POST /api/email/send', () => {
     expect((await outboxFor(empty.json().id))[0]?.subject).toBe('Test Email');
     const missing = await send(alice, { to: 'a@example.com', html: '<p>x</p>' });
     expect((await outboxFor(missing.json().id))[0]?.subject).toBe('Test Email');
-    const injected = await send(alice, { to: 'a@example.com', subject: 'Hi\r\nBcc: x@evil.com', html: '<p>x</p>' });
+    const injected = await send(alice, {
+      to: 'a@example.com',
+      subject: 'Hi\r\nBcc: x@evil.com',
+      html: '<p>x</p>',
+    });
     expect((await outboxFor(injected.json().id))[0]?.subject).toBe('Hi Bcc: x@evil.com');
   });
 
@@ -115,7 +128,10 @@ describe('POST /api/email/send', () => {
     const bob = await createUser(ctx.db, { verified: false });
     const res = await send(bob, { to: 'a@example.com', html: '<p>x</p>' });
     expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'To send emails you must verify your email first.', code: 'email_unverified' });
+    expect(res.json()).toEqual({
+      error: 'To send emails you must verify your email first.',
+      code: 'email_unverified',
+    });
     expect(await countEmails(bob.user.id)).toBe(0);
   });
 
@@ -139,7 +155,9 @@ describe('POST /api/email/send', () => {
     const eleventh = await send(alice, { to: 'a@example.com', html: '<p>11</p>' });
     expect(eleventh.statusCode).toBe(429);
     expect(eleventh.json().code).toBe('monthly_limit_reached');
-    expect(eleventh.json().error).toMatch(/Free plan limit reached: 10 sends per month\. It resets on April 1, 2026/);
+    expect(eleventh.json().error).toMatch(
+      /Free plan limit reached: 10 sends per month\. It resets on April 1, 2026/,
+    );
     expect(await countEmails(alice.user.id)).toBe(10);
     const outbox = await ctx.db
       .selectFrom('mail_outbox')
@@ -172,7 +190,12 @@ describe('POST /api/email/send', () => {
     for (let i = 0; i < 12; i++) {
       expect((await send(pro, { to: 'a@example.com', html: `<p>${i}</p>` })).statusCode).toBe(200);
     }
-    const [row] = await ctx.db.selectFrom('mail_outbox').select('priority').where('reply_to', '=', pro.user.email).limit(1).execute();
+    const [row] = await ctx.db
+      .selectFrom('mail_outbox')
+      .select('priority')
+      .where('reply_to', '=', pro.user.email)
+      .limit(1)
+      .execute();
     expect(row?.priority).toBe(1);
   });
 
@@ -206,7 +229,12 @@ describe('per-minute send rate', () => {
   it('answers 429 naming the limit and when to retry, then allows the next minute', async () => {
     const u = await createUser(ctx.db);
     const send = () =>
-      ctx.app.inject({ method: 'POST', url: '/api/email/send', headers: u.headers, payload: { to: 'a@example.com', html: '<p>x</p>' } });
+      ctx.app.inject({
+        method: 'POST',
+        url: '/api/email/send',
+        headers: u.headers,
+        payload: { to: 'a@example.com', html: '<p>x</p>' },
+      });
     for (let i = 0; i < 3; i++) expect((await send()).statusCode).toBe(200);
     const limited = await send();
     expect(limited.statusCode).toBe(429);
@@ -250,7 +278,11 @@ describe('CSS inlining', () => {
       payload: { to: 'a@example.com', html, inlineCss: true },
     });
     expect(res.statusCode).toBe(200);
-    const row = await ctx.db.selectFrom('mail_outbox').select('html').where('email_id', '=', res.json().id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('mail_outbox')
+      .select('html')
+      .where('email_id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
     expect(row.html).toMatch(/<p class="lead" style="color: #ff0000; font-size: 18px;?">/);
     expect(row.html).toContain('@media (max-width: 600px)');
     await new Promise((r) => setTimeout(r, 200));
@@ -262,7 +294,11 @@ describe('CSS inlining', () => {
       headers: u.headers,
       payload: { to: 'a@example.com', html, inlineCss: false },
     });
-    const stored = await ctx.db.selectFrom('emails').select('html').where('id', '=', plain.json().id).executeTakeFirstOrThrow();
+    const stored = await ctx.db
+      .selectFrom('emails')
+      .select('html')
+      .where('id', '=', plain.json().id)
+      .executeTakeFirstOrThrow();
     expect(stored.html).toBe(html);
   });
 });

@@ -6,7 +6,7 @@ import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /**
- * Property-based fuzzing of every JSON endpoint in the route table (issue 8 §3): arbitrary and
+ * Property-based fuzzing of every JSON endpoint in the route table: arbitrary and
  * near-valid bodies, headers and ids. Properties: never a 5xx, never a stack trace or internal
  * detail in a body, always the one error shape, and a rejected request changes nothing.
  */
@@ -62,13 +62,18 @@ const value = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 8 }), fc.string(), { maxKeys: 3 }),
 );
 // Near-valid: the endpoints' own field names with wrong, edge or hostile values.
-const nearValidBody = fc.dictionary(fc.constantFrom(...FIELDS, '__proto__', 'userId', 'plan', 'verified'), value, {
-  maxKeys: 5,
-});
+const nearValidBody = fc.dictionary(
+  fc.constantFrom(...FIELDS, '__proto__', 'userId', 'plan', 'verified'),
+  value,
+  {
+    maxKeys: 5,
+  },
+);
 const body = fc.oneof(nearValidBody, fc.jsonValue(), fc.constant(undefined), fc.string());
 const idSegment = fc.oneof(nasty, fc.string({ minLength: 1, maxLength: 40 }), fc.uuid());
 
-const STACK = /\bat .+\(.+:\d+:\d+\)|node_modules|\/src\/server\/|ECONNREFUSED|syntax error at or near|TypeError|ReferenceError/;
+const STACK =
+  /\bat .+\(.+:\d+:\d+\)|node_modules|\/src\/server\/|ECONNREFUSED|syntax error at or near|TypeError|ReferenceError/;
 
 describe('fuzzing every JSON endpoint', () => {
   let ctx: TestContext;
@@ -106,7 +111,12 @@ describe('fuzzing every JSON endpoint', () => {
 
   it('has a route table to walk', () => {
     const urls = ctx.app.routeTable.map((r) => `${r.method} ${r.url}`);
-    for (const expected of ['POST /api/auth/signup', 'POST /api/email/send', 'GET /api/email/:id', 'POST /api/billing/webhook']) {
+    for (const expected of [
+      'POST /api/auth/signup',
+      'POST /api/email/send',
+      'GET /api/email/:id',
+      'POST /api/billing/webhook',
+    ]) {
       expect(urls).toContain(expected);
     }
   });
@@ -122,7 +132,12 @@ describe('fuzzing every JSON endpoint', () => {
       { authorization: 'Basic dXNlcjpwYXNz' },
       { authorization: `Bearer ${'A'.repeat(43)}` },
     );
-    const contentType = fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16');
+    const contentType = fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=utf-16',
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...routes),
@@ -130,7 +145,9 @@ describe('fuzzing every JSON endpoint', () => {
         auth,
         contentType,
         idSegment,
-        fc.dictionary(fc.constantFrom('cursor', 'limit', 'q', 'x'), fc.oneof(nasty, fc.string()), { maxKeys: 3 }),
+        fc.dictionary(fc.constantFrom('cursor', 'limit', 'q', 'x'), fc.oneof(nasty, fc.string()), {
+          maxKeys: 3,
+        }),
         async (route, payload, headers, type, id, query) => {
           const url =
             route.url.replace(/:[a-zA-Z]+/g, () => encodeURIComponent(id) || 'x') +
@@ -143,12 +160,18 @@ describe('fuzzing every JSON endpoint', () => {
             headers: { ...headers, ...(withBody ? { 'content-type': type } : {}) },
             ...(withBody ? { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) } : {}),
           });
-          expect(res.statusCode, `${route.method} ${url} → ${res.statusCode} ${res.body.slice(0, 200)}`).toBeLessThan(500);
+          expect(
+            res.statusCode,
+            `${route.method} ${url} → ${res.statusCode} ${res.body.slice(0, 200)}`,
+          ).toBeLessThan(500);
           expect(res.body).not.toMatch(STACK);
           if (res.statusCode >= 400) {
             const parsed = res.json() as { error?: unknown };
             expect(typeof parsed.error).toBe('string');
-            expect(await snapshot(), `${route.method} ${url} changed state while answering ${res.statusCode}`).toBe(before);
+            expect(
+              await snapshot(),
+              `${route.method} ${url} changed state while answering ${res.statusCode}`,
+            ).toBe(before);
           }
         },
       ),

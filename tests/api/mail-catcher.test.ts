@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailboxMessageResponse, MailboxResponse } from '../../src/shared/contract/dev-mailbox.ts';
 import { startMailDelivery, type MailDelivery } from '../../src/server/mail/mail-delivery.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
-import { pollUntil } from '../support/smtp-sink.ts';
+import { poll } from '../support/poll.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 
 describe('local mail catcher and /api/dev/mailbox', () => {
@@ -53,7 +53,7 @@ describe('local mail catcher and /api/dev/mailbox', () => {
       html: '<p>Two</p>',
       text: 'Two, in plain text',
     });
-    const body = await pollUntil(
+    const body = await poll(
       async () => {
         const b = await list();
         return b.messages.length >= 2 ? b : undefined;
@@ -120,9 +120,18 @@ describe('local mail catcher and /api/dev/mailbox', () => {
       }
     }
     // The page: outsiders get the 404; loopback reaches the SPA fallback (no build in tests: 503).
-    const page = await ctx.app.inject({ method: 'GET', url: '/dev/mailbox', remoteAddress: '10.0.0.1', headers: { accept: 'text/html' } });
+    const page = await ctx.app.inject({
+      method: 'GET',
+      url: '/dev/mailbox',
+      remoteAddress: '10.0.0.1',
+      headers: { accept: 'text/html' },
+    });
     expect(page.statusCode).toBe(404);
-    const local = await ctx.app.inject({ method: 'GET', url: '/dev/mailbox', headers: { accept: 'text/html' } });
+    const local = await ctx.app.inject({
+      method: 'GET',
+      url: '/dev/mailbox',
+      headers: { accept: 'text/html' },
+    });
     expect(local.statusCode).toBe(503);
     // IPv6 loopback and IPv4-mapped loopback are loopback.
     for (const remoteAddress of ['::1', '::ffff:127.0.0.1', '127.1.2.3']) {
@@ -134,7 +143,11 @@ describe('local mail catcher and /api/dev/mailbox', () => {
   });
 
   it('the catcher stores mail sent to it directly over SMTP, answering that it was not delivered', async () => {
-    const transport = nodemailer.createTransport({ url: delivery.catcher!.url, disableFileAccess: true, disableUrlAccess: true });
+    const transport = nodemailer.createTransport({
+      url: delivery.catcher!.url,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
     const info = await transport.sendMail({
       from: { name: 'Direct', address: 'direct@example.com' },
       to: [{ name: '', address: 'direct-to@example.com' }],
@@ -160,7 +173,10 @@ describe('local mail catcher and /api/dev/mailbox', () => {
 describe('/api/dev/mailbox with a real relay (SMTP_URL set)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
-    ctx = await createTestContext({ env: { SMTP_URL: 'smtp://127.0.0.1:2525' }, deps: { mailCatcher: false } });
+    ctx = await createTestContext({
+      env: { SMTP_URL: 'smtp://127.0.0.1:2525' },
+      deps: { mailCatcher: false },
+    });
   });
   afterAll(async () => ctx?.close());
 

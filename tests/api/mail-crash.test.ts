@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
-import { pollUntil, SmtpSink } from '../support/smtp-sink.ts';
+import { startScript, type RunningScript } from '../support/child-process.ts';
+import { poll } from '../support/poll.ts';
+import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestDatabase } from '../support/test-db.ts';
 
 /**
@@ -15,7 +16,6 @@ import { createTestDatabase } from '../support/test-db.ts';
  * reached the sink more than once must be flagged `uncertain`.
  */
 
-const root = path.resolve(import.meta.dirname, '../..');
 const TOTAL = 200;
 const KILLS = 5;
 
@@ -24,7 +24,7 @@ describe('crash safety', () => {
   let db: Db;
   let sink: SmtpSink;
   let dataDir: string;
-  const children = new Set<ChildProcess>();
+  const apps: RunningScript[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -34,19 +34,16 @@ describe('crash safety', () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'proofmail-crash-'));
   });
   afterAll(async () => {
-    for (const c of children) c.kill('SIGKILL');
+    await Promise.all(apps.map((app) => app.stop('SIGKILL')));
     await db?.destroy();
     await database?.drop();
     await sink?.stop();
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
-  function startApp(): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-      cwd: root,
+  function startApp(): RunningScript {
+    const app = startScript('src/server/main.ts', [], {
       env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
         DATABASE_URL: database.url,
         DATABASE_POOL_SIZE: '6',
         SMTP_URL: sink.url,
@@ -58,19 +55,9 @@ describe('crash safety', () => {
         DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    children.add(child);
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) =>
-      child.on('exit', (code) => {
-        children.delete(child);
-        resolve(code);
-      }),
-    );
-    return { child, output: () => out, exited };
+    apps.push(app);
+    return app;
   }
 
   async function accept(count: number, from: number): Promise<void> {
@@ -78,7 +65,12 @@ describe('crash safety', () => {
       for (let i = from; i < from + count; i++) {
         await enqueueMail(
           trx,
-          { priority: i % 3 === 0 ? 'pro' : 'free', to: [`user${i}@example.com`], subject: `Mail ${i}`, html: `<p>Mail ${i}</p>` },
+          {
+            priority: i % 3 === 0 ? 'pro' : 'free',
+            to: [`user${i}@example.com`],
+            subject: `Mail ${i}`,
+            html: `<p>Mail ${i}</p>`,
+          },
           { messageIdDomain: 'proofmail.test' },
         );
       }
@@ -93,23 +85,26 @@ describe('crash safety', () => {
       const batch = Math.floor(perRound);
       await accept(batch, accepted);
       accepted += batch;
-      const app = startApp();
-      // Kill at a random moment once delivery is under way in this run.
       const before = sink.messages.length;
-      await sink.waitUntil(() => sink.messages.length > before, 30_000, `progress in run ${round + 1}`).catch((err: Error) => {
-        throw new Error(`${err.message}\n${app.output()}`);
-      });
+      const app = startApp();
+      // Kill at a random moment once delivery is under way in this run (a start can take long on
+      // a busy machine; the progress wait begins once the app is up).
+      await app.waitForOutput(/Proofmail is running/);
+      await sink
+        .waitUntil(() => sink.messages.length > before, 30_000, `progress in run ${round + 1}`)
+        .catch((err: Error) => {
+          throw new Error(`${err.message}\n${app.output()}`);
+        });
       const delay = Math.floor(Math.random() * 150);
       await new Promise((r) => setTimeout(r, delay));
-      app.child.kill('SIGKILL');
-      expect(await app.exited).toBe(null); // killed, not exited on its own
+      expect(await app.stop('SIGKILL')).toBe(null); // killed, not exited on its own
       kills.push(delay);
     }
     await accept(TOTAL - accepted, accepted);
 
     // A last run delivers the rest, including the killed runs' mails once their leases expire.
     const last = startApp();
-    await pollUntil(
+    await poll(
       async () => {
         const open = await db
           .selectFrom('mail_outbox')
@@ -118,13 +113,15 @@ describe('crash safety', () => {
           .executeTakeFirstOrThrow();
         return Number(open.n) === 0;
       },
-      { timeoutMs: 60_000, intervalMs: 200, what: 'every accepted mail to be sent or failed' },
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n${last.output()}`);
-    });
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        what: 'every accepted mail to be sent or failed',
+        details: last.output,
+      },
+    );
     // A graceful stop ends the process cleanly.
-    last.child.kill('SIGTERM');
-    expect(await last.exited).toBe(0);
+    expect(await last.stop()).toBe(0);
 
     const rows = await db.selectFrom('mail_outbox').selectAll().execute();
     expect(rows).toHaveLength(TOTAL);

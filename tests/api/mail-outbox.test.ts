@@ -6,7 +6,8 @@ import { enqueueMail, type OutgoingMail } from '../../src/server/mail/outbox.ts'
 import { claimDue, type OutboxRow } from '../../src/server/mail/outbox.repo.ts';
 import { OutboxWorker, type OutboxWorkerOptions } from '../../src/server/mail/outbox-worker.ts';
 import { createSmtpTransport, type MailTransport } from '../../src/server/mail/transport.ts';
-import { pollUntil, SmtpSink } from '../support/smtp-sink.ts';
+import { poll } from '../support/poll.ts';
+import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestDatabase } from '../support/test-db.ts';
 
 const MAIL_FROM = 'Proofmail Team <no-reply@proofmail.test>';
@@ -86,7 +87,7 @@ async function row(id: string): Promise<OutboxRow> {
 }
 
 async function settled(id: string, timeoutMs = 15_000): Promise<OutboxRow> {
-  return pollUntil(
+  return poll(
     async () => {
       const r = await row(id);
       return r.state === 'sent' || r.state === 'failed' ? r : undefined;
@@ -109,7 +110,13 @@ describe('delivery', () => {
     });
     expect(messageId).toMatch(/^<[0-9a-f-]{36}@proofmail\.test>$/);
     const r = await settled(id);
-    expect(r).toMatchObject({ state: 'sent', attempts: 1, uncertain: false, last_error: null, lease_until: null });
+    expect(r).toMatchObject({
+      state: 'sent',
+      attempts: 1,
+      uncertain: false,
+      last_error: null,
+      lease_until: null,
+    });
     expect(r.locked_by).toMatch(/:\d+:[0-9a-f]{8}$/); // the worker that delivered it
     expect(r.sent_at).toBeInstanceOf(Date);
 
@@ -152,7 +159,7 @@ describe('delivery', () => {
   it('wakes on NOTIFY without waiting for the poll, and again after the LISTEN connection is killed', async () => {
     const worker = startWorker({ pollIntervalMs: 60_000 });
     // Let the listener connect (its connect also triggers one claim), then enqueue.
-    await pollUntil(async () => {
+    await poll(async () => {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
         where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
       return rows[0]!.n > 0;
@@ -162,11 +169,14 @@ describe('delivery', () => {
 
     await sql`select pg_terminate_backend(pid) from pg_stat_activity
       where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
-    await pollUntil(async () => {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+    await poll(
+      async () => {
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
         where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
-      return rows[0]!.n > 0;
-    }, { what: 'the listener to reconnect' });
+        return rows[0]!.n > 0;
+      },
+      { what: 'the listener to reconnect' },
+    );
     const second = await enqueue();
     expect((await settled(second.id, 5_000)).state).toBe('sent');
     expect(worker.activeCount).toBe(0);
@@ -176,7 +186,7 @@ describe('delivery', () => {
 describe('wake-ups', () => {
   it('a burst of Free mail (coalesced NOTIFYs) is delivered without waiting for the poll', async () => {
     startWorker({ pollIntervalMs: 60_000 });
-    await pollUntil(async () => {
+    await poll(async () => {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
         where application_name = 'proofmail-outbox-listener' and datname = current_database()`.execute(db);
       return rows[0]!.n > 0;
@@ -184,7 +194,9 @@ describe('wake-ups', () => {
     // Each in its own transaction, all within a few milliseconds: most get no NOTIFY of their own.
     const queued = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        db.transaction().execute((trx) => enqueueMail(trx, mail({ subject: `burst ${i}` }), { messageIdDomain: DOMAIN })),
+        db
+          .transaction()
+          .execute((trx) => enqueueMail(trx, mail({ subject: `burst ${i}` }), { messageIdDomain: DOMAIN })),
       ),
     );
     await sink.waitForCount(12, 5_000);
@@ -202,7 +214,12 @@ describe('priority', () => {
     const order: string[] = [];
     for (;;) {
       const now = new Date(Date.now() + 1_000);
-      const [r] = await claimDue(db, { workerId: 't', limit: 1, now, leaseUntil: new Date(now.getTime() + 60_000) });
+      const [r] = await claimDue(db, {
+        workerId: 't',
+        limit: 1,
+        now,
+        leaseUntil: new Date(now.getTime() + 60_000),
+      });
       if (!r) break;
       order.push(r.id);
     }
@@ -232,7 +249,9 @@ describe('priority', () => {
     const slack = concurrency * 2 + 4;
     expect(position(pro.messageId)).toBeLessThan(deliveredBefore + slack);
     expect(position(system.messageId)).toBeLessThan(deliveredBefore + slack);
-    const freeDelivered = sink.messages.filter((m) => m.messageId !== pro.messageId && m.messageId !== system.messageId).length;
+    const freeDelivered = sink.messages.filter(
+      (m) => m.messageId !== pro.messageId && m.messageId !== system.messageId,
+    ).length;
     expect(500 - freeDelivered).toBeGreaterThan(400); // the backlog is still there
   });
 });
@@ -243,7 +262,7 @@ describe('faults', () => {
     startWorker();
     const ids = await Promise.all([1, 2, 3, 4, 5].map((i) => enqueue({ subject: `down ${i}` })));
     // Each mail is retried while the server refuses connections.
-    await pollUntil(
+    await poll(
       async () => {
         const rows = await db.selectFrom('mail_outbox').selectAll().execute();
         return rows.every((r) => r.attempts >= 2) && rows;
@@ -359,7 +378,12 @@ describe('age, leases and shutdown', () => {
   it("returns a dead worker's expired lease to the queue, delivers it, and flags it", async () => {
     const { id, messageId } = await enqueue();
     const past = new Date(Date.now() - 1_000);
-    const [claimed] = await claimDue(db, { workerId: 'dead-worker', limit: 1, now: new Date(), leaseUntil: past });
+    const [claimed] = await claimDue(db, {
+      workerId: 'dead-worker',
+      limit: 1,
+      now: new Date(),
+      leaseUntil: past,
+    });
     expect(claimed?.id).toBe(id);
     startWorker({ leaseMs: 300 });
     const r = await settled(id);
@@ -380,7 +404,7 @@ describe('age, leases and shutdown', () => {
     sink.dataDelayMs = 400;
     const worker = startWorker();
     const { id } = await enqueue();
-    await pollUntil(() => sink.dataAttempts > 0, { what: 'the delivery to start' });
+    await poll(() => sink.dataAttempts > 0, { what: 'the delivery to start' });
     const result = await worker.stop({ deadlineMs: 5_000 });
     expect(result).toEqual({ finished: 1, released: 0 });
     expect((await row(id)).state).toBe('sent');
@@ -390,13 +414,19 @@ describe('age, leases and shutdown', () => {
     sink.dataDelayMs = 5_000;
     const worker = startWorker({ socketTimeoutMs: 10_000 });
     const { id } = await enqueue();
-    await pollUntil(() => sink.dataAttempts > 0, { what: 'the delivery to start' });
+    await poll(() => sink.dataAttempts > 0, { what: 'the delivery to start' });
     const started = Date.now();
     const result = await worker.stop({ deadlineMs: 600 });
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(result).toEqual({ finished: 0, released: 1 });
     const r = await row(id);
-    expect(r).toMatchObject({ state: 'queued', locked_by: null, lease_until: null, attempts: 1, uncertain: true });
+    expect(r).toMatchObject({
+      state: 'queued',
+      locked_by: null,
+      lease_until: null,
+      attempts: 1,
+      uncertain: true,
+    });
     // Stopped: a new mail stays queued.
     const later = await enqueue();
     await new Promise((resolve) => setTimeout(resolve, 400));

@@ -1,21 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
-import { pollUntil, SmtpSink } from '../support/smtp-sink.ts';
+import { startScript, type RunningScript } from '../support/child-process.ts';
+import { poll } from '../support/poll.ts';
+import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestDatabase } from '../support/test-db.ts';
 
 /** `npm run worker` twice (two processes) on one PostgreSQL: 1,000 mails, each delivered once. */
 
-const root = path.resolve(import.meta.dirname, '../..');
 const TOTAL = 1_000;
 
 describe('several worker processes on one database', () => {
   let database: { url: string; drop: () => Promise<void> };
   let db: Db;
   let sink: SmtpSink;
-  const children = new Set<ChildProcess>();
+  const workers: RunningScript[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -23,37 +22,24 @@ describe('several worker processes on one database', () => {
     sink = await SmtpSink.start();
   });
   afterAll(async () => {
-    for (const c of children) c.kill('SIGKILL');
+    await Promise.all(workers.map((w) => w.stop('SIGKILL')));
     await db?.destroy();
     await database?.drop();
     await sink?.stop();
   });
 
-  function startWorker() {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/worker.ts', '--concurrency', '4'], {
-      cwd: root,
+  function startWorker(): RunningScript {
+    const worker = startScript('src/server/worker.ts', ['--concurrency', '4'], {
       env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
         DATABASE_URL: database.url,
         DATABASE_POOL_SIZE: '6',
         SMTP_URL: sink.url,
         MAIL_FROM: 'Proofmail <no-reply@proofmail.test>',
         MAIL_WORKERS: '0', // as in the web process's env when delivery runs separately
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    children.add(child);
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) =>
-      child.on('exit', (code) => {
-        children.delete(child);
-        resolve(code);
-      }),
-    );
-    return { child, output: () => out, exited };
+    workers.push(worker);
+    return worker;
   }
 
   async function accept(from: number, count: number): Promise<void> {
@@ -75,7 +61,7 @@ describe('several worker processes on one database', () => {
     // More mail arrives while both are running (NOTIFY wakes both).
     for (let i = TOTAL / 2; i < TOTAL; i += 100) await accept(i, 100);
 
-    await pollUntil(
+    await poll(
       async () => {
         const r = await db
           .selectFrom('mail_outbox')
@@ -84,14 +70,14 @@ describe('several worker processes on one database', () => {
           .executeTakeFirstOrThrow();
         return Number(r.n) === TOTAL;
       },
-      { timeoutMs: 90_000, intervalMs: 200, what: `${TOTAL} sent mails` },
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- worker A ---\n${a.output()}\n--- worker B ---\n${b.output()}`);
-    });
-    a.child.kill('SIGTERM');
-    b.child.kill('SIGTERM');
-    expect(await a.exited).toBe(0);
-    expect(await b.exited).toBe(0);
+      {
+        timeoutMs: 90_000,
+        intervalMs: 200,
+        what: `${TOTAL} sent mails`,
+        details: () => `--- worker A ---\n${a.output()}\n--- worker B ---\n${b.output()}`,
+      },
+    );
+    expect(await Promise.all([a.stop(), b.stop()])).toEqual([0, 0]); // SIGTERM: a clean stop
     expect(a.output()).toMatch(/delivering with concurrency 4 \(SMTP relay, external PostgreSQL\)/);
 
     const rows = await db.selectFrom('mail_outbox').selectAll().execute();

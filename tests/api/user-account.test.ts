@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER_RATE_RULES } from '../../src/server/features/user/rate-rules.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import {
-  bearer,
-  expectNoSecrets,
-  linkToken,
-  mailTo,
-  PASSWORD,
-  signIn,
-  signUp,
-  uniqueEmail,
-} from './auth-helpers.ts';
+import { bearer, expectNoSecrets, linkToken, mailTo, signIn, signUp } from '../support/auth-api.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 const CHROME_MAC =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';

@@ -2,10 +2,11 @@ import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { createUser } from '../support/users.ts';
-import { expectToast, startAuthServer, tokenOf, storeToken, waitForMail, type AuthServer } from './auth-e2e-helpers.ts';
+import { startAuthServer, tokenOf, waitForMail, type AuthServer } from '../support/auth-browser.ts';
+import { expectToast } from '../support/toasts.ts';
 
 /**
- * The signed-in shell under /app (spec §2) and the profile and account screens: structure, the
+ * The signed-in shell under /app (docs/spec.md §2) and the profile and account screens: structure, the
  * loading and redirect states, and what the user sees when a call fails (simulated in the browser
  * by answering the request with a 500).
  */
@@ -19,15 +20,14 @@ beforeAll(async () => {
 afterAll(async () => auth?.close());
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
-const fail500 = (route: Route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Boom on the server"}' });
+const fail500 = (route: Route) =>
+  route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Boom on the server"}' });
 
 /** A page signed in as a fresh user (made directly in the database, with a live session). */
 async function signedIn(options: Parameters<typeof createUser>[1] = {}, ignore: RegExp[] = []) {
   const made = await createUser(auth.server.db, options);
-  const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+  const page = await browser.signedInPage(auth.server, made);
   const problems = watchProblems(page, { ignore });
-  await page.goto('/contact');
-  await storeToken(page, made.token);
   return { page, problems, ...made };
 }
 
@@ -73,7 +73,12 @@ describe('app shell', () => {
     await menuButton.click();
     const menu = page.getByRole('menu');
     expect(await menu.innerText()).toContain(user.email);
-    expect(await menu.getByRole('menuitem').allInnerTexts()).toEqual(['Profile', 'Account', 'Plan', 'Sign Out']);
+    expect(await menu.getByRole('menuitem').allInnerTexts()).toEqual([
+      'Profile',
+      'Account',
+      'Plan',
+      'Sign Out',
+    ]);
     await menu.getByRole('menuitem', { name: 'Profile' }).click();
     await page.waitForURL('**/app/profile');
     await heading(page, 'Profile').waitFor();
@@ -129,10 +134,8 @@ describe('app shell', () => {
 
   it('signing out in one tab signs the other tabs out too', async () => {
     const made = await createUser(auth.server.db);
-    const context = await browser.newContext({ baseURL: auth.server.baseUrl });
+    const context = await browser.signedInContext(auth.server, made);
     const first = await context.newPage();
-    await first.goto('/contact');
-    await storeToken(first, made.token);
     await first.goto('/app/about');
     const second = await context.newPage();
     await second.goto('/app/account');
@@ -145,15 +148,15 @@ describe('app shell', () => {
 
   it('on a phone the tabs get their own row and nothing overflows', async () => {
     const made = await createUser(auth.server.db);
-    const page = await browser.newPage({ baseURL: auth.server.baseUrl, viewport: { width: 375, height: 740 } });
-    await page.goto('/contact');
-    await storeToken(page, made.token);
+    const page = await browser.signedInPage(auth.server, made, { viewport: { width: 375, height: 740 } });
     await page.goto('/app/account');
     await heading(page, 'Account').waitFor();
     const tabs = page.getByRole('navigation', { name: 'App' });
     expect(await tabs.count()).toBe(1); // the desktop row is hidden
     expect(await tabs.getByRole('link', { name: 'Emails' }).isVisible()).toBe(true);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+    ).toBeLessThanOrEqual(0);
   });
 });
 
@@ -199,13 +202,19 @@ describe('account', () => {
     } as const;
     const { page, problems, user } = await signedIn({ plan: 'pro' });
     for (const [status, [label, color]] of Object.entries(expected)) {
-      await auth.server.db.updateTable('users').set({ subscription_status: status as keyof typeof expected }).where('id', '=', user.id).execute();
+      await auth.server.db
+        .updateTable('users')
+        .set({ subscription_status: status as keyof typeof expected })
+        .where('id', '=', user.id)
+        .execute();
       await page.goto('/app/account');
       const badge = page.getByTestId('subscription-status');
       await badge.waitFor();
       expect(await badge.innerText()).toBe(label);
       expect(await badge.getAttribute('data-color')).toBe(color);
-      expect(await page.getByText('Your last payment did not go through.').count()).toBe(status === 'past_due' ? 1 : 0);
+      expect(await page.getByText('Your last payment did not go through.').count()).toBe(
+        status === 'past_due' ? 1 : 0,
+      );
     }
     expect(await page.getByTestId('account-plan').innerText()).toBe('Pro plan');
     expect(await page.getByTestId('account-email').innerText()).toBe(user.email);
@@ -240,7 +249,9 @@ describe('account', () => {
     // This user has no password (made without one): the card says how to get one.
     const password = page.getByRole('region', { name: 'Change password' });
     expect(await password.innerText()).toContain('has no password yet');
-    expect(await password.getByRole('link', { name: 'Forgot password' }).getAttribute('href')).toBe('/forgot-password');
+    expect(await password.getByRole('link', { name: 'Forgot password' }).getAttribute('href')).toBe(
+      '/forgot-password',
+    );
   });
 
   it('login alerts: the switch moves at once and moves back when saving fails', async () => {

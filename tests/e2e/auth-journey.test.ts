@@ -2,8 +2,6 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import {
-  PASSWORD,
-  expectToast,
   linkIn,
   seenMail,
   signInThroughPage,
@@ -11,13 +9,14 @@ import {
   startAuthServer,
   submitSignIn,
   tokenOf,
-  uniqueEmail,
   waitForMail,
   type AuthServer,
-} from './auth-e2e-helpers.ts';
+} from '../support/auth-browser.ts';
+import { expectToast } from '../support/toasts.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
- * The whole account life in Chromium, as a person does it (issue 4 acceptance): sign up solving
+ * The whole account life in Chromium, as a person does it: sign up solving
  * the real ALTCHA widget, verify from the mail, sign out and in, reset a forgotten password,
  * change email and password, turn login alerts on and get the alert.
  */
@@ -49,13 +48,21 @@ describe('account journey', () => {
     const page = await browser.newPage({ baseURL: server.baseUrl });
     // Deliberate failures below: wrong passwords (401/400) and the re-used reset link (400).
     const problems = watchProblems(page, {
-      ignore: [/\/api\/auth\/signin 401/, /\/api\/user\/change-password 400/, /\/api\/auth\/reset-password 400/, /status of 40[01]/],
+      ignore: [
+        /\/api\/auth\/signin 401/,
+        /\/api\/user\/change-password 400/,
+        /\/api\/auth\/reset-password 400/,
+        /status of 40[01]/,
+      ],
     });
 
     // --- sign up, solving the real ALTCHA proof of work ---
     await page.goto('/signup');
     await heading(page, 'Create Your Account').waitFor();
-    await page.getByTestId('free-plan-note').getByText('Free plan includes 10 email sends per month', { exact: true }).waitFor(); // the figure comes from /api/config
+    await page
+      .getByTestId('free-plan-note')
+      .getByText('Free plan includes 10 email sends per month', { exact: true })
+      .waitFor(); // the figure comes from /api/config
     const submit = page.getByRole('button', { name: 'Create Account' });
     await page.locator('altcha-widget').waitFor({ state: 'attached' });
     expect(await submit.getAttribute('aria-disabled')).toBe('true'); // shown and announced as disabled
@@ -79,7 +86,12 @@ describe('account journey', () => {
     await heading(page, 'Send Test Email').waitFor();
     await page.goto('/app/account');
     await page.getByTestId('account-email').waitFor();
-    expect(await page.getByRole('region', { name: 'Account information' }).getByText('Verified', { exact: true }).isVisible()).toBe(true);
+    expect(
+      await page
+        .getByRole('region', { name: 'Account information' })
+        .getByText('Verified', { exact: true })
+        .isVisible(),
+    ).toBe(true);
     expect(await page.getByTestId('unverified-warning').count()).toBe(0);
 
     // --- sign out, sign in ---
@@ -137,7 +149,9 @@ describe('account journey', () => {
     await page.goto(linkIn(confirmMail, server, '/verify'));
     await page.waitForURL('**/signin');
     expect(await tokenOf(page)).toBeNull();
-    expect(await page.getByRole('status').filter({ hasText: 'Your email address has been changed' }).isVisible()).toBe(true);
+    expect(
+      await page.getByRole('status').filter({ hasText: 'Your email address has been changed' }).isVisible(),
+    ).toBe(true);
     await signInThroughPage(page, newEmail, resetPassword);
     await page.goto('/app/account');
     expect(await page.getByTestId('account-email').innerText()).toBe(newEmail);
@@ -174,7 +188,9 @@ describe('account journey', () => {
     await expectToast(page, 'Settings Updated', 'Login alerts enabled');
     expect(await alerts.getAttribute('aria-checked')).toBe('true');
     await page.reload();
-    expect(await page.getByRole('switch', { name: 'Login alerts' }).getAttribute('aria-checked')).toBe('true');
+    expect(await page.getByRole('switch', { name: 'Login alerts' }).getAttribute('aria-checked')).toBe(
+      'true',
+    );
     const inbox = await seenMail(server, newEmail);
     const third = await browser.newPage({ baseURL: server.baseUrl });
     await signInThroughPage(third, newEmail, finalPassword);

@@ -1,24 +1,22 @@
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
-import { createUser } from '../support/users.ts';
+import { createUser, PASSWORD, uniqueEmail } from '../support/users.ts';
 import {
   JumpClock,
-  PASSWORD,
-  expectToast,
   linkIn,
   seenMail,
   startAuthServer,
   submitSignIn,
   tokenOf,
-  uniqueEmail,
   storeToken,
   waitForMail,
   type AuthServer,
-} from './auth-e2e-helpers.ts';
+} from '../support/auth-browser.ts';
+import { expectToast } from '../support/toasts.ts';
 
 /**
- * Links and paths that go wrong (spec §4, §5, §8): missing, unknown and expired verification and
+ * Links and paths that go wrong (docs/spec.md §4, §5, §8): missing, unknown and expired verification and
  * reset links, the social sign-in callback's error paths, guarded pages, and the forms' in-page
  * messages. The server's clock can jump ahead, so expiry is real without waiting.
  */
@@ -461,8 +459,7 @@ describe('guards and forms', () => {
   it('the verify page after sign-in refreshes the user: the app stops asking to verify', async () => {
     const email = uniqueEmail('refresh');
     const token = await signUpThroughApi(email);
-    const { page } = await open('/contact');
-    await storeToken(page, token);
+    const page = await browser.signedInPage(auth.server, { token });
     await page.goto('/app/account');
     await page.getByTestId('unverified-warning').waitFor();
     const mail = await waitForMail(auth.server, email, /^Verify your email/);
@@ -476,9 +473,8 @@ describe('guards and forms', () => {
   });
 
   it('users made by the test helper get the shell', async () => {
-    const { token } = await createUser(auth.server.db);
-    const { page } = await open('/contact');
-    await storeToken(page, token);
+    const made = await createUser(auth.server.db);
+    const page = await browser.signedInPage(auth.server, made);
     await page.goto('/app');
     await page.waitForURL('**/app/send');
   });

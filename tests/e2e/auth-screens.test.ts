@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { createUser } from '../support/users.ts';
-import { startAuthServer, storeToken, type AuthServer } from './auth-e2e-helpers.ts';
+import { startAuthServer, storeToken, type AuthServer } from '../support/auth-browser.ts';
 
 /**
  * The account screens on a laptop and a 375px phone, light and dark: nothing overflows sideways,

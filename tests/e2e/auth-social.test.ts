@@ -2,10 +2,11 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startFakeGitHub, startFakeGoogle, type FakeGitHub, type FakeGoogle } from '../support/fake-oauth.ts';
-import { PASSWORD, startAuthServer, tokenOf, uniqueEmail, type AuthServer } from './auth-e2e-helpers.ts';
+import { startAuthServer, tokenOf, type AuthServer } from '../support/auth-browser.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
- * Social sign-in end to end in Chromium against local providers (issue 4 acceptance): a Google
+ * Social sign-in end to end in Chromium against local providers: a Google
  * style OIDC server (oauth2-mock-server) and a GitHub fake. The browser really leaves for the
  * provider and comes back through /api/auth/<p>/callback and /auth/callback.
  */
@@ -62,8 +63,12 @@ describe('social sign-in in the browser', () => {
     const page = await browser.newPage({ baseURL: auth.server.baseUrl });
     for (const path of ['/signin', '/signup']) {
       await page.goto(path);
-      expect(await page.getByRole('link', { name: 'Continue with Google' }).getAttribute('href')).toBe('/api/auth/google');
-      expect(await page.getByRole('link', { name: 'Continue with GitHub' }).getAttribute('href')).toBe('/api/auth/github');
+      expect(await page.getByRole('link', { name: 'Continue with Google' }).getAttribute('href')).toBe(
+        '/api/auth/google',
+      );
+      expect(await page.getByRole('link', { name: 'Continue with GitHub' }).getAttribute('href')).toBe(
+        '/api/auth/github',
+      );
     }
   });
 
@@ -77,7 +82,12 @@ describe('social sign-in in the browser', () => {
     expectNoSessionTokenInUrls(urls, token!);
     expect(page.url()).not.toContain('token=');
     expect(await accountEmail(page)).toBe(email);
-    expect(await page.getByRole('region', { name: 'Account information' }).getByText('Verified', { exact: true }).isVisible()).toBe(true);
+    expect(
+      await page
+        .getByRole('region', { name: 'Account information' })
+        .getByText('Verified', { exact: true })
+        .isVisible(),
+    ).toBe(true);
     expect(problems.all()).toEqual([]);
   });
 
@@ -104,22 +114,40 @@ describe('social sign-in in the browser', () => {
     const { user } = (await res.json()) as { user: { id: string } };
     // A verified account keeps its password when linked (an unverified one would lose it: the
     // server's pre-hijacking defence).
-    await auth.server.db.updateTable('users').set({ verified_at: new Date() }).where('id', '=', user.id).execute();
+    await auth.server.db
+      .updateTable('users')
+      .set({ verified_at: new Date() })
+      .where('id', '=', user.id)
+      .execute();
     google.setIdentity({ sub: `g-${email}`, email: email.toUpperCase(), email_verified: true });
     const { page } = await continueWith('Google');
     await page.waitForURL('**/app/send');
     expect((await accountEmail(page)).toLowerCase()).toBe(email.toLowerCase());
     // The same account: it still has its password form, and there is one user with that address.
-    expect(await page.getByRole('region', { name: 'Change password' }).getByLabel('Current password').count()).toBe(1);
-    const users = await auth.server.db.selectFrom('users').select('id').where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).execute();
+    expect(
+      await page.getByRole('region', { name: 'Change password' }).getByLabel('Current password').count(),
+    ).toBe(1);
+    const users = await auth.server.db
+      .selectFrom('users')
+      .select('id')
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+      .execute();
     expect(users.map((u) => u.id)).toEqual([user.id]);
-    const links = await auth.server.db.selectFrom('oauth_accounts').select('provider').where('user_id', '=', user.id).execute();
+    const links = await auth.server.db
+      .selectFrom('oauth_accounts')
+      .select('provider')
+      .where('user_id', '=', user.id)
+      .execute();
     expect(links).toEqual([{ provider: 'google' }]);
   });
 
   it('an unverified provider email is not linked: back to sign in with the reason', async () => {
     const email = uniqueEmail('unverified');
-    github.setIdentity({ id: 6001, login: 'octo-unverified', emails: [{ email, primary: true, verified: false }] });
+    github.setIdentity({
+      id: 6001,
+      login: 'octo-unverified',
+      emails: [{ email, primary: true, verified: false }],
+    });
     const { page, problems } = await continueWith('GitHub');
     await page.waitForURL('**/signin?error=email_not_verified');
     expect(await page.getByRole('main').getByRole('alert').innerText()).toContain('not verified');

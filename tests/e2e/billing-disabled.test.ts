@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { runAdmin } from '../support/child-process.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
-import { createUser, type TestUser } from '../support/users.ts';
+import { createUser } from '../support/users.ts';
 
 /**
  * A server without Stripe (docs/decisions/0057-billing-off-says-so.md): upgrade, billing and the
@@ -12,7 +11,6 @@ import { createUser, type TestUser } from '../support/users.ts';
  * no billing calls; the admin command is how a plan changes, and the UI then shows Pro features.
  */
 
-const root = path.resolve(import.meta.dirname, '../..');
 const browser = setupBrowser();
 let server: TestServer;
 
@@ -20,32 +18,6 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => server?.close());
-
-function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/server/admin.ts', ...args],
-      {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '/tmp',
-          DATABASE_URL: server.databaseUrl,
-        },
-        timeout: 120_000,
-      },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-async function signedInPage(u: TestUser): Promise<Page> {
-  const page = await browser.newPage({ baseURL: server.baseUrl });
-  await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
-  return page;
-}
 
 /** What an end user reads: no commands, no settings, nothing only the operator can act on. */
 async function expectNoOperatorHints(dialog: Locator): Promise<void> {
@@ -66,7 +38,7 @@ async function historyApiStatus(page: Page): Promise<number> {
 describe('billing off', () => {
   it('upgrade explains that billing is not enabled; the admin command grants Pro and the UI shows it', async () => {
     const u = await createUser(server.db, { email: 'selfhost@example.com' });
-    const page = await signedInPage(u);
+    const page = await browser.signedInPage(server, u);
     const problems = watchProblems(page, {
       ignore: [/\/api\/email .*403/, /403 \(Forbidden\) \(http:[^)]*\/api\/email\)/],
     });
@@ -89,7 +61,7 @@ describe('billing off', () => {
     await page.getByRole('dialog', { name: 'Billing is not enabled on this server' }).waitFor();
     expect(await historyApiStatus(page)).toBe(403);
 
-    const granted = await admin(['set-plan', u.user.email, 'pro']);
+    const granted = await runAdmin(['set-plan', u.user.email, 'pro'], { DATABASE_URL: server.databaseUrl });
     expect(granted.code, granted.stderr).toBe(0);
 
     await page.goto('/app/account');
@@ -114,7 +86,7 @@ describe('billing off', () => {
   it('the payment return says billing is not enabled, to Free and Pro users alike, and syncs nothing', async () => {
     for (const plan of ['free', 'pro'] as const) {
       const u = await createUser(server.db, { plan });
-      const page = await signedInPage(u);
+      const page = await browser.signedInPage(server, u);
       const problems = watchProblems(page);
       const billingCalls: string[] = [];
       page.on('request', (req) => {

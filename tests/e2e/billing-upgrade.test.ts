@@ -6,7 +6,7 @@ import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /**
- * Plans and billing in the browser (issue 7), with the app pointed at the local fake Stripe:
+ * Plans and billing in the browser, with the app pointed at the local fake Stripe:
  * upgrade through Checkout, the payment return flow, the billing portal, status badges.
  */
 
@@ -24,28 +24,21 @@ afterAll(async () => {
   await stripe?.stop();
 });
 
-/** A page signed in as `u` (the token planted before any app script runs). */
-async function signedInPage(u: TestUser): Promise<Page> {
-  const page = await browser.newPage({ baseURL: server.baseUrl });
-  await page.addInitScript(
-    ({ token, origin }) => {
-      if (location.origin === origin) localStorage.setItem('auth_token', token);
-    },
-    { token: u.token, origin: server.baseUrl },
-  );
-  return page;
-}
-
 /** GET /api/email from the page, with its token: 200 for Pro, 403 plan_required for Free. */
 async function historyApiStatus(page: Page): Promise<number> {
   return page.evaluate(async () => {
-    const res = await fetch('/api/email', { headers: { Authorization: `Bearer ${localStorage.getItem('auth_token')}` } });
+    const res = await fetch('/api/email', {
+      headers: { Authorization: `Bearer ${localStorage.getItem('auth_token')}` },
+    });
     return res.status;
   });
 }
 
 /** Gives the user a Stripe customer and a subscription (through the app's own calls). */
-async function subscribed(u: TestUser, status: 'active' | 'trialing' | 'past_due' | 'canceled' | 'unpaid' = 'active') {
+async function subscribed(
+  u: TestUser,
+  status: 'active' | 'trialing' | 'past_due' | 'canceled' | 'unpaid' = 'active',
+) {
   const res = await server.app.inject({
     method: 'POST',
     url: '/api/billing/create-checkout',
@@ -53,7 +46,11 @@ async function subscribed(u: TestUser, status: 'active' | 'trialing' | 'past_due
     payload: { price: 'pro_monthly' },
   });
   expect(res.statusCode, res.body).toBe(200);
-  const row = await server.db.selectFrom('users').select('stripe_customer_id').where('id', '=', u.user.id).executeTakeFirstOrThrow();
+  const row = await server.db
+    .selectFrom('users')
+    .select('stripe_customer_id')
+    .where('id', '=', u.user.id)
+    .executeTakeFirstOrThrow();
   const sub = stripe.createSubscription(row.stripe_customer_id!, { status });
   const synced = await server.app.inject({ method: 'POST', url: '/api/billing/sync', headers: u.headers });
   expect(synced.statusCode, synced.body).toBe(200);
@@ -63,8 +60,10 @@ async function subscribed(u: TestUser, status: 'active' | 'trialing' | 'past_due
 describe('billing in the browser', () => {
   it('a free user upgrades: Upgrade → checkout → back to the account page → Upgrade Successful! → history unlocked', async () => {
     const u = await createUser(server.db, { email: 'upgrader@example.com' });
-    const page = await signedInPage(u);
-    const problems = watchProblems(page, { ignore: [/\/api\/email .*403/, /403 \(Forbidden\) \(http:[^)]*\/api\/email\)/] });
+    const page = await browser.signedInPage(server, u);
+    const problems = watchProblems(page, {
+      ignore: [/\/api\/email .*403/, /403 \(Forbidden\) \(http:[^)]*\/api\/email\)/],
+    });
     await page.goto('/app/account');
     const plan = page.locator('[data-section="plan"]');
     await plan.getByTestId('account-plan').filter({ hasText: 'Free plan' }).waitFor();
@@ -101,7 +100,7 @@ describe('billing in the browser', () => {
   it('Manage Billing reaches the billing portal of the user’s own customer, from the account and the plan page', async () => {
     const u = await createUser(server.db, { email: 'manager@example.com' });
     const { customer } = await subscribed(u);
-    const page = await signedInPage(u);
+    const page = await browser.signedInPage(server, u);
     const problems = watchProblems(page);
     await page.goto('/app/account');
     const plan = page.locator('[data-section="plan"]');
@@ -126,7 +125,7 @@ describe('billing in the browser', () => {
 
   it('the plan page: Current Plan (disabled) for free users; Upgrade to Pro starts Checkout', async () => {
     const u = await createUser(server.db);
-    const page = await signedInPage(u);
+    const page = await browser.signedInPage(server, u);
     await page.goto('/plan');
     const current = page.locator('[data-plan="free"]').getByRole('button', { name: 'Current Plan' });
     await current.waitFor();
@@ -141,7 +140,7 @@ describe('billing in the browser', () => {
 
   it('a failing checkout shows the spec’s toast with the server’s message', async () => {
     const u = await createUser(server.db);
-    const page = await signedInPage(u);
+    const page = await browser.signedInPage(server, u);
     await page.goto('/app/account');
     const plan = page.locator('[data-section="plan"]');
     await plan.getByTestId('account-plan').filter({ hasText: 'Free plan' }).waitFor();
@@ -162,7 +161,7 @@ describe('billing in the browser', () => {
   it('shows the status badge colours and the past-due warning', async () => {
     const u = await createUser(server.db);
     const { sub } = await subscribed(u, 'active');
-    const page = await signedInPage(u);
+    const page = await browser.signedInPage(server, u);
     const plan = page.locator('[data-section="plan"]');
     const expected = [
       ['active', 'Active', 'green'],
@@ -173,7 +172,11 @@ describe('billing in the browser', () => {
     ] as const;
     for (const [status, label, color] of expected) {
       stripe.updateSubscription(sub.id, { status });
-      const synced = await server.app.inject({ method: 'POST', url: '/api/billing/sync', headers: u.headers });
+      const synced = await server.app.inject({
+        method: 'POST',
+        url: '/api/billing/sync',
+        headers: u.headers,
+      });
       expect(synced.json().user.subscriptionStatus).toBe(status);
       await page.goto('/app/account');
       const badge = plan.getByTestId('subscription-status');
@@ -193,7 +196,7 @@ describe('billing in the browser', () => {
     stripe.setCheckoutOutcome('incomplete');
     try {
       const u = await createUser(server.db);
-      const page = await signedInPage(u);
+      const page = await browser.signedInPage(server, u);
       await page.goto('/plan');
       await page.locator('[data-plan="pro"]').getByRole('button', { name: 'Upgrade to Pro' }).click();
       await page.waitForURL(`${stripe.url}/pay/**`);
@@ -211,7 +214,11 @@ describe('billing in the browser', () => {
       expect(seconds).toBeGreaterThan(8.5);
       // Each attempt synced (the app read Stripe); the webhooks of the incomplete payment add none.
       expect(stripe.callsTo('/v1/subscriptions', 'GET').length - syncsBefore).toBeGreaterThanOrEqual(10);
-      await page.locator('[data-section="plan"]').getByTestId('account-plan').filter({ hasText: 'Free plan' }).waitFor();
+      await page
+        .locator('[data-section="plan"]')
+        .getByTestId('account-plan')
+        .filter({ hasText: 'Free plan' })
+        .waitFor();
       expect(await historyApiStatus(page)).toBe(403);
     } finally {
       stripe.setCheckoutOutcome('active');

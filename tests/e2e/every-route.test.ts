@@ -4,7 +4,7 @@ import { issueToken } from '../../src/server/accounts/account-mail.ts';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { setupBrowser } from '../support/browser.ts';
 import { createUser, type TestUser } from '../support/users.ts';
-import { startAuthServer, type AuthServer } from './auth-e2e-helpers.ts';
+import { startAuthServer, type AuthServer } from '../support/auth-browser.ts';
 
 /**
  * Every route of the app, public, sign-in, app, share and mailbox, loaded fresh in Chromium:

@@ -1,21 +1,19 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
-import { createUser, type TestUser } from '../support/users.ts';
+import { toast } from '../support/toasts.ts';
+import { createUser } from '../support/users.ts';
 
 /*
- * The whole journey of issue 6 in the browser: send → the Pro redirect to the detail page after
+ * The whole history journey in the browser: send → the Pro redirect to the detail page after
  * 1 second → history (search, Load More, relative times) → detail (preview, source, copy) → share
  * → the link in a fresh, signed-out browser → unshare → Email Not Found → delete → gone.
  */
 
 const browser = setupBrowser();
 let server: TestServer;
-
-/** expect.poll with room for a busy machine (its default gives up after 1 s). */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -25,27 +23,6 @@ afterAll(async () => server?.close());
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-
-async function signedIn(
-  u: TestUser,
-  options: { clipboard?: boolean } = {},
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    baseURL: server.baseUrl,
-    permissions: options.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
-  });
-  await context.addInitScript((token) => {
-    if (window.top === window) localStorage.setItem('auth_token', token);
-  }, u.token);
-  return { context, page: await context.newPage() };
-}
-
-function toast(page: Page, kind: 'success' | 'error', title: string) {
-  return page
-    .getByRole('region', { name: 'Notifications' })
-    .locator(`[data-kind="${kind}"]`)
-    .filter({ hasText: title });
-}
 
 const rows = (page: Page) => page.getByTestId('email-row');
 
@@ -81,7 +58,10 @@ describe('send → history → detail → share → unshare → delete', () => {
       });
     }
 
-    const { context, page } = await signedIn(u, { clipboard: true });
+    const context = await browser.signedInContext(server, u, {
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    const page = await context.newPage();
     // The test's own init scripts are refused inside the sandboxed frame (which is the point).
     const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
     // Page-side timestamps of the send's answer and of the move to the detail page, so the
@@ -153,7 +133,7 @@ describe('send → history → detail → share → unshare → delete', () => {
     await page.getByRole('link', { name: 'Back to History' }).first().click();
     await page.waitForURL('**/app/history');
     await page.getByRole('heading', { level: 1, name: 'Emails' }).waitFor();
-    await poll(() => rows(page).count()).toBe(20);
+    await expect.poll(() => rows(page).count()).toBe(20);
     const rowOf = (subject: string) => rows(page).filter({ hasText: subject });
     expect(await rowOf('Spring Flamingo sale').locator('time').innerText()).toBe('just now');
     expect(await rowOf('Five minutes old').locator('time').innerText()).toBe('5 minutes ago');
@@ -172,21 +152,21 @@ describe('send → history → detail → share → unshare → delete', () => {
     expect(await rows(page).first().innerText()).toContain('Spring Flamingo sale'); // newest first
 
     await page.getByRole('button', { name: 'Load More' }).click();
-    await poll(() => rows(page).count()).toBe(25);
+    await expect.poll(() => rows(page).count()).toBe(25);
     expect(await page.getByRole('button', { name: 'Load More' }).count()).toBe(0);
     expect(await rows(page).last().innerText()).toContain('Bulk 19');
 
     const search = page.getByRole('searchbox', { name: 'Search emails' });
     await search.fill('flamingo'); // matches the subject and the HTML, case-insensitively
     await page.waitForURL(/\?q=flamingo$/);
-    await poll(() => rows(page).count()).toBe(1);
+    await expect.poll(() => rows(page).count()).toBe(1);
     await page.reload();
     expect(await search.inputValue()).toBe('flamingo');
-    await poll(() => rows(page).count()).toBe(1);
+    await expect.poll(() => rows(page).count()).toBe(1);
     await search.fill('bulk1'); // bulk1, bulk10…bulk19 in the recipients
-    await poll(() => rows(page).count()).toBe(11);
+    await expect.poll(() => rows(page).count()).toBe(11);
     await search.fill('');
-    await poll(() => rows(page).count()).toBe(20);
+    await expect.poll(() => rows(page).count()).toBe(20);
     expect(new URL(page.url()).search).toBe('');
 
     // --- share from the detail page, open the link signed out ---
@@ -254,7 +234,7 @@ describe('send → history → detail → share → unshare → delete', () => {
     await toast(page, 'success', 'Email deleted').waitFor();
     await row.waitFor({ state: 'detached' });
     await page.reload();
-    await poll(() => rows(page).count()).toBe(20);
+    await expect.poll(() => rows(page).count()).toBe(20);
     expect(await page.getByText('Spring Flamingo sale').count()).toBe(0);
     const res = await fetch(`${server.baseUrl}/api/email/${id}`, { headers: u.headers });
     expect(res.status).toBe(404);

@@ -4,15 +4,13 @@ import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { toast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /** /app/history beyond the happy path: plans, empty states, failures, delivery states, phones. */
 
 const browser = setupBrowser();
 let server: TestServer;
-
-/** expect.poll with room for a busy machine (its default gives up after 1 s). */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -27,19 +25,9 @@ async function openAs(
   path: string,
   options: Parameters<typeof browser.newPage>[0] = {},
 ): Promise<Page> {
-  const page = await browser.newPage({ baseURL: server.baseUrl, ...options });
-  await page.addInitScript((token) => {
-    if (window.top === window) localStorage.setItem('auth_token', token);
-  }, u.token);
+  const page = await browser.signedInPage(server, u, options);
   await page.goto(path);
   return page;
-}
-
-function toast(page: Page, kind: 'success' | 'error', title: string) {
-  return page
-    .getByRole('region', { name: 'Notifications' })
-    .locator(`[data-kind="${kind}"]`)
-    .filter({ hasText: title });
 }
 
 async function seed(u: TestUser, subject: string, options: { to?: string; at?: Date } = {}) {
@@ -59,13 +47,12 @@ describe('plans', () => {
   it('a free user sees the blurred Upgrade to View History overlay and the list API is never called', async () => {
     const u = await createUser(server.db, { plan: 'free' });
     await seed(u, 'Hidden from free users');
-    const page = await browser.newPage({ baseURL: server.baseUrl });
+    const page = await browser.signedInPage(server, u);
     const listCalls: string[] = [];
     page.on('request', (req) => {
       if (/\/api\/email(\?|$)/.test(req.url())) listCalls.push(req.url());
     });
     const problems = watchProblems(page);
-    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
     await page.goto('/app/history');
     await page.getByRole('heading', { level: 1, name: 'Emails' }).waitFor();
     const overlay = page.getByTestId('upgrade-overlay');
@@ -86,8 +73,7 @@ describe('plans', () => {
   /** Opens /app/history for a Pro user whose /api/auth/me answer says `plan` instead. */
   async function withPlan(plan: string) {
     const u = await createUser(server.db, { plan: 'pro' });
-    const page = await browser.newPage({ baseURL: server.baseUrl });
-    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+    const page = await browser.signedInPage(server, u);
     await page.route(/\/api\/auth\/me$/, async (route) => {
       const res = await route.fetch();
       const body = (await res.json()) as { user: { plan: string } };
@@ -146,13 +132,13 @@ describe('empty states', () => {
     await page.getByRole('heading', { name: 'No emails found matching the query' }).waitFor();
     expect(await page.getByRole('searchbox', { name: 'Search emails' }).inputValue()).toBe('no-such-thing');
     await page.getByRole('button', { name: 'Clear search', exact: true }).click();
-    await poll(() => rows(page).count()).toBe(2);
+    await expect.poll(() => rows(page).count()).toBe(2);
     expect(new URL(page.url()).search).toBe('');
     expect(await page.getByRole('searchbox', { name: 'Search emails' }).inputValue()).toBe('');
     // Back to a search through the address bar's history works too.
     await page.getByRole('searchbox', { name: 'Search emails' }).fill('receipt');
     await page.waitForURL(/q=receipt/);
-    await poll(() => rows(page).count()).toBe(1);
+    await expect.poll(() => rows(page).count()).toBe(1);
   });
 });
 
@@ -174,7 +160,7 @@ describe('rows', () => {
       .where('id', '=', outboxId)
       .execute();
     const page = await openAs(u, '/app/history');
-    await poll(() => rows(page).count()).toBe(2);
+    await expect.poll(() => rows(page).count()).toBe(2);
     const bounced = rows(page).filter({ hasText: 'Bounced one' });
     const icon = bounced.getByRole('img');
     expect(await icon.getAttribute('aria-label')).toBe('Delivery: Failed — 550 5.1.1 User unknown');
@@ -232,8 +218,7 @@ describe('rows', () => {
   it('a list that fails to load says Failed to load emails and can be retried', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     await seed(u, 'Eventually visible');
-    const page = await browser.newPage({ baseURL: server.baseUrl });
-    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+    const page = await browser.signedInPage(server, u);
     let failing = true;
     await page.route(/\/api\/email\?/, (route) =>
       failing ? route.fulfill({ status: 503, json: { error: 'Service unavailable' } }) : route.fallback(),
@@ -269,7 +254,7 @@ describe('phones', () => {
     await seed(u, 'Second');
     const page = await openAs(u, '/app/history', PHONE);
     const problems = watchProblems(page, { ignore: [SANDBOX_NOISE] });
-    await poll(() => rows(page).count()).toBe(2);
+    await expect.poll(() => rows(page).count()).toBe(2);
     expect(await page.locator('table').count()).toBe(0);
     expect(
       await rows(page)

@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { setupBrowser } from '../support/browser.ts';
@@ -12,7 +12,7 @@ import {
 import { createUser, type TestUser } from '../support/users.ts';
 
 /*
- * Guide §1.7 / §6: user HTML never runs on our origin. Every case of the hostile corpus is shown
+ * docs/architecture.md §1.7 and §6: user HTML never runs on our origin. Every case of the hostile corpus is shown
  * in the detail preview and on the public page /s/{slug}, in Chromium, while signed in (a real
  * auth_token in localStorage). Nothing may open a dialog, move the top page, reach the canary
  * server, run script in the frame, or carry the token anywhere but our own API.
@@ -57,24 +57,38 @@ afterAll(async () => {
   await images?.close();
 });
 
+/** Pages that show cases side by side: each case's harm window (below) is a wait, not work. */
+const PAGES = 4;
+
+/** Runs `fn` on every item, `PAGES` at a time; each lane gets its own index. */
+async function inLanes<T>(items: T[], fn: (item: T, lane: number) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: PAGES }, async (_, lane) => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item, lane);
+    }),
+  );
+}
+
 interface Watch {
   dialogs: string[];
+  /** Every URL any popup showed. */
   popups: string[];
+  /** The popups themselves (see popupUrls). */
+  popupPages: Page[];
   leaks: string[];
-  topNavigations: string[];
+  /** Per page: the URLs its top frame showed, in order. */
+  topNavigations: string[][];
 }
 
 /**
- * A signed-in context (auth_token planted before any page script runs) that records dialogs in
- * any page, popups, top-level navigations of `page`, and every request that carries the token to
- * anywhere but our own API.
+ * A signed-in context (the session token in its storage before any page loads) with `PAGES`
+ * pages, recording dialogs in any page, popups, the top-level navigations of each page, and
+ * every request that carries the token to anywhere but our own API.
  */
-async function signedInPage(): Promise<{ context: BrowserContext; page: Page; watch: Watch }> {
-  const context = await browser.newContext({ baseURL: server.baseUrl });
-  await context.addInitScript((token) => {
-    if (window.top === window) localStorage.setItem('auth_token', token);
-  }, owner.token);
-  const watch: Watch = { dialogs: [], popups: [], leaks: [], topNavigations: [] };
+async function signedInPages(): Promise<{ context: BrowserContext; pages: Page[]; watch: Watch }> {
+  const context = await browser.signedInContext(server, owner);
+  const watch: Watch = { dialogs: [], popups: [], popupPages: [], leaks: [], topNavigations: [] };
   const onDialog = (p: Page) =>
     p.on('dialog', (d) => {
       watch.dialogs.push(`${d.type()}: ${d.message()} (${p.url()})`);
@@ -85,26 +99,53 @@ async function signedInPage(): Promise<{ context: BrowserContext; page: Page; wa
     const everything = [req.url(), JSON.stringify(req.headers()), req.postData() ?? ''].join('\n');
     if (everything.includes(owner.token)) watch.leaks.push(`${req.method()} ${req.url()}`);
   });
-  const main = await context.newPage();
-  onDialog(main);
-  main.on('framenavigated', (f) => {
-    // The router's own replaceState on start reports the same URL again; count URLs, not events.
-    if (f === main.mainFrame() && watch.topNavigations.at(-1) !== f.url()) watch.topNavigations.push(f.url());
-  });
+  const pages: Page[] = [];
+  for (let i = 0; i < PAGES; i++) {
+    const page = await context.newPage();
+    onDialog(page);
+    const navigations: string[] = [];
+    watch.topNavigations.push(navigations);
+    page.on('framenavigated', (f) => {
+      // The router's own replaceState on start reports the same URL again; count URLs, not events.
+      if (f === page.mainFrame() && navigations.at(-1) !== f.url()) navigations.push(f.url());
+    });
+    pages.push(page);
+  }
   // Every later page is a popup (a new tab opened from an email).
   context.on('page', (p) => {
     onDialog(p);
+    watch.popupPages.push(p);
     watch.popups.push(p.url());
     p.on('framenavigated', (f) => {
       if (f === p.mainFrame()) watch.popups.push(f.url());
     });
   });
-  return { context, page: main, watch };
+  return { context, pages, watch };
 }
 
 const frameSelector = 'iframe[data-testid="email-frame"]';
 
-/** Shows one case on `path`, clicks what it asks for, and checks the page; returns the image requests. */
+/**
+ * Clicks `target` inside the email frame once the browser really sends the pointer there.
+ * Chromium gives a sandboxed frame a process of its own, and for a moment after the frame
+ * paints, input still goes to the page around it: a click then does nothing at all, and a check
+ * that nothing bad happened would pass without having tested anything. Hovering until the
+ * element matches :hover waits for exactly that routing.
+ */
+async function clickInFrame(target: Locator): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        await target.hover();
+        return target.evaluate((el) => el.matches(':hover'));
+      },
+      { timeout: 30_000, interval: 100 },
+    )
+    .toBe(true);
+  await target.click();
+}
+
+/** Shows one case on `path`, clicks what it asks for, and checks the page. */
 async function exercise(page: Page, path: string, kase: HostileCase, heading: string) {
   const url = `${server.baseUrl}${path}`;
   await page.goto(path);
@@ -115,9 +156,7 @@ async function exercise(page: Page, path: string, kase: HostileCase, heading: st
     .poll(() => images.requests.filter((r) => r.url === `/seen/${kase.name}.png`).length, { timeout: 10_000 })
     .toBeGreaterThan(0);
   const frame = page.frameLocator(frameSelector);
-  for (const selector of kase.click ?? []) {
-    await frame.locator(selector).first().click({ timeout: 5000 });
-  }
+  for (const selector of kase.click ?? []) await clickInFrame(frame.locator(selector).first());
   // Meta refreshes fire right after load; give them (and any click) a moment to do harm.
   await page.waitForTimeout(600);
   expect(page.url(), `${kase.name}: the top page moved`).toBe(url);
@@ -126,7 +165,12 @@ async function exercise(page: Page, path: string, kase: HostileCase, heading: st
     .count()
     .catch(() => 0);
   expect(pwned, `${kase.name}: script ran inside the frame`).toBe(0);
-  return images.requests.splice(0);
+}
+
+/** The distinct URLs popups showed, once each has loaded (a click near the end may still be opening one). */
+async function popupUrls(watch: Watch): Promise<string[]> {
+  await Promise.all(watch.popupPages.map((p) => p.waitForLoadState('load').catch(() => undefined)));
+  return [...new Set(watch.popups.filter((u) => u !== 'about:blank'))];
 }
 
 function expectNothingEscaped(watch: Watch, where: string) {
@@ -145,37 +189,34 @@ describe('hostile HTML is inert wherever an email is shown', () => {
   });
 
   it('in the detail preview (/app/email/{id}), signed in', { timeout: 300_000 }, async () => {
-    const { page, watch } = await signedInPage();
-    const expectedNavs: string[] = [];
-    for (const { kase, id } of shared) {
+    const { pages, watch } = await signedInPages();
+    const expectedNavs: string[][] = pages.map(() => []);
+    await inLanes(shared, async ({ kase, id }, lane) => {
+      const page = pages[lane]!;
       await exercise(page, `/app/email/${id}`, kase, `Hostile ${kase.name}`);
-      expectedNavs.push(`${server.baseUrl}/app/email/${id}`);
+      expectedNavs[lane]!.push(`${server.baseUrl}/app/email/${id}`);
       // The page is still our signed-in app (the token is still there, the header still renders).
       expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBe(owner.token);
-    }
-    await page.getByRole('button', { name: 'Account menu' }).waitFor();
+    });
+    for (const page of pages) await page.getByRole('button', { name: 'Account menu' }).waitFor();
     expect(watch.topNavigations).toEqual(expectedNavs);
     expectNothingEscaped(watch, 'detail');
     // The only new tab is the plain link the test clicked: links open in a new tab (base target).
-    expect([...new Set(watch.popups.filter((u) => u !== 'about:blank'))]).toEqual([
-      `${images.origin}/ping-target`,
-    ]);
+    expect(await popupUrls(watch)).toEqual([`${images.origin}/ping-target`]);
   });
 
   it('on the public page (/s/{slug}), signed in', { timeout: 300_000 }, async () => {
-    const { page, watch } = await signedInPage();
-    const expectedNavs: string[] = [];
-    const referers: string[] = [];
-    for (const { kase, slug } of shared) {
-      const seen = await exercise(page, `/s/${slug}`, kase, `Hostile ${kase.name}`);
-      referers.push(...seen.map((r) => r.headers.referer ?? '').filter(Boolean));
-      expectedNavs.push(`${server.baseUrl}/s/${slug}`);
-    }
+    const { pages, watch } = await signedInPages();
+    const expectedNavs: string[][] = pages.map(() => []);
+    images.requests.length = 0;
+    await inLanes(shared, async ({ kase, slug }, lane) => {
+      await exercise(pages[lane]!, `/s/${slug}`, kase, `Hostile ${kase.name}`);
+      expectedNavs[lane]!.push(`${server.baseUrl}/s/${slug}`);
+    });
+    const referers = images.requests.map((r) => r.headers.referer ?? '').filter(Boolean);
     expect(watch.topNavigations).toEqual(expectedNavs);
     expectNothingEscaped(watch, 'public page');
-    expect([...new Set(watch.popups.filter((u) => u !== 'about:blank'))]).toEqual([
-      `${images.origin}/ping-target`,
-    ]);
+    expect(await popupUrls(watch)).toEqual([`${images.origin}/ping-target`]);
     // Remote images never learn the share link: no Referer from our pages (a popup's own favicon
     // request names the popup, which is fine).
     expect(referers.filter((r) => r.startsWith(server.baseUrl))).toEqual([]);
@@ -188,14 +229,13 @@ describe('hostile HTML is inert wherever an email is shown', () => {
       const context = await browser.newContext();
       const tripped = new Set<string>();
       let dialogs = 0;
-      for (const kase of corpus) {
+      await inLanes(corpus, async (kase) => {
         const page = await context.newPage();
         page.on('dialog', (d) => {
           dialogs++;
           tripped.add(kase.name);
           void d.dismiss().catch(() => undefined);
         });
-        const before = canary.requests.length;
         await page.setContent(kase.html, { waitUntil: 'load', timeout: 10_000 }).catch(() => undefined);
         for (const selector of kase.click ?? []) {
           await page
@@ -205,8 +245,7 @@ describe('hostile HTML is inert wherever an email is shown', () => {
             .catch(() => undefined);
         }
         await page.waitForTimeout(300);
-        if (canary.requests.slice(before).some((r) => r.url.startsWith(`/${kase.name}/`)))
-          tripped.add(kase.name);
+        if (canary.requests.some((r) => r.url.startsWith(`/${kase.name}/`))) tripped.add(kase.name);
         if (
           await page
             .locator('html[data-pwned]')
@@ -215,7 +254,7 @@ describe('hostile HTML is inert wherever an email is shown', () => {
         )
           tripped.add(kase.name);
         await page.close();
-      }
+      });
       canary.requests.length = 0;
       images.requests.length = 0;
       console.log(

@@ -13,8 +13,7 @@ afterAll(async () => server?.close());
 describe('public pages for a signed-in visitor', () => {
   it('offers the way back into the app instead of Sign In, and / goes straight to /app/send', async () => {
     const u = await createUser(server.db);
-    const page = await browser.newPage({ baseURL: server.baseUrl });
-    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+    const page = await browser.signedInPage(server, u);
     await page.goto('/plan');
     const header = page.getByRole('banner');
     await header.getByRole('link', { name: 'Open Proofmail' }).waitFor();

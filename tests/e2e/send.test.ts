@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { expectToast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 const browser = setupBrowser();
@@ -14,8 +15,7 @@ afterAll(async () => server?.close());
 
 /** Opens /app/send signed in as `u` (the session token planted as the app stores it). */
 async function openSend(u: TestUser): Promise<Page> {
-  const page = await browser.newPage({ baseURL: server.baseUrl });
-  await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+  const page = await browser.signedInPage(server, u);
   await page.goto('/app/send');
   await page.getByRole('heading', { level: 1, name: 'Send Test Email' }).waitFor();
   await page.locator('.cm-content').waitFor();
@@ -29,11 +29,12 @@ async function typeHtml(page: Page, html: string) {
 }
 
 const outboxOf = (u: TestUser) =>
-  server.db.selectFrom('mail_outbox').selectAll().where('reply_to', '=', u.user.email).orderBy('created_at').execute();
-
-async function toast(page: Page, text: string) {
-  await page.getByText(text, { exact: true }).first().waitFor();
-}
+  server.db
+    .selectFrom('mail_outbox')
+    .selectAll()
+    .where('reply_to', '=', u.user.email)
+    .orderBy('created_at')
+    .execute();
 
 describe('/app/send', () => {
   it('sends with and without inline CSS, clears the form and counts down the banner', async () => {
@@ -48,7 +49,7 @@ describe('/app/send', () => {
     const html = '<style>p.lead { color: #ff0000 }</style><p class="lead">Hello</p>';
     await typeHtml(page, html);
     await page.getByRole('button', { name: 'Send Test Email' }).click();
-    await toast(page, 'Email sent successfully!');
+    await expectToast(page, 'Email sent successfully!');
     expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('');
     expect(await page.getByLabel('Subject').inputValue()).toBe('');
     await page.locator('.cm-placeholder').waitFor(); // the editor is empty again
@@ -58,14 +59,18 @@ describe('/app/send', () => {
 
     let rows = await outboxOf(u);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ subject: 'Spring sale', to_addresses: ['client@example.com', 'boss@example.com'], html });
+    expect(rows[0]).toMatchObject({
+      subject: 'Spring sale',
+      to_addresses: ['client@example.com', 'boss@example.com'],
+      html,
+    });
 
     // Inline CSS on, sent with Ctrl+Enter from the editor.
     await page.getByLabel('To', { exact: true }).fill('client@example.com');
     await typeHtml(page, html);
     await page.getByRole('switch', { name: 'Inline CSS' }).click();
     await page.keyboard.press('Control+Enter');
-    await toast(page, 'Email sent successfully!');
+    await expectToast(page, 'Email sent successfully!');
     await banner.getByText('1 of 3 sends remaining this month').waitFor();
     rows = await outboxOf(u);
     expect(rows).toHaveLength(2);
@@ -76,7 +81,7 @@ describe('/app/send', () => {
     await page.getByLabel('To', { exact: true }).fill('client@example.com');
     await typeHtml(page, '<p>last</p>');
     await page.keyboard.press('Control+Enter'); // from inside the editor: sends once, adds no line
-    await toast(page, 'Email sent successfully!');
+    await expectToast(page, 'Email sent successfully!');
     await banner.getByText('0 of 3 sends remaining this month').waitFor();
     rows = await outboxOf(u);
     expect(rows).toHaveLength(3);
@@ -108,7 +113,7 @@ describe('/app/send', () => {
     const notice = page.getByTestId('verification-required');
     await notice.getByText('To send emails you must verify your email first.', { exact: false }).waitFor();
     await notice.getByRole('button', { name: 'Send a new verification link' }).click();
-    await toast(page, 'Verification email sent');
+    await expectToast(page, 'Verification email sent');
     await page.getByText('Check your inbox for a new verification link', { exact: true }).waitFor();
 
     await page.getByLabel('To', { exact: true }).fill('client@example.com');

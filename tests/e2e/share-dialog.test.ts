@@ -3,15 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { setupBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { toast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
-/** The detail page's Share Link dialog and its failure paths (spec §2, §4, §8, §9). */
+/** The detail page's Share Link dialog and its failure paths (docs/spec.md §2, §4, §8, §9). */
 
 const browser = setupBrowser();
 let server: TestServer;
-
-/** expect.poll with room for a busy machine (its default gives up after 1 s). */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -34,24 +32,12 @@ async function openDetail(
   id: string,
   options: { clipboard?: boolean; before?: (page: Page) => Promise<unknown> } = {},
 ) {
-  const context = await browser.newContext({
-    baseURL: server.baseUrl,
+  const page = await browser.signedInPage(server, u, {
     permissions: options.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
   });
-  await context.addInitScript((token) => {
-    if (window.top === window) localStorage.setItem('auth_token', token);
-  }, u.token);
-  const page = await context.newPage();
   await options.before?.(page);
   await page.goto(`/app/email/${id}`);
   return page;
-}
-
-function toast(page: Page, kind: 'success' | 'error', title: string) {
-  return page
-    .getByRole('region', { name: 'Notifications' })
-    .locator(`[data-kind="${kind}"]`)
-    .filter({ hasText: title });
 }
 
 const dialogOf = (page: Page) => page.getByRole('dialog', { name: 'Share Link' });
@@ -155,7 +141,7 @@ describe('Share Link dialog', () => {
     fail = true;
     await toggle.click();
     await failed.waitFor();
-    await poll(() => toggle.getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
     expect(await dialog.getByRole('textbox', { name: 'Public link' }).count()).toBe(1);
   });
 
@@ -171,7 +157,7 @@ describe('Share Link dialog', () => {
     await toggle.click();
     await toast(page, 'success', 'Sharing disabled').waitFor();
     await toggle.click();
-    await poll(() => link.inputValue().catch(() => '')).toMatch(/\/s\//);
+    await expect.poll(() => link.inputValue().catch(() => '')).toMatch(/\/s\//);
     const second = await link.inputValue();
     expect(second).not.toBe(first);
 

@@ -6,7 +6,7 @@ import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
-/** /s/{slug}: what a client opens, signed out, often on a phone (spec §2). */
+/** /s/{slug}: what a client opens, signed out, often on a phone (docs/spec.md §2). */
 
 const browser = setupBrowser();
 let server: TestServer;

@@ -1,7 +1,9 @@
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
-import { PASSWORD, expectToast, startAuthServer, uniqueEmail, type AuthServer } from './auth-e2e-helpers.ts';
+import { startAuthServer, type AuthServer } from '../support/auth-browser.ts';
+import { expectToast } from '../support/toasts.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
  * Sign-up and its bot challenge (docs/spec.md §2, §5): submitting before the challenge is solved

@@ -1,30 +1,37 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import tailwindcss from '@tailwindcss/vite';
-import react from '@vitejs/plugin-react';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems, type PageProblems } from '../support/browser.ts';
+import { cachedWebBuild } from '../support/web-build.ts';
 
 // The design system's primitives, driven by keyboard and mouse in Chromium on a harness page
-// (fixtures/ui-harness) built with the app's own Vite plugins.
+// (fixtures/ui-harness) built with the app's own Vite plugins (once per change of its inputs).
 const ORIGIN = 'http://ui-harness.test';
 const browser = setupBrowser();
 let outDir: string;
 
 beforeAll(async () => {
-  outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'proofmail-ui-harness-'));
-  await build({
-    root: path.join(import.meta.dirname, 'fixtures/ui-harness'),
-    configFile: false,
-    logLevel: 'silent',
-    plugins: [react(), tailwindcss()],
-    build: { outDir, emptyOutDir: true, minify: false },
+  const harness = await cachedWebBuild({
+    name: 'ui-harness',
+    inputs: ['tests/e2e/fixtures/ui-harness', 'src/web', 'src/shared', 'tsconfig.json', 'package-lock.json'],
+    build: async (dir) => {
+      const [{ build }, { default: react }, { default: tailwindcss }] = await Promise.all([
+        import('vite'),
+        import('@vitejs/plugin-react'),
+        import('@tailwindcss/vite'),
+      ]);
+      await build({
+        root: path.join(import.meta.dirname, 'fixtures/ui-harness'),
+        configFile: false,
+        logLevel: 'silent',
+        plugins: [react(), tailwindcss()],
+        build: { outDir: dir, emptyOutDir: true, minify: false },
+      });
+    },
   });
+  outDir = harness.dir;
 });
-afterAll(() => fs.rmSync(outDir, { recursive: true, force: true }));
 
 async function openHarness(): Promise<{ page: Page; problems: PageProblems }> {
   const context = await browser.newContext();

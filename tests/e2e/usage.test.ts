@@ -25,8 +25,7 @@ describe('usage bar on /app/profile and /app/account', () => {
         .values({ user_id: u.user.id, month: monthOf(new Date()), count: used })
         .execute();
     }
-    const page = await browser.newPage({ baseURL: server.baseUrl });
-    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+    const page = await browser.signedInPage(server, u);
     for (const path of ['/app/profile', '/app/account']) {
       await page.goto(path);
       const meter = page.getByTestId('usage-meter');
@@ -39,8 +38,7 @@ describe('usage bar on /app/profile and /app/account', () => {
 
   it('shows Pro users their sends without a limit', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
-    const page = await browser.newPage({ baseURL: server.baseUrl });
-    await page.addInitScript((token) => localStorage.setItem('auth_token', token), u.token);
+    const page = await browser.signedInPage(server, u);
     await page.goto('/app/profile');
     await page.getByTestId('usage-meter').getByText('unlimited (fair use)', { exact: false }).waitFor();
     expect(await page.getByTestId('usage-meter').getByRole('progressbar').count()).toBe(0);

@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import {
-  PASSWORD,
   linkIn,
   startAuthServer,
   storeToken,
-  uniqueEmail,
   waitForMail,
   type AuthServer,
-} from './auth-e2e-helpers.ts';
+} from '../support/auth-browser.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 /**
  * An open /app tab learns that its user verified the address somewhere else: in another tab of

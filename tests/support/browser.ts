@@ -8,19 +8,15 @@ import {
   type BrowserContextOptions,
   type Page,
 } from 'playwright-core';
-import { afterAll, beforeAll, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, inject, onTestFinished } from 'vitest';
+import { launchBrowser, signedInState } from './chromium.ts';
 
-/** Debian's Chromium (playwright's own download is not available here); CHROMIUM_PATH overrides. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The run's Chromium (e2e-global-setup.ts launches it once; test files connect to it). */
+    chromiumEndpoint: string;
+  }
+}
 
 /** Where screenshots of failed tests go. */
 export const FAILURE_DIR = path.join(os.tmpdir(), 'proofmail-e2e-failures');
@@ -34,17 +30,19 @@ export const DEFAULT_CONTEXT: BrowserContextOptions = {
   reducedMotion: 'reduce',
 };
 
-export async function launchBrowser(): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM_PATH)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)`,
-    );
+/** The run's Chromium when e2e-global-setup started one, else a browser of this file's own. */
+async function connectBrowser(): Promise<Browser> {
+  let endpoint: string | undefined;
+  try {
+    endpoint = inject('chromiumEndpoint');
+  } catch {
+    endpoint = undefined;
   }
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: LAUNCH_ARGS });
+  return endpoint ? chromium.connect(endpoint) : launchBrowser();
 }
 
 export interface BrowserHarness {
-  /** The file's Chromium (launched in beforeAll). */
+  /** The run's Chromium, connected in beforeAll. */
   readonly browser: Browser;
   /**
    * A fresh incognito context (own storage, cookies, cache), closed when the current test
@@ -53,17 +51,33 @@ export interface BrowserHarness {
   newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
   /** A page in its own fresh context (see newContext). */
   newPage(options?: BrowserContextOptions): Promise<Page>;
+  /**
+   * A fresh context signed in as `user` on `server` (baseURL set to it), before any page loads.
+   * Open pages with `context.newPage()` and `page.goto(path)`.
+   */
+  signedInContext(
+    server: { baseUrl: string },
+    user: { token: string },
+    options?: BrowserContextOptions,
+  ): Promise<BrowserContext>;
+  /** A page in a fresh context signed in as `user` on `server` (see signedInContext). */
+  signedInPage(
+    server: { baseUrl: string },
+    user: { token: string },
+    options?: BrowserContextOptions,
+  ): Promise<Page>;
 }
 
 /**
- * One Chromium per test file: call at the top of a describe block (or file). Every context a
- * test opens is closed when that test finishes; a failing test first leaves a full-page
- * screenshot of each open page in FAILURE_DIR.
+ * Browser tests' access to the run's Chromium: call at the top of a test file (or describe
+ * block). Every test gets fresh contexts (own storage, cookies, cache); each is closed when that
+ * test finishes, and a failing test first leaves a full-page screenshot of each open page in
+ * FAILURE_DIR.
  */
 export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarness {
   let browser: Browser | undefined;
   beforeAll(async () => {
-    browser = await launchBrowser();
+    browser = await connectBrowser();
   });
   afterAll(async () => {
     await browser?.close();
@@ -86,6 +100,17 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
     },
     async newPage(options = {}) {
       const context = await harness.newContext(options);
+      return context.newPage();
+    },
+    signedInContext(server, user, options = {}) {
+      return harness.newContext({
+        baseURL: server.baseUrl,
+        ...options,
+        storageState: signedInState(server.baseUrl, user.token),
+      });
+    },
+    async signedInPage(server, user, options = {}) {
+      const context = await harness.signedInContext(server, user, options);
       return context.newPage();
     },
   };
@@ -169,8 +194,3 @@ export function watchProblems(page: Page, options: WatchOptions = {}): PageProbl
   });
   return problems;
 }
-
-/**
- * @deprecated Use setupBrowser: a `use…` name makes eslint's react-hooks rule treat it as a hook.
- */
-export const useBrowser = setupBrowser;

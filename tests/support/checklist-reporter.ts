@@ -6,7 +6,7 @@ import type { Reporter, TestModule } from 'vitest/node';
  */
 export default class ChecklistReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const lines: string[] = ['', 'Security checklist (guide §6)', ''];
+    const lines: string[] = ['', 'Security checklist (docs/architecture.md §6)', ''];
     for (const mod of modules) {
       for (const test of mod.children.allTests()) {
         const state = test.result().state;

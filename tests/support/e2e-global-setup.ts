@@ -1,8 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { launchBrowserServer } from './chromium.ts';
+import { webAppBuild } from './web-build.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -11,47 +9,25 @@ declare module 'vitest' {
   }
 }
 
-const root = path.resolve(import.meta.dirname, '../..');
-
 /**
- * Builds the web app once per browser-test run, into a private temporary directory: the tests
- * always see the current sources, and a concurrent `npm start` or another run's build
- * (which empties dist/web) cannot pull files from under a running test.
- * E2E_WEB_ROOT=<dir> reuses an existing build instead (quick reruns).
+ * Once per browser-test run: the web app's production build (from the build cache when the
+ * sources are unchanged, see web-build.ts) and one Chromium that every test file connects to
+ * (each test still gets fresh contexts). Cached builds are never modified, so a concurrent
+ * `npm start` or another run cannot pull files from under a running test.
  */
-export default function setup(project: TestProject) {
-  const reuse = process.env.E2E_WEB_ROOT;
-  if (reuse) {
-    const dir = path.resolve(reuse);
-    if (!fs.existsSync(path.join(dir, 'index.html')))
-      throw new Error(`E2E_WEB_ROOT=${reuse} has no index.html`);
-    project.provide('webRoot', dir);
-    return;
-  }
-  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'proofmail-e2e-web-'));
-  const started = Date.now();
-  const result = spawnSync(
-    process.execPath,
-    [
-      path.join(root, 'node_modules/vite/bin/vite.js'),
-      'build',
-      '--outDir',
-      outDir,
-      '--emptyOutDir',
-      '--logLevel',
-      'warn',
-    ],
-    // vitest sets NODE_ENV=test, which would make Vite bundle React's development build; and a
-    // VITE_API_URL from the developer's shell must not leak in (the tests use one origin).
-    { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production', VITE_API_URL: '' } },
+export default async function setup(project: TestProject) {
+  const build = await webAppBuild();
+  const seconds = (build.ms / 1000).toFixed(1);
+  console.log(
+    build.built
+      ? `[e2e] web app built in ${seconds}s → ${build.dir}`
+      : `[e2e] web app unchanged since its last build: ${build.dir} (${seconds}s to check)`,
   );
-  if (result.status !== 0) {
-    fs.rmSync(outDir, { recursive: true, force: true });
-    throw new Error(
-      `Building the web app for browser tests failed (vite exit ${result.status ?? result.signal})`,
-    );
-  }
-  console.log(`[e2e] web app built in ${((Date.now() - started) / 1000).toFixed(1)}s → ${outDir}`);
-  project.provide('webRoot', outDir);
-  return () => fs.rmSync(outDir, { recursive: true, force: true });
+  project.provide('webRoot', build.dir);
+
+  const chromium = await launchBrowserServer();
+  project.provide('chromiumEndpoint', chromium.wsEndpoint());
+  return async () => {
+    await chromium.close();
+  };
 }

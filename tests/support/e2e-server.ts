@@ -43,7 +43,6 @@ function webRoot(): string {
   return dir;
 }
 
-
 /**
  * The real app (built SPA + API) on a fresh database, listening on a free loopback port.
  * The port is chosen before the app is built so PUBLIC_URL (used in every link the server

@@ -25,14 +25,7 @@ export const FAKE_STRIPE_PRICE = 'price_pro_monthly_fake';
 const DAY_S = 24 * 3600;
 
 export type FakeSubscriptionStatus =
-  | 'incomplete'
-  | 'incomplete_expired'
-  | 'trialing'
-  | 'active'
-  | 'past_due'
-  | 'canceled'
-  | 'unpaid'
-  | 'paused';
+  'incomplete' | 'incomplete_expired' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'unpaid' | 'paused';
 
 export interface FakeCustomer {
   id: string;
@@ -207,7 +200,9 @@ function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export async function startFakeStripe(options: { price?: string; webhookSecret?: string } = {}): Promise<FakeStripe> {
+export async function startFakeStripe(
+  options: { price?: string; webhookSecret?: string } = {},
+): Promise<FakeStripe> {
   const price = options.price ?? FAKE_STRIPE_PRICE;
   const webhookSecret = options.webhookSecret ?? FAKE_STRIPE_WEBHOOK_SECRET;
   const customers = new Map<string, FakeCustomer>();
@@ -220,7 +215,11 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
   let failures: { path: string | RegExp; left: number } | null = null;
   let base = '';
 
-  const createSubscription = (customerId: string, changes: SubscriptionChanges = {}, metadata: Record<string, string> = {}) => {
+  const createSubscription = (
+    customerId: string,
+    changes: SubscriptionChanges = {},
+    metadata: Record<string, string> = {},
+  ) => {
     if (!customers.has(customerId)) throw new Error(`fake-stripe: no customer ${customerId}`);
     const created = nowS();
     const sub: FakeSubscription = {
@@ -272,7 +271,11 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
     return sub;
   };
 
-  const signedEvent = (type: string, object: object, opts: { id?: string; secret?: string } = {}): SignedWebhook => {
+  const signedEvent = (
+    type: string,
+    object: object,
+    opts: { id?: string; secret?: string } = {},
+  ): SignedWebhook => {
     const event = {
       id: opts.id ?? newId('evt'),
       object: 'event',
@@ -285,7 +288,10 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
       data: { object },
     };
     const payload = JSON.stringify(event);
-    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? webhookSecret });
+    const header = Stripe.webhooks.generateTestHeaderString({
+      payload,
+      secret: opts.secret ?? webhookSecret,
+    });
     return {
       payload,
       headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': header },
@@ -318,7 +324,12 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
 
   // ---------- API ----------
 
-  function api(method: string, path: string, query: Record<string, unknown>, body: Record<string, unknown>): unknown {
+  function api(
+    method: string,
+    path: string,
+    query: Record<string, unknown>,
+    body: Record<string, unknown>,
+  ): unknown {
     const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
     const meta = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, string>) : {});
     let m: RegExpExecArray | null;
@@ -346,19 +357,36 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
         throw missing('customer', customerId ?? '', 'customer');
       }
       if (body.mode !== 'subscription') {
-        throw new StripeHttpError(400, 'invalid_request_error', 'fake-stripe: only mode=subscription is implemented', undefined, 'mode');
+        throw new StripeHttpError(
+          400,
+          'invalid_request_error',
+          'fake-stripe: only mode=subscription is implemented',
+          undefined,
+          'mode',
+        );
       }
       const items = Array.isArray(body.line_items) ? (body.line_items as Record<string, unknown>[]) : [];
       for (const item of items) {
         if (item.price !== price) throw missing('price', str(item.price) ?? '', 'line_items[0][price]');
       }
       if (items.length !== 1) {
-        throw new StripeHttpError(400, 'invalid_request_error', 'fake-stripe: expected exactly one line item', undefined, 'line_items');
+        throw new StripeHttpError(
+          400,
+          'invalid_request_error',
+          'fake-stripe: expected exactly one line item',
+          undefined,
+          'line_items',
+        );
       }
       const success = str(body.success_url);
       const cancel = str(body.cancel_url);
       if (!success || !cancel) {
-        throw new StripeHttpError(400, 'invalid_request_error', 'Missing success_url or cancel_url', 'parameter_missing');
+        throw new StripeHttpError(
+          400,
+          'invalid_request_error',
+          'Missing success_url or cancel_url',
+          'parameter_missing',
+        );
       }
       const id = newId('cs_test');
       const session: FakeCheckoutSession = {
@@ -375,7 +403,9 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
         status: 'open',
         payment_status: 'unpaid',
         line_items: items.map((i) => ({ price: String(i.price), quantity: Number(i.quantity ?? 1) })),
-        subscription_metadata: meta((body.subscription_data as Record<string, unknown> | undefined)?.metadata),
+        subscription_metadata: meta(
+          (body.subscription_data as Record<string, unknown> | undefined)?.metadata,
+        ),
         created: nowS(),
         livemode: false,
       };
@@ -409,21 +439,33 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
       if (status === undefined) data = data.filter((s) => s.status !== 'canceled');
       else if (status !== 'all') data = data.filter((s) => s.status === status);
       data.sort((a, b) => b.created - a.created);
-      return { object: 'list', data: data.slice(0, limit), has_more: data.length > limit, url: '/v1/subscriptions' };
+      return {
+        object: 'list',
+        data: data.slice(0, limit),
+        has_more: data.length > limit,
+        url: '/v1/subscriptions',
+      };
     }
     if (method === 'GET' && (m = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
       const sub = subscriptions.get(m[1]!);
       if (!sub) throw missing('subscription', m[1]!, 'id');
       return sub;
     }
-    throw new StripeHttpError(404, 'invalid_request_error', `fake-stripe: ${method} ${path} is not implemented`);
+    throw new StripeHttpError(
+      404,
+      'invalid_request_error',
+      `fake-stripe: ${method} ${path} is not implemented`,
+    );
   }
 
   // ---------- pages ----------
 
   function checkoutPage(session: FakeCheckoutSession): string {
     if (session.status === 'complete') {
-      return html('Checkout complete', `<h1>This checkout is already complete</h1><p><a href="${escape(session.success_url)}">Continue</a></p>`);
+      return html(
+        'Checkout complete',
+        `<h1>This checkout is already complete</h1><p><a href="${escape(session.success_url)}">Continue</a></p>`,
+      );
     }
     const customer = customers.get(session.customer);
     return html(
@@ -437,9 +479,14 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
   }
 
   function pay(session: FakeCheckoutSession): void {
-    const sub = createSubscription(session.customer, { status: checkoutOutcome }, session.subscription_metadata);
+    const sub = createSubscription(
+      session.customer,
+      { status: checkoutOutcome },
+      session.subscription_metadata,
+    );
     session.status = 'complete';
-    session.payment_status = checkoutOutcome === 'active' || checkoutOutcome === 'trialing' ? 'paid' : 'unpaid';
+    session.payment_status =
+      checkoutOutcome === 'active' || checkoutOutcome === 'trialing' ? 'paid' : 'unpaid';
     session.subscription = sub.id;
     const events: [string, object][] = [['customer.subscription.created', { ...sub }]];
     if (session.payment_status === 'paid') events.push(['checkout.session.completed', { ...session }]);
@@ -449,8 +496,15 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
   function portalPage(session: FakePortalSession): string {
     const customer = customers.get(session.customer);
     const subs = [...subscriptions.values()].filter((s) => s.customer === session.customer);
-    const list = subs.map((s) => `<li data-subscription="${s.id}">${s.id}: ${s.status}${s.cancel_at_period_end ? ' (cancels at period end)' : ''}</li>`).join('');
-    const back = session.return_url ? `<p><a class="button secondary" href="${escape(session.return_url)}">Return to Proofmail</a></p>` : '';
+    const list = subs
+      .map(
+        (s) =>
+          `<li data-subscription="${s.id}">${s.id}: ${s.status}${s.cancel_at_period_end ? ' (cancels at period end)' : ''}</li>`,
+      )
+      .join('');
+    const back = session.return_url
+      ? `<p><a class="button secondary" href="${escape(session.return_url)}">Return to Proofmail</a></p>`
+      : '';
     return html(
       'Fake Stripe Billing Portal',
       `<h1>Fake Stripe Billing Portal</h1>
@@ -487,7 +541,11 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
           sendJson(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
           return;
         }
-        if (failures && failures.left > 0 && (typeof failures.path === 'string' ? failures.path === path : failures.path.test(path))) {
+        if (
+          failures &&
+          failures.left > 0 &&
+          (typeof failures.path === 'string' ? failures.path === path : failures.path.test(path))
+        ) {
           failures.left -= 1;
           sendJson(500, { error: { type: 'api_error', message: 'fake-stripe: injected failure' } });
           return;
@@ -496,7 +554,9 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
           sendJson(200, api(method, path, query, body));
         } catch (err) {
           if (err instanceof StripeHttpError) {
-            sendJson(err.status, { error: { type: err.type, message: err.message, code: err.code, param: err.param } });
+            sendJson(err.status, {
+              error: { type: err.type, message: err.message, code: err.code, param: err.param },
+            });
           } else {
             sendJson(500, { error: { type: 'api_error', message: String(err) } });
           }
@@ -556,7 +616,9 @@ export async function startFakeStripe(options: { price?: string; webhookSecret?:
       failures = { path, left: count };
     },
     callsTo: (p, method) =>
-      requests.filter((r) => (typeof p === 'string' ? r.path === p : p.test(r.path)) && (!method || r.method === method)),
+      requests.filter(
+        (r) => (typeof p === 'string' ? r.path === p : p.test(r.path)) && (!method || r.method === method),
+      ),
     signedEvent,
     deliver,
     stop: () =>

@@ -16,8 +16,12 @@ declare module 'vitest' {
   }
 }
 
-/** One real PostgreSQL cluster per test run, with a migrated template database to clone. */
-export default async function setup(project: TestProject) {
+interface Cluster {
+  adminUrl: string;
+  stop: () => Promise<void>;
+}
+
+async function startCluster(): Promise<Cluster> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'proofmail-test-pg-'));
   await fs.chmod(dataDir, 0o755);
   const cluster = await startEmbeddedPostgres({
@@ -34,10 +38,30 @@ export default async function setup(project: TestProject) {
   const db = createDb(pool);
   await migrateToLatest(db);
   await db.destroy();
+  return {
+    adminUrl: cluster.connectionString('postgres'),
+    stop: async () => {
+      await cluster.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
 
-  project.provide('pgAdminUrl', cluster.connectionString('postgres'));
+// Both projects list this file; vitest loads it once per project, so the shared cluster is kept
+// on globalThis (the run's main process) and stopped when the last project is done with it.
+const shared = globalThis as { proofmailTestCluster?: { cluster: Promise<Cluster>; users: number } };
+
+/** One real PostgreSQL cluster per test run, with a migrated template database to clone. */
+export default async function setup(project: TestProject) {
+  shared.proofmailTestCluster ??= { cluster: startCluster(), users: 0 };
+  const entry = shared.proofmailTestCluster;
+  entry.users += 1;
+  const cluster = await entry.cluster;
+  project.provide('pgAdminUrl', cluster.adminUrl);
   return async () => {
+    entry.users -= 1;
+    if (entry.users > 0) return;
+    shared.proofmailTestCluster = undefined;
     await cluster.stop();
-    await fs.rm(dataDir, { recursive: true, force: true });
   };
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A corpus of hostile email HTML for the sandboxing tests (guide §1.7, §6): each case tries to run
+ * A corpus of hostile email HTML for the sandboxing tests (docs/architecture.md §1.7, §6): each case tries to run
  * script, open a dialog, navigate the top page, reach a "canary" server, or smuggle out the
  * session token. Shown through EmailFrame, none of it may work.
  *

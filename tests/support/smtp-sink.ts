@@ -34,7 +34,6 @@ export interface SmtpSinkOptions {
   keepRaw?: boolean;
 }
 
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function smtpError(code: number, message: string): Error {
@@ -154,7 +153,11 @@ export class SmtpSink {
       };
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`SMTP sink: timed out after ${timeoutMs} ms waiting for ${what} (${this.messages.length} received)`));
+        reject(
+          new Error(
+            `SMTP sink: timed out after ${timeoutMs} ms waiting for ${what} (${this.messages.length} received)`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.push(waiter);
     });
@@ -270,19 +273,5 @@ export class SmtpSink {
   private socketOf(session: SMTPServerSession): net.Socket | undefined {
     for (const c of this.server?.connections ?? []) if (c.session.id === session.id) return c._socket;
     return undefined;
-  }
-}
-
-/** Polls `check` until it returns a truthy value, or fails after `timeoutMs` (no blind sleeps). */
-export async function pollUntil<T>(
-  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  { timeoutMs = 20_000, intervalMs = 50, what = 'condition' }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
   }
 }

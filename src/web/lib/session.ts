@@ -87,7 +87,9 @@ export function meQuery() {
         if (before?.id === user.id && !before.verified && user.verified) {
           // Verified elsewhere: every other view of the account (the send screen's notice, the
           // account page's warning, the settings) reloads too.
-          void queryClient.invalidateQueries({ predicate: (q) => isUserData(q) && q.queryKey[0] !== ME_KEY[0] });
+          void queryClient.invalidateQueries({
+            predicate: (q) => isUserData(q) && q.queryKey[0] !== ME_KEY[0],
+          });
         }
         return user;
       } catch (err) {

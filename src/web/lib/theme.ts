@@ -66,7 +66,10 @@ function snapshot(): string {
 }
 
 function useSnapshot(): [ThemePreference, Theme] {
-  return useSyncExternalStore(subscribe, snapshot, () => 'system:light').split(':') as [ThemePreference, Theme];
+  return useSyncExternalStore(subscribe, snapshot, () => 'system:light').split(':') as [
+    ThemePreference,
+    Theme,
+  ];
 }
 
 /** The theme in use, and a setter for the preference. */

@@ -36,7 +36,12 @@ export function usageMessage(remaining: number): { text: string; tone: 'danger' 
 export function resetDay(resetsAt: string, locale?: string, timeZone?: string): string {
   const at = new Date(resetsAt);
   if (Number.isNaN(at.getTime())) return '';
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', minute: 'numeric', hourCycle: 'h23' })
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hour: 'numeric',
+    minute: 'numeric',
+    hourCycle: 'h23',
+  })
     .formatToParts(at)
     .filter((p) => p.type === 'hour' || p.type === 'minute')
     .map((p) => Number(p.value));

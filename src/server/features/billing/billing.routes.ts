@@ -45,7 +45,8 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
   };
   // Billing off: end users are only told that it is off (docs/decisions/0057-billing-off-says-so.md);
   // how to grant a plan is for the operator, here and in the README.
-  if (!billing.stripe) app.log.info(`Billing is off (STRIPE_SECRET_KEY is not set). ${BILLING_MESSAGES.adminHint}`);
+  if (!billing.stripe)
+    app.log.info(`Billing is off (STRIPE_SECRET_KEY is not set). ${BILLING_MESSAGES.adminHint}`);
   const refuseBilling = (request: FastifyRequest, action: string) => {
     request.log.info(`${action} refused: billing is off. ${BILLING_MESSAGES.adminHint}`);
     return billingDisabled();

@@ -16,7 +16,9 @@ export function FirstLoad() {
   }, []);
   return (
     <main id="main" className="flex min-h-dvh items-center justify-center p-6" aria-busy="true">
-      {slow ? <Spinner className="size-8 text-brand-600 dark:text-brand-400" label="Loading Proofmail" /> : null}
+      {slow ? (
+        <Spinner className="size-8 text-brand-600 dark:text-brand-400" label="Loading Proofmail" />
+      ) : null}
     </main>
   );
 }

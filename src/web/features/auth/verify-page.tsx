@@ -151,8 +151,8 @@ export function VerifyPage() {
             'Your email address is confirmed. You can now send test emails.'
           ) : (
             <>
-              <EmailAddress address={outcome.email} className="font-medium text-slate-900 dark:text-white" /> is
-              verified, so there is nothing more to do here. You can send test emails.
+              <EmailAddress address={outcome.email} className="font-medium text-slate-900 dark:text-white" />{' '}
+              is verified, so there is nothing more to do here. You can send test emails.
             </>
           )
         }

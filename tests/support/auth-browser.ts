@@ -3,17 +3,14 @@ import { expect } from 'vitest';
 import type { Clock } from '../../src/server/clock.ts';
 import { startMailDelivery, type MailDelivery } from '../../src/server/mail/mail-delivery.ts';
 import type { CaughtMessage, MailboxResponse } from '../../src/shared/contract/dev-mailbox.ts';
-import { startTestServer, type TestServer, type TestServerOptions } from '../support/e2e-server.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from './e2e-server.ts';
+import { poll } from './poll.ts';
+import { expectToast } from './toasts.ts';
 
-/** Shared by the accounts browser tests (auth-*.test.ts, app-shell*.test.ts). */
-
-export const PASSWORD = 'correct horse battery';
-
-let counter = 0;
-export function uniqueEmail(prefix = 'user'): string {
-  counter += 1;
-  return `${prefix}.${Date.now().toString(36)}.${counter}@example.com`;
-}
+/**
+ * Accounts in the browser tests (auth-*, app-shell): the app with mail delivery to its catcher,
+ * the mailbox, the token the app stores, and the sign-in form.
+ */
 
 /** A clock that runs like the real one but can jump ahead: link expiry without waiting. */
 export class JumpClock implements Clock {
@@ -79,19 +76,17 @@ export async function waitForMail(
   seen: Set<string> = new Set(),
   timeoutMs = 20_000,
 ): Promise<CaughtMessage> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = (await mailbox(server, to)).find((m) => subject.test(m.subject) && !seen.has(m.id));
-    if (found) {
-      seen.add(found.id);
-      return found;
-    }
-    if (Date.now() > deadline) {
-      const all = (await mailbox(server, to)).map((m) => m.subject);
-      throw new Error(`No new mail to ${to} with a subject like ${subject} within ${timeoutMs} ms (mailbox: ${JSON.stringify(all)})`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const found = await poll(
+    async () => (await mailbox(server, to)).find((m) => subject.test(m.subject) && !seen.has(m.id)),
+    {
+      timeoutMs,
+      intervalMs: 200,
+      what: `new mail to ${to} with a subject like ${subject}`,
+      details: async () => `mailbox: ${JSON.stringify((await mailbox(server, to)).map((m) => m.subject))}`,
+    },
+  );
+  seen.add(found.id);
+  return found;
 }
 
 /** Ids of every mail to `to` so far (to wait for the next one). */
@@ -106,16 +101,6 @@ export function linkIn(message: CaughtMessage, server: TestServer, path: string)
   const match = new RegExp(`${escaped}\\?token=[A-Za-z0-9_%.~-]+`).exec(body);
   if (!match) throw new Error(`No ${path} link in mail "${message.subject}":\n${message.text}`);
   return match[0].slice(server.baseUrl.length);
-}
-
-/** A toast (title, and description when given) in the notifications region. */
-export async function expectToast(page: Page, title: string, description?: string): Promise<void> {
-  const region = page.getByRole('region', { name: 'Notifications' });
-  const item = region.locator('[data-kind]').filter({ has: page.getByText(title, { exact: true }) });
-  await item.first().waitFor();
-  if (description !== undefined) {
-    await item.filter({ has: page.getByText(description, { exact: true }) }).first().waitFor();
-  }
 }
 
 /** Stores a session token in the page's origin (the page must be on the app). */

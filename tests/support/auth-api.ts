@@ -2,20 +2,13 @@ import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import type { TestContext } from '../support/test-app.ts';
+import { poll } from './poll.ts';
+import type { TestContext } from './test-app.ts';
+import { PASSWORD, uniqueEmail } from './users.ts';
 
-/** Shared by the accounts API tests (auth-*, user-*, admin-*). */
-
-export const PASSWORD = 'correct horse battery';
+/** The accounts API through app.inject: sign-up and sign-in, queued mail, captcha (auth-*, user-*, admin-* tests). */
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-
-let counter = 0;
-/** A fresh address per call, so tests in one file do not collide. */
-export function uniqueEmail(prefix = 'user'): string {
-  counter += 1;
-  return `${prefix}.${Date.now().toString(36)}.${counter}@example.com`;
-}
 
 export interface SignedUp {
   email: string;
@@ -79,12 +72,13 @@ export async function waitForMail(
   match: (mail: OutboxMail) => boolean = () => true,
   timeoutMs = 10_000,
 ): Promise<OutboxMail[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const rows = (await mailTo(ctx, address)).filter(match);
-    if (rows.length >= count || Date.now() > deadline) return rows;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return poll(
+    async () => {
+      const rows = (await mailTo(ctx, address)).filter(match);
+      return rows.length >= count ? rows : undefined;
+    },
+    { timeoutMs, intervalMs: 25, what: `${count} matching mail(s) to ${address} in the outbox` },
+  );
 }
 
 /** The token of the first `${publicUrl}${path}?token=…` link in a mail (text part). */
