@@ -170,38 +170,63 @@ describe('free allowance from the server', () => {
 describe('theme', () => {
   const isDark = (page: Page) => page.evaluate(() => document.documentElement.classList.contains('dark'));
   const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const saved = (page: Page) => page.evaluate(() => localStorage.getItem('theme'));
+  /** Opens the theme menu (its button names the current preference) and picks one. */
+  async function pick(page: Page, current: string, choice: 'Light' | 'Dark' | 'System') {
+    await page.getByRole('button', { name: `Theme: ${current}` }).click();
+    const item = page.getByRole('menuitemradio', { name: choice });
+    await item.click();
+    await page.getByRole('button', { name: `Theme: ${choice}` }).waitFor();
+  }
 
-  it('the toggle switches dark and light, and the choice persists across reloads', async () => {
+  it('the menu picks dark or light, and the choice persists across reloads', async () => {
     const { page, problems } = await open('/', { colorScheme: 'light' });
     expect(await isDark(page)).toBe(false);
     const lightBackground = await background(page);
 
-    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    await pick(page, 'System', 'Dark');
     expect(await isDark(page)).toBe(true);
     expect(await background(page)).not.toBe(lightBackground);
-    expect(await page.evaluate(() => localStorage.getItem('theme'))).toBe('dark');
+    expect(await saved(page)).toBe('dark');
 
     await page.reload();
     await page.getByRole('heading', { level: 1 }).waitFor();
     expect(await isDark(page)).toBe(true);
-    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await pick(page, 'Dark', 'Light');
     expect(await isDark(page)).toBe(false);
     expect(await background(page)).toBe(lightBackground);
 
     await page.goto('/plan');
     await page.getByRole('heading', { level: 1 }).waitFor();
     expect(await isDark(page)).toBe(false);
-    expect(await page.evaluate(() => localStorage.getItem('theme'))).toBe('light');
+    expect(await saved(page)).toBe('light');
     expectClean(problems);
   });
 
-  it('follows the system setting until the user picks, and a pick beats the system', async () => {
+  it('follows the system until the user picks; a pick beats the system; System follows it again', async () => {
     const { page, problems } = await open('/', { colorScheme: 'dark' });
     expect(await isDark(page)).toBe(true);
-    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await page.getByRole('button', { name: 'Theme: System' }).click();
+    expect(await page.getByRole('menuitemradio', { name: 'System' }).getAttribute('aria-checked')).toBe(
+      'true',
+    );
+    await page.keyboard.press('Escape');
+
+    await pick(page, 'System', 'Light');
     await page.reload();
     await page.getByRole('heading', { level: 1 }).waitFor();
     expect(await isDark(page)).toBe(false);
+
+    // Back to following the system: the pick is forgotten, and a change of the system shows at once.
+    await pick(page, 'Light', 'System');
+    expect(await saved(page)).toBeNull();
+    expect(await isDark(page)).toBe(true);
+    await page.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(() => isDark(page)).toBe(false);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.reload();
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    expect(await isDark(page)).toBe(true);
     expectClean(problems);
   });
 });
@@ -296,6 +321,21 @@ describe('public pages', () => {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, `horizontal overflow on ${path}`).toBeLessThanOrEqual(0);
       expectClean(problems);
+      if (path === '/privacy') {
+        // The retention table becomes one card per row: every column readable, none cut off.
+        expect(await page.locator('table').isVisible()).toBe(false);
+        const cards = page.getByTestId('retention-cards').locator(':scope > div');
+        const rows = await page.locator('table tbody tr').count();
+        expect(rows).toBeGreaterThan(0);
+        expect(await cards.count()).toBe(rows);
+        for (const card of await cards.all()) {
+          expect(await card.isVisible()).toBe(true);
+          const box = (await card.boundingBox())!;
+          expect(box.x).toBeGreaterThanOrEqual(0);
+          expect(box.x + box.width).toBeLessThanOrEqual(375);
+          expect(await card.locator('dt').allInnerTexts()).toEqual(['WHAT IT CONTAINS', 'KEPT']);
+        }
+      }
       if (path !== '/') continue;
       const menuButton = page.getByRole('button', { name: 'Open menu' });
       expect(await menuButton.getAttribute('aria-expanded')).toBe('false');
