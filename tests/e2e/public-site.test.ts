@@ -266,7 +266,7 @@ describe('public pages', () => {
     await footer.getByRole('link', { name: 'Privacy Policy' }).click();
     await page.waitForURL('**/privacy');
     await expectOneH1(page, 'Privacy Policy');
-    expect(await text(page.getByRole('main'))).toContain('What we store and for how long');
+    expect(await text(page.getByRole('main'))).toContain('What We Store and for How Long');
 
     await footer.getByRole('link', { name: 'Contact' }).click();
     await page.waitForURL('**/contact');
