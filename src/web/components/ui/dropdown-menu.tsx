@@ -157,7 +157,7 @@ export function DropdownMenu({
             tabIndex={-1}
             onKeyDown={onMenuKeyDown}
             className={cx(
-              'absolute z-50 mt-2 min-w-48 origin-top rounded-lg border border-slate-200 bg-white p-1 text-slate-900 shadow-lg transition duration-100 starting:scale-95 starting:opacity-0 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100',
+              'absolute z-50 mt-2 max-w-[min(20rem,calc(100vw-2rem))] min-w-48 origin-top rounded-lg border border-slate-200 bg-white p-1 text-slate-900 shadow-lg transition duration-100 starting:scale-95 starting:opacity-0 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100',
               align === 'end' ? 'right-0' : 'left-0',
             )}
           >
