@@ -58,9 +58,11 @@ export default defineConfig(({ mode }) => ({
   server: {
     port: 5173,
     strictPort: false,
+    // changeOrigin: the API answers only the Host of PUBLIC_URL or a loopback name with its port
+    // (src/server/http/host-allowlist.ts), so the proxy names the API server, not Vite's port.
     proxy: {
-      '/api': apiTarget(mode),
-      '/dev/mailbox': apiTarget(mode),
+      '/api': { target: apiTarget(mode), changeOrigin: true },
+      '/dev/mailbox': { target: apiTarget(mode), changeOrigin: true },
     },
   },
 }));

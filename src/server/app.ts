@@ -13,9 +13,13 @@ import { registerSystemRoutes } from './features/system/system.routes.ts';
 import { registerUserRoutes } from './features/user/user.routes.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { frameworkErrorOptions } from './http/framework-errors.ts';
+import { registerHostAllowlist } from './http/host-allowlist.ts';
 import { loggerOptions } from './http/logging.ts';
+import { registerNoStore } from './http/no-store.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerSpa } from './http/spa.ts';
+import { trustProxyOption, trustProxyWarning } from './http/trust-proxy.ts';
 
 /** Default request body cap; routes that take more (email HTML) raise their own. */
 export const DEFAULT_BODY_LIMIT = 100 * 1024;
@@ -37,11 +41,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     logger: loggerOptions(config.logLevel, deps.logStream),
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true },
+    ...frameworkErrorOptions(config),
   });
+  const proxyWarning = trustProxyWarning(config);
+  if (proxyWarning) app.log.warn(proxyWarning);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   const routeTable: RouteEntry[] = [];
@@ -53,6 +60,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerErrorHandling(app);
   registerSecurityHeaders(app, config);
+  registerHostAllowlist(app, config);
+  registerNoStore(app);
   if (config.corsOrigins.length > 0) {
     // An allowlist only: an origin not listed gets no CORS headers at all.
     await app.register(cors, {

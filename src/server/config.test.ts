@@ -56,6 +56,40 @@ describe('loadConfig', () => {
   it('rejects a CORS origin that is not an http(s) origin', () => {
     expect(() => loadConfig({ CORS_ORIGINS: 'javascript:alert(1)' })).toThrow(/CORS_ORIGINS/);
   });
+
+  it('TRUST_PROXY is off by default, a hop count, or a list of proxy addresses and ranges', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    for (const off of ['false', '0', 'off', ' '])
+      expect(loadConfig({ TRUST_PROXY: off }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8,loopback' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
+  });
+
+  it('refuses TRUST_PROXY=true, which would believe the client-written left-most address, and bad entries', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(
+      /TRUST_PROXY: "true" would trust any X-Forwarded-For the client writes; set the number of proxies/,
+    );
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/33,proxy.internal' })).toThrow(
+      /TRUST_PROXY: "10.0.0.0\/33", "proxy.internal" is not a proxy count/,
+    );
+    expect(() => loadConfig({ TRUST_PROXY: '11' })).toThrow(/more than 10/);
+  });
+
+  it('opens the dev mailbox by default only when PUBLIC_URL is a loopback address', () => {
+    expect(loadConfig({}).devMailbox).toBe(true);
+    expect(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:4000' }).devMailbox).toBe(true);
+    expect(loadConfig({ PUBLIC_URL: 'http://[::1]:4000' }).devMailbox).toBe(true);
+    expect(loadConfig({ PUBLIC_URL: 'https://proofmail.example' }).devMailbox).toBe(false);
+    expect(loadConfig({ PUBLIC_URL: 'https://proofmail.example', DEV_MAILBOX: 'on' }).devMailbox).toBe(true);
+    expect(loadConfig({ DEV_MAILBOX: 'off' }).devMailbox).toBe(false);
+    expect(() => loadConfig({ DEV_MAILBOX: 'yes' })).toThrow(/DEV_MAILBOX/);
+  });
 });
 
 describe('PUBLIC_URL', () => {

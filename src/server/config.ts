@@ -1,6 +1,8 @@
 import fs from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { isLoopbackHostname } from './http/loopback.ts';
 
 /**
  * The only reader of process.env (docs/architecture.md §4). Every variable is parsed once, here; an invalid
@@ -21,15 +23,6 @@ const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
       .min(min, { error: `must be at least ${min}` })
       .max(max, { error: `must be at most ${max}` })
       .default(def),
-  );
-
-const bool = (def: boolean) =>
-  z.preprocess(
-    emptyToUndefined,
-    z
-      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-      .default(def ? 'true' : 'false')
-      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
   );
 
 const mailbox = z
@@ -98,7 +91,8 @@ const envSchema = z.object({
   ABUSE_EMAIL: optionalString,
   SUPPORT_EMAIL: optionalString,
   CORS_ORIGINS: optionalString,
-  TRUST_PROXY: bool(false),
+  TRUST_PROXY: optionalString,
+  DEV_MAILBOX: z.preprocess(emptyToUndefined, z.enum(['auto', 'on', 'off']).default('auto')),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -149,7 +143,19 @@ export interface Config {
   abuseEmail: string;
   supportEmail: string;
   corsOrigins: string[];
-  trustProxy: boolean;
+  /**
+   * Which X-Forwarded-For entries to believe (Fastify's trustProxy): false = none (the TCP peer
+   * is the client), a number = that many proxies in front of the app, a list = the proxies'
+   * addresses or CIDR ranges (docs/decisions/0030-trust-proxy-hops-or-addresses.md).
+   */
+  trustProxy: false | number | string[];
+  /**
+   * Whether /dev/mailbox may answer at all while the local catcher runs, and then only to clients
+   * on this machine (docs/decisions/0029-dev-mailbox-local-clients-only.md). DEV_MAILBOX=auto
+   * (the default) opens it only when PUBLIC_URL is a loopback address; `on` also otherwise; `off`
+   * never.
+   */
+  devMailbox: boolean;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -200,6 +206,50 @@ export function isLoopbackHost(host: string): boolean {
   return /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(host.trim());
 }
 
+/** Names and ranges proxy-addr (behind Fastify's trustProxy) understands besides plain addresses. */
+const PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrRange(entry: string): boolean {
+  if (PROXY_KEYWORDS.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: off by default; a hop count or a list of proxy addresses. `true` is refused: it
+ * would believe the left-most X-Forwarded-For entry, which the client writes.
+ */
+function parseTrustProxy(raw: string | undefined, problems: string[]): Config['trustProxy'] {
+  const value = raw?.trim().toLowerCase() ?? '';
+  if (value === '' || ['false', 'off', 'no', '0'].includes(value)) return false;
+  if (['true', 'on', 'yes'].includes(value)) {
+    problems.push(
+      `TRUST_PROXY: "${raw}" would trust any X-Forwarded-For the client writes; set the number of ` +
+        'proxies in front of the app (e.g. 1) or their addresses (e.g. 127.0.0.1 or 10.0.0.0/8)',
+    );
+    return false;
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 10) problems.push(`TRUST_PROXY: ${hops} proxies is more than 10; count the proxies again`);
+    return hops;
+  }
+  const entries = value.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => !isAddressOrRange(e));
+  if (bad.length > 0) {
+    problems.push(
+      `TRUST_PROXY: "${bad.join('", "')}" is not a proxy count, an IP address, a CIDR range or ` +
+        'loopback/linklocal/uniquelocal',
+    );
+    return false;
+  }
+  return entries;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const parsed = envSchema.safeParse(env);
   const problems: string[] = [];
@@ -225,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     .filter(Boolean)
     .map((o) => originOf(o, 'CORS_ORIGINS', problems))
     .filter((o): o is string => o !== undefined);
+  const trustProxy = parseTrustProxy(e.TRUST_PROXY, problems);
   const publicUrl = e.PUBLIC_URL ?? defaultPublicUrl(e.HOST, e.PORT);
   if (publicUrl === undefined) {
     problems.push(`HOST: "${e.HOST}" cannot form a URL; set PUBLIC_URL to the address browsers use`);
@@ -274,7 +325,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     abuseEmail: e.ABUSE_EMAIL ?? `abuse@${domain}`,
     supportEmail: e.SUPPORT_EMAIL ?? `support@${domain}`,
     corsOrigins,
-    trustProxy: e.TRUST_PROXY,
+    trustProxy,
+    devMailbox:
+      e.DEV_MAILBOX === 'on' || (e.DEV_MAILBOX === 'auto' && isLoopbackHostname(new URL(publicUrl).hostname)),
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -80,15 +80,25 @@ async function main(): Promise<void> {
     `Proofmail is running at ${config.publicUrl} (listening on ${config.host}:${port}, ` +
       `${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'external PostgreSQL'})`,
   );
-  if (config.publicUrlDerived && !isLoopbackHost(config.host)) {
+  // HOST=0.0.0.0 or :: without PUBLIC_URL: reachable from other machines, but the links say localhost.
+  if (
+    config.publicUrlDerived &&
+    !isLoopbackHost(config.host) &&
+    new URL(config.publicUrl).hostname === 'localhost'
+  ) {
     console.log(
-      `PUBLIC_URL is not set, so links in mail point at ${config.publicUrl}, which works on this ` +
-        'machine only. Set PUBLIC_URL to the address people open.',
+      `PUBLIC_URL is not set, so it is taken to be ${config.publicUrl}: links in mail work on this ` +
+        'machine only, and requests naming any other host are refused (421). Set PUBLIC_URL to the ' +
+        'address people open.',
     );
   }
   if (!config.smtpUrl) {
     console.log(
-      `No SMTP_URL: mail is caught locally, not delivered. Read it at ${config.publicUrl}/dev/mailbox`,
+      config.devMailbox
+        ? `No SMTP_URL: mail is caught locally, not delivered. Read it at ${config.publicUrl}/dev/mailbox ` +
+            '(from this machine only)'
+        : 'No SMTP_URL: mail is caught locally, not delivered, and the mailbox page is off (it opens ' +
+            'when PUBLIC_URL is a loopback address or DEV_MAILBOX=on). Set SMTP_URL to deliver mail.',
     );
   }
 }

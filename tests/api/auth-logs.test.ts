@@ -105,7 +105,7 @@ describe('server log across the accounts API', () => {
       method: 'POST',
       url: '/api/user/change-email',
       headers: bearer(token2),
-      payload: { newEmail },
+      payload: { newEmail, currentPassword: resetPassword },
     });
     const changeToken = linkToken((await mailTo(ctx, newEmail))[0], '/verify');
     keep(changeToken);
@@ -126,14 +126,26 @@ describe('server log across the accounts API', () => {
     });
     const ticket = new URL(String(callback.headers.location)).searchParams.get('token');
     keep(ticket);
+    const ticketCookie = [callback.headers['set-cookie'] ?? []]
+      .flat()
+      .map(String)
+      .find((c) => c.startsWith('pm_oauth_ticket='))!
+      .split(';')[0]!;
+    keep(ticketCookie.split('=')[1]); // the key binding the ticket to this browser
     const exchanged = await ctx.app.inject({
       method: 'POST',
       url: '/api/auth/exchange',
       payload: { ticket },
+      headers: { cookie: ticketCookie },
     });
     expect(exchanged.statusCode).toBe(200);
     keep(exchanged.json().token);
-    await ctx.app.inject({ method: 'POST', url: '/api/auth/exchange', payload: { ticket } }); // reused
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/exchange',
+      payload: { ticket },
+      headers: { cookie: ticketCookie },
+    }); // reused
     await ctx.app.inject({
       method: 'POST',
       url: '/api/auth/signout',

@@ -35,7 +35,14 @@ describe('social sign-in', () => {
     /** Where the callback sent the browser. */
     landing: URL;
     start: Awaited<ReturnType<TestContext['app']['inject']>>;
+    /** The `name=value` of the cookie binding the ticket to this browser, when the callback set one. */
+    ticketCookie: string | undefined;
+    /** Every Set-Cookie header of the callback. */
+    callbackCookies: string[];
   }
+
+  const setCookies = (res: { headers: Record<string, unknown> }): string[] =>
+    [res.headers['set-cookie'] ?? []].flat().map(String);
 
   /**
    * Plays the browser: start at /api/auth/<p>, follow the provider's redirect (it approves at
@@ -60,19 +67,29 @@ describe('social sign-in', () => {
       headers: tamper.dropCookie ? {} : { cookie: tamper.cookie ?? cookie },
     });
     expect(callback.statusCode).toBe(302);
-    return { landing: new URL(String(callback.headers.location)), start };
+    const callbackCookies = setCookies(callback);
+    const ticketCookie = callbackCookies
+      .find((c) => c.startsWith('pm_oauth_ticket=') && !c.includes('Max-Age=0'))
+      ?.split(';')[0];
+    return { landing: new URL(String(callback.headers.location)), start, ticketCookie, callbackCookies };
   }
 
-  const exchange = (ticket: string | null) =>
-    ctx.app.inject({ method: 'POST', url: '/api/auth/exchange', payload: { ticket } });
+  /** POST /api/auth/exchange from a browser holding `cookie` (none: another browser). */
+  const exchange = (ticket: string | null, cookie?: string) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/exchange',
+      payload: { ticket },
+      headers: cookie ? { cookie } : {},
+    });
 
   async function signInVia(provider: 'google' | 'github') {
-    const { landing } = await flow(provider);
+    const { landing, ticketCookie } = await flow(provider);
     expect(landing.pathname).toBe('/auth/callback');
     expect(landing.searchParams.get('error')).toBeNull();
     expect(landing.searchParams.get('provider')).toBe(provider);
     const ticket = landing.searchParams.get('token')!;
-    const res = await exchange(ticket);
+    const res = await exchange(ticket, ticketCookie);
     expect(res.statusCode, res.body).toBe(200);
     return {
       ticket,
@@ -282,18 +299,71 @@ describe('social sign-in', () => {
   describe('POST /api/auth/exchange', () => {
     it('a ticket works once', async () => {
       google.setIdentity({ sub: 'g-once', email: uniqueEmail('g-once'), email_verified: true });
-      const { ticket } = await signInVia('google');
-      const again = await exchange(ticket);
+      const { landing, ticketCookie } = await flow('google');
+      const ticket = landing.searchParams.get('token')!;
+      const first = await exchange(ticket, ticketCookie);
+      expect(first.statusCode).toBe(200);
+      // The exchange clears the binding cookie, and the ticket is spent even for its own browser.
+      expect(setCookies(first)).toContainEqual(
+        expect.stringMatching(/^pm_oauth_ticket=; Max-Age=0; Path=\/api\/auth\/exchange;/),
+      );
+      const again = await exchange(ticket, ticketCookie);
       expect(again.statusCode).toBe(400);
       expect(again.json().code).toBe('invalid_ticket');
     });
 
+    it('the callback binds the ticket to this browser with an HttpOnly, SameSite=Lax cookie for the exchange only', async () => {
+      google.setIdentity({ sub: 'g-cookie', email: uniqueEmail('g-cookie'), email_verified: true });
+      const { callbackCookies, ticketCookie } = await flow('google');
+      expect(ticketCookie).toMatch(/^pm_oauth_ticket=[A-Za-z0-9_-]{43}$/);
+      const set = callbackCookies.find((c) => c.startsWith(`${ticketCookie};`))!;
+      expect(set).toContain('Max-Age=60;');
+      expect(set).toContain('Path=/api/auth/exchange;');
+      expect(set).toMatch(/HttpOnly; SameSite=Lax/);
+      // The state cookie is cleared in the same answer.
+      expect(callbackCookies).toContainEqual(expect.stringMatching(/^pm_oauth_google=; Max-Age=0;/));
+    });
+
+    it('login CSRF: a ticket opened in another browser is refused, and stays usable in the one that earned it', async () => {
+      // The attacker signs in with their own account and stops at the redirect to /auth/callback.
+      const attackerEmail = uniqueEmail('g-attacker');
+      google.setIdentity({ sub: 'g-attacker', email: attackerEmail, email_verified: true });
+      const attacker = await flow('google');
+      const ticket = attacker.landing.searchParams.get('token')!;
+      // The victim's browser opens that link: no binding cookie, or the cookie of its own flow.
+      google.setIdentity({ sub: 'g-victim', email: uniqueEmail('g-victim'), email_verified: true });
+      const victim = await flow('google');
+      for (const cookie of [
+        undefined,
+        victim.ticketCookie,
+        'pm_oauth_ticket=' + 'A'.repeat(43),
+        'pm_oauth_ticket=short',
+      ]) {
+        const res = await exchange(ticket, cookie);
+        expect(res.statusCode, String(cookie)).toBe(400);
+        expect(res.json()).toEqual({
+          error: 'This sign-in link is invalid or has expired. Please sign in again.',
+          code: 'invalid_ticket',
+        });
+        expect(res.body).not.toContain(attackerEmail);
+      }
+      const sessions = await ctx.db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .select('sessions.id')
+        .where('users.email', '=', attackerEmail)
+        .execute();
+      expect(sessions).toHaveLength(0);
+      // The refusals did not spend it: in the attacker's own browser it still works.
+      expect((await exchange(ticket, attacker.ticketCookie)).json().user.email).toBe(attackerEmail);
+    });
+
     it('a ticket expires after 60 seconds (injected clock)', async () => {
       google.setIdentity({ sub: 'g-late', email: uniqueEmail('g-late'), email_verified: true });
-      const { landing } = await flow('google');
+      const { landing, ticketCookie } = await flow('google');
       const ticket = landing.searchParams.get('token')!;
       ctx.clock.advance(61_000);
-      const res = await exchange(ticket);
+      const res = await exchange(ticket, ticketCookie);
       expect(res.statusCode).toBe(400);
       expect(res.json().error).toBe('This sign-in link is invalid or has expired. Please sign in again.');
     });
@@ -309,9 +379,9 @@ describe('social sign-in', () => {
 
   it('never puts a session token in a URL', async () => {
     google.setIdentity({ sub: 'g-url', email: uniqueEmail('g-url'), email_verified: true });
-    const { landing } = await flow('google');
+    const { landing, ticketCookie } = await flow('google');
     const ticket = landing.searchParams.get('token')!;
-    const { token } = (await exchange(ticket)).json();
+    const { token } = (await exchange(ticket, ticketCookie)).json();
     expect(landing.toString()).not.toContain(token);
     // The ticket in the URL is not a session: it opens nothing by itself.
     const asSession = await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(ticket) });
@@ -332,16 +402,34 @@ describe('social sign-in not configured', () => {
   });
   afterAll(async () => ctx?.close());
 
-  it('answers 404 on the provider routes and reports the providers off', async () => {
-    for (const url of [
-      '/api/auth/google',
-      '/api/auth/github',
-      '/api/auth/google/callback',
-      '/api/auth/github/callback?code=x',
-    ]) {
-      const res = await ctx.app.inject({ method: 'GET', url });
-      expect(res.statusCode).toBe(404);
+  it('sends the browser back to the page it came from with error=provider_not_configured, not a JSON 404', async () => {
+    const base = 'http://localhost:3000';
+    const cases: { url: string; referer?: string; to: string }[] = [
+      { url: '/api/auth/google', to: '/signin' },
+      { url: '/api/auth/github?from=signup', to: '/signup' },
+      { url: '/api/auth/google', referer: `${base}/signup`, to: '/signup' },
+      { url: '/api/auth/google', referer: `${base}/signin?next=x`, to: '/signin' },
+      // Never anywhere else: another origin, another page, a crafted `from`.
+      { url: '/api/auth/google', referer: 'https://evil.example/signup', to: '/signin' },
+      { url: '/api/auth/google', referer: `${base}/app/account`, to: '/signin' },
+      { url: '/api/auth/github?from=//evil.example', to: '/signin' },
+      { url: '/api/auth/github?from=app', to: '/signin' },
+    ];
+    for (const { url, referer, to } of cases) {
+      const res = await ctx.app.inject({ method: 'GET', url, headers: referer ? { referer } : {} });
+      expect(res.statusCode, url).toBe(302);
+      const provider = url.includes('github') ? 'github' : 'google';
+      expect(res.headers.location, `${url} ${referer}`).toBe(
+        `${base}${to}?error=provider_not_configured&provider=${provider}`,
+      );
+      expect(res.headers['set-cookie']).toBeUndefined();
     }
+    // A provider that comes back to a callback the server no longer has configured.
+    const callback = await ctx.app.inject({ method: 'GET', url: '/api/auth/github/callback?code=x&state=y' });
+    expect(callback.statusCode).toBe(302);
+    expect(callback.headers.location).toBe(
+      `${base}/auth/callback?error=provider_not_configured&provider=github`,
+    );
     const config = await ctx.app.inject({ method: 'GET', url: '/api/config' });
     expect(config.json().providers).toEqual({ google: false, github: false });
   });

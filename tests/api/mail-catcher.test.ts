@@ -12,7 +12,7 @@ describe('local mail catcher and /api/dev/mailbox', () => {
 
   beforeAll(async () => {
     // No SMTP_URL: the real wiring starts a catcher on loopback and delivers to it.
-    ctx = await createTestContext({ env: { TRUST_PROXY: 'true' }, deps: { mailCatcher: true } });
+    ctx = await createTestContext({ env: { TRUST_PROXY: '1' }, deps: { mailCatcher: true } });
     delivery = await startMailDelivery({
       config: ctx.config,
       db: ctx.db,

@@ -129,7 +129,10 @@ describe('account settings API', () => {
       const account = await signUp(ctx);
       const second = (await signIn(ctx, account.email)).json().token as string;
       const newEmail = uniqueEmail('moved');
-      const res = await send('POST', '/api/user/change-email', account.token, { newEmail });
+      const res = await send('POST', '/api/user/change-email', account.token, {
+        newEmail,
+        currentPassword: PASSWORD,
+      });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ ok: true });
 
@@ -171,7 +174,7 @@ describe('account settings API', () => {
       const account = await signUp(ctx);
       const signupToken = linkToken((await mailTo(ctx, account.email))[0], '/verify');
       const newEmail = uniqueEmail('moved2');
-      await send('POST', '/api/user/change-email', account.token, { newEmail });
+      await send('POST', '/api/user/change-email', account.token, { newEmail, currentPassword: PASSWORD });
       const token = linkToken((await mailTo(ctx, newEmail))[0], '/verify');
       await ctx.app.inject({ method: 'POST', url: '/api/auth/verify-email', payload: { token } });
       const stale = await ctx.app.inject({
@@ -186,8 +189,14 @@ describe('account settings API', () => {
       const account = await signUp(ctx);
       const first = uniqueEmail('first');
       const second = uniqueEmail('second');
-      await send('POST', '/api/user/change-email', account.token, { newEmail: first });
-      await send('POST', '/api/user/change-email', account.token, { newEmail: second });
+      await send('POST', '/api/user/change-email', account.token, {
+        newEmail: first,
+        currentPassword: PASSWORD,
+      });
+      await send('POST', '/api/user/change-email', account.token, {
+        newEmail: second,
+        currentPassword: PASSWORD,
+      });
       const firstToken = linkToken((await mailTo(ctx, first))[0], '/verify');
       expect(
         (
@@ -200,32 +209,64 @@ describe('account settings API', () => {
       ).toBe(400);
     });
 
-    it('refuses a taken, the same, an empty and a malformed address', async () => {
+    it('refuses the same, an empty and a malformed address, and a missing or wrong current password', async () => {
       const account = await signUp(ctx);
-      const other = await signUp(ctx);
-      const cases: [string, number, string][] = [
-        [other.email.toUpperCase(), 409, 'An account with this email already exists'],
-        [account.email.toUpperCase(), 400, 'This is already your email address'],
-        ['  ', 400, 'Please enter a new email address'],
-        ['not an email', 400, 'Please enter a valid email address'],
+      const cases: [object, number, string, string][] = [
+        [
+          { newEmail: account.email.toUpperCase(), currentPassword: PASSWORD },
+          400,
+          'This is already your email address',
+          'same_email',
+        ],
+        [
+          { newEmail: '  ', currentPassword: PASSWORD },
+          400,
+          'Please enter a new email address',
+          'missing_fields',
+        ],
+        [
+          { newEmail: 'not an email', currentPassword: PASSWORD },
+          400,
+          'Please enter a valid email address',
+          'invalid_email',
+        ],
+        [{ newEmail: uniqueEmail('x') }, 400, 'Please enter your current password', 'password_required'],
+        [
+          { newEmail: uniqueEmail('x'), currentPassword: '' },
+          400,
+          'Please enter your current password',
+          'password_required',
+        ],
+        [
+          { newEmail: uniqueEmail('x'), currentPassword: 'not my password' },
+          400,
+          'Current password is incorrect',
+          'wrong_password',
+        ],
       ];
-      for (const [newEmail, status, error] of cases) {
-        const res = await send('POST', '/api/user/change-email', account.token, { newEmail });
-        expect(res.statusCode, newEmail).toBe(status);
-        expect(res.json().error).toBe(error);
+      for (const [payload, status, error, code] of cases) {
+        const res = await send('POST', '/api/user/change-email', account.token, payload);
+        expect(res.statusCode, JSON.stringify(payload)).toBe(status);
+        expect(res.json()).toEqual({ error, code });
       }
+      expect(await mailTo(ctx, account.email)).toHaveLength(1); // the sign-up verification only
     });
 
     it('is rate-limited per account', async () => {
       const account = await signUp(ctx);
       for (let i = 0; i < USER_RATE_RULES.changeEmailPerAccount.limit; i++) {
         expect(
-          (await send('POST', '/api/user/change-email', account.token, { newEmail: uniqueEmail('many') }))
-            .statusCode,
+          (
+            await send('POST', '/api/user/change-email', account.token, {
+              newEmail: uniqueEmail('many'),
+              currentPassword: PASSWORD,
+            })
+          ).statusCode,
         ).toBe(200);
       }
       const blocked = await send('POST', '/api/user/change-email', account.token, {
         newEmail: uniqueEmail('many'),
+        currentPassword: PASSWORD,
       });
       expect(blocked.statusCode).toBe(429);
       expect(blocked.json().error).toMatch(/^Too many email change requests\. Try again in \d+ minutes?\.$/);

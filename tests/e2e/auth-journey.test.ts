@@ -67,10 +67,16 @@ describe('account journey', () => {
     await page.locator('altcha-widget').waitFor({ state: 'attached' });
     expect(await submit.getAttribute('aria-disabled')).toBe('true'); // shown and announced as disabled
     await page.getByLabel('Email', { exact: true }).fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    const passwordField = page.getByLabel('Password', { exact: true });
+    await passwordField.fill(' '.repeat(8));
     // Focusing the form starts the widget; Submit turns on when the challenge is solved.
     await page.locator('button[type="submit"]:not([aria-disabled])').waitFor({ timeout: 30_000 });
     expect(await page.locator('altcha-widget').getAttribute('name')).toBe('captchaToken');
+    // Eight spaces are refused at the field (docs/decisions/0035-password-rule.md).
+    await submit.click();
+    expect(await alertText(page)).toBe('Password cannot be only spaces');
+    expect(await passwordField.getAttribute('aria-invalid')).toBe('true');
+    await passwordField.fill(PASSWORD);
     await submit.click();
     await expectToast(page, 'Account created successfully!');
     await page.waitForURL('**/app/send');
@@ -141,6 +147,11 @@ describe('account journey', () => {
     await page.goto('/app/account');
     const oldInbox = await seenMail(server, email);
     await page.getByLabel('New email', { exact: true }).fill(newEmail);
+    // The owner proves it is them (docs/decisions/0033-email-change-needs-password.md).
+    await page
+      .getByRole('region', { name: 'Change email' })
+      .getByLabel('Current password', { exact: true })
+      .fill(resetPassword);
     await page.getByRole('button', { name: 'Change Email' }).click();
     await expectToast(page, 'Verification Email Sent');
     const notice = await waitForMail(server, email, /is being changed/, oldInbox);

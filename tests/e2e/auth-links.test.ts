@@ -187,6 +187,65 @@ describe('reset links', () => {
     expect(problems.all()).toEqual([]);
   });
 
+  it('the token leaves the address bar as soon as the page has read it, and the link still works', async () => {
+    const email = uniqueEmail('reset-bar');
+    await signUpThroughApi(email);
+    await fetch(`${auth.server.baseUrl}/api/auth/request-password-reset`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email }),
+    });
+    const mail = await waitForMail(auth.server, email, /^Reset your Proofmail password/);
+    const { page, problems } = await open(linkIn(mail, auth.server, '/reset-password'));
+    await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/reset-password');
+    expect(new URL(page.url()).search).toBe('');
+    expect(await page.evaluate(() => window.location.href)).not.toContain('token');
+    await page.getByLabel('New password', { exact: true }).fill('a long enough password');
+    await page.getByLabel('Confirm new password', { exact: true }).fill('a long enough password');
+    await page.getByRole('button', { name: 'Reset Password' }).click();
+    await expectToast(page, 'Password reset successfully.');
+    await page.waitForURL('**/signin');
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('refuses eight spaces and a common password at the field, before and after the server', async () => {
+    const email = uniqueEmail('reset-rule');
+    await signUpThroughApi(email);
+    await fetch(`${auth.server.baseUrl}/api/auth/request-password-reset`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email }),
+    });
+    const mail = await waitForMail(auth.server, email, /^Reset your Proofmail password/);
+    const { page, problems } = await open(linkIn(mail, auth.server, '/reset-password'), [
+      /reset-password 400/,
+      /status of 400/,
+    ]);
+    const field = page.getByLabel('New password', { exact: true });
+    const submit = async (password: string) => {
+      await field.fill(password);
+      await page.getByLabel('Confirm new password', { exact: true }).fill(password);
+      await page.getByRole('button', { name: 'Reset Password' }).click();
+    };
+    await submit(' '.repeat(8));
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toBe(
+      'Password cannot be only spaces',
+    );
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    await submit('Password1');
+    await expectToast(
+      page,
+      'Failed to reset password',
+      'This password is too common. Choose one that is harder to guess.',
+    );
+    expect(await page.getByRole('main').getByRole('alert').innerText()).toBe(
+      'This password is too common. Choose one that is harder to guess.',
+    );
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    expect(problems.all()).toEqual([]);
+  });
+
   it('an expired link (30 min) shows Invalid Reset Link; an unknown address still gets Check Your Email', async () => {
     const email = uniqueEmail('reset-expiry');
     await signUpThroughApi(email);

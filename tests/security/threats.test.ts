@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { startFakeGitHub, startFakeGoogle, type FakeGitHub, type FakeGoogle } from '../support/fake-oauth.ts';
@@ -59,6 +60,31 @@ describe('security headers on every route', () => {
       expect(csp, where).toContain("frame-ancestors 'none'");
       expect(res.headers['x-content-type-options'], where).toBe('nosniff');
       expect(res.headers['referrer-policy'], where).toBeTruthy();
+      expect(res.headers['permissions-policy'], where).toContain('camera=()');
+      expect(res.headers['permissions-policy'], where).toContain('geolocation=()');
+    }
+  });
+
+  it('no API answer may be stored by a browser, proxy or CDN: Cache-Control no-store, with or without a session', async () => {
+    // GET /api/config is the same for everyone and says so (no-cache); everything else is personal or says what exists.
+    const personal = ctx.app.routeTable.filter((r) => !(r.method === 'GET' && r.url === '/api/config'));
+    for (const signedIn of [false, true]) {
+      for (const route of personal) {
+        // A throwaway user each time: some of these routes sign out or delete.
+        const headers = signedIn ? (await createUser(ctx.db, { plan: 'pro' })).headers : {};
+        const res = await ctx.app.inject({
+          method: route.method as 'GET',
+          url: fill(route.url, randomUUID()),
+          headers,
+        });
+        expect(res.headers['cache-control'], `${route.method} ${route.url} (${res.statusCode})`).toBe(
+          'no-store',
+        );
+      }
+    }
+    for (const url of ['/api/no-such-route', '/api/user/usage', '/api/email', `/api/email/${emailId}`]) {
+      const res = await ctx.app.inject({ method: 'GET', url, headers: owner.headers });
+      expect(res.headers['cache-control'], url).toBe('no-store');
     }
   });
 
@@ -95,7 +121,7 @@ describe('IDOR across every authenticated route', () => {
   it('every route that needs a session answers 401 without one and with a forged or revoked token', async () => {
     // Public by design; /api/dev/* answers loopback clients only (and only with the catcher on).
     const open =
-      /^(GET|DELETE) \/api\/dev\/|^GET \/api\/(health|config|email\/public\/:slug|auth\/(google|github)(\/callback)?|auth\/captcha\/challenge)$|^POST \/api\/(auth\/(signup|signin|verify-email|request-password-reset|reset-password|exchange)|billing\/webhook)$/;
+      /^(GET|DELETE) \/api\/dev\/|^GET \/api\/(health|config|email\/public\/:slug|auth\/(google|github)(\/callback)?|auth\/captcha\/challenge)$|^POST \/api\/(auth\/(signup|signin|verify-email|request-password-reset|reset-password|exchange|cancel-email-change)|billing\/webhook)$/;
     const needSession = ctx.app.routeTable.filter((r) => !open.test(`${r.method} ${r.url}`));
     expect(needSession.length).toBeGreaterThan(10);
     const revoked = await createUser(ctx.db);
@@ -193,5 +219,52 @@ describe('oversized bodies', () => {
     });
     expect(res.statusCode).toBe(413);
     expect(res.json().error).toContain('1 MB');
+  });
+});
+
+describe("the framework's own refusals", () => {
+  it('an over-long or malformed URL answers in the error shape, with the security headers, and never echoes the path', async () => {
+    const cases = [
+      { url: `/api/email/${'evil'.repeat(60)}`, status: 414, code: 'uri_too_long' },
+      { url: '/api/email/%zzevil', status: 400, code: 'bad_url' },
+      { url: '/evil%E0%A4%A', status: 400, code: 'bad_url' },
+    ];
+    for (const { url, status, code } of cases) {
+      const res = await ctx.app.inject({ method: 'GET', url, headers: owner.headers });
+      expect(res.statusCode, url).toBe(status);
+      expect(Object.keys(res.json()).sort(), url).toEqual(['code', 'error']);
+      expect(res.json().code, url).toBe(code);
+      expect(res.body, url).not.toContain('evil');
+      expect(res.headers['content-security-policy'], url).toContain("frame-ancestors 'none'");
+      expect(res.headers['cache-control'], url).toBe('no-store');
+    }
+  });
+
+  it('a request Node cannot parse gets the error shape too, not a framework message', async () => {
+    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = ctx.app.server.address() as { port: number };
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk.toString()));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const malformed = await raw('GET /evil HTTP/1.1\r\nHost: proofmail.test\r\nno colon here\r\n\r\n');
+    const tooLarge = await raw(
+      `GET /evil HTTP/1.1\r\nHost: proofmail.test\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    for (const [answer, status, code] of [
+      [malformed, 400, 'bad_request'],
+      [tooLarge, 431, 'headers_too_large'],
+    ] as const) {
+      expect(answer.startsWith(`HTTP/1.1 ${status} `), answer).toBe(true);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(JSON.parse(body)).toEqual({ error: expect.any(String), code });
+      expect(body).not.toContain('evil');
+      expect(head.toLowerCase()).toContain('x-content-type-options: nosniff');
+      expect(head.toLowerCase()).toContain("frame-ancestors 'none'");
+    }
   });
 });

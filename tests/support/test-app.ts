@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestCallback } from 'fastify';
 import type { AppDeps } from '../../src/server/app-deps.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { ManualClock } from '../../src/server/clock.ts';
@@ -27,6 +27,20 @@ export interface TestContextOptions {
 export type TestApp = Omit<TestContext, 'clock'>;
 
 /**
+ * `app.inject()` sends `Host: localhost:80` unless told otherwise, and the app answers only the
+ * host of PUBLIC_URL (src/server/http/host-allowlist.ts). Injected requests here name PUBLIC_URL's
+ * host, as a browser on that address would; a test that sets `headers.host` or `authority` wins.
+ */
+function injectWithPublicHost(app: FastifyInstance, publicUrl: string): void {
+  const authority = new URL(publicUrl).host;
+  const inject = app.inject.bind(app);
+  app.inject = ((options?: InjectOptions | string, callback?: LightMyRequestCallback) => {
+    const withHost = typeof options === 'string' ? { url: options, authority } : { authority, ...options };
+    return callback ? inject(withHost, callback) : inject(withHost);
+  }) as typeof app.inject;
+}
+
+/**
  * Builds a real app on a fresh database cloned from the run's template. `env` overrides the
  * defaults a test run uses; `deps` are passed to buildApp as they are (clock, webRoot, mailer, …).
  */
@@ -45,6 +59,7 @@ export async function createTestApp(options: TestContextOptions = {}): Promise<T
   stream.on('data', (chunk: Buffer) => (logged += chunk.toString()));
   try {
     const app = await buildApp({ config, db, logStream: stream, ...options.deps });
+    injectWithPublicHost(app, config.publicUrl);
     await app.ready();
     return {
       app,

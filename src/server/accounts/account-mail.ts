@@ -12,6 +12,9 @@ export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
   change_email: 24 * 3600_000,
   reset: 30 * 60_000,
   oauth_ticket: 60_000,
+  // "This wasn't me" on an email-change notice: it must outlive the change link, because a
+  // notice is often read late (docs/decisions/0033-email-change-needs-password.md).
+  email_change_cancel: 7 * 24 * 3600_000,
 };
 
 /**

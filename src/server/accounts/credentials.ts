@@ -1,6 +1,5 @@
 import { hash, verify, type Algorithm, type Options } from '@node-rs/argon2';
 import { createHash, randomBytes } from 'node:crypto';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../shared/plans.ts';
 
 /**
  * Secrets of the accounts domain: password hashing (argon2id, OWASP's m=19 MiB, t=2, p=1) and
@@ -10,10 +9,6 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../shared/plans.ts'
 // `Algorithm` is an ambient const enum, which isolatedModules cannot read: 2 is Argon2id.
 const ARGON2ID = 2 as Algorithm;
 const ARGON2_OPTIONS: Options = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
-
-export function isAcceptablePassword(password: string): boolean {
-  return password.length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH;
-}
 
 export function hashPassword(password: string): Promise<string> {
   return hash(password, ARGON2_OPTIONS);
@@ -53,4 +48,20 @@ export function isWellFormedToken(token: string): boolean {
 /** What we store and look up instead of the token. */
 export function hashSecret(token: string): Buffer {
   return createHash('sha256').update(token).digest();
+}
+
+/**
+ * Stands for the password an account has at a moment, so a later check can tell whether it
+ * changed since, without keeping the hash itself anywhere else. Empty for no password.
+ */
+export function passwordFingerprint(passwordHash: string | null): string {
+  return passwordHash ? createHash('sha256').update(passwordHash).digest('base64url') : '';
+}
+
+/**
+ * What a one-time token's payload keeps of a browser key (a cookie value): its SHA-256, so the
+ * table alone cannot be replayed from a browser.
+ */
+export function browserBinding(browserKey: string): string {
+  return hashSecret(browserKey).toString('base64url');
 }

@@ -37,7 +37,7 @@ export async function findLiveSession(
   tokenHash: Buffer,
   now: Date,
   idleMs: number,
-): Promise<{ sessionId: string; lastSeenAt: Date; user: AccountUser } | undefined> {
+): Promise<{ sessionId: string; createdAt: Date; lastSeenAt: Date; user: AccountUser } | undefined> {
   const row = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
@@ -45,6 +45,7 @@ export async function findLiveSession(
       ...userColumns,
       hasPassword,
       'sessions.id as session_id',
+      'sessions.created_at as session_created_at',
       'sessions.last_seen_at as session_last_seen_at',
     ])
     .where('sessions.token_hash', '=', tokenHash)
@@ -64,6 +65,7 @@ export async function findLiveSession(
   );
   return {
     sessionId: row.session_id,
+    createdAt: row.session_created_at,
     lastSeenAt: row.session_last_seen_at,
     user: { ...toAccountUser(row), plan },
   };

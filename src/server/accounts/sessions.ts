@@ -58,7 +58,7 @@ export function createSessionResolver(deps: { db: Db; clock: Clock }): SessionRe
       if (now.getTime() - found.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) {
         await touchSession(deps.db, found.sessionId, now);
       }
-      return { user: found.user, sessionId: found.sessionId };
+      return { user: found.user, sessionId: found.sessionId, signedInAt: found.createdAt };
     },
   };
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../db/executor.ts';
 import type { TokenPurpose } from '../db/schema.ts';
 
@@ -35,23 +36,25 @@ export interface ConsumedToken {
 
 /**
  * Uses a token exactly once: one atomic update that only matches an unused, unexpired token of
- * one of the given purposes. Two concurrent uses cannot both succeed.
+ * one of the given purposes (and, with `payloadMatch`, whose payload holds that value). Two
+ * concurrent uses cannot both succeed; a use that does not match leaves the token usable.
  */
 export async function consumeToken(
   db: Executor,
   hash: Buffer,
   purposes: TokenPurpose[],
   now: Date,
+  payloadMatch?: { key: string; value: string },
 ): Promise<ConsumedToken | undefined> {
-  const row = await db
+  let q = db
     .updateTable('tokens')
     .set({ used_at: now })
     .where('hash', '=', hash)
     .where('purpose', 'in', purposes)
     .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning(['user_id', 'purpose', 'payload'])
-    .executeTakeFirst();
+    .where('expires_at', '>', now);
+  if (payloadMatch) q = q.where(sql`payload ->> ${payloadMatch.key}`, '=', payloadMatch.value);
+  const row = await q.returning(['user_id', 'purpose', 'payload']).executeTakeFirst();
   return row && { userId: row.user_id, purpose: row.purpose, payload: row.payload };
 }
 
@@ -71,6 +74,18 @@ export async function isTokenUsable(
     .where('expires_at', '>', now)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * The links a new password, a reset or a confirmed email change retires: everything that could
+ * still act on the account. Not the "this wasn't me" link mailed to a previous address, which
+ * must keep working for its owner (docs/decisions/0033-email-change-needs-password.md).
+ */
+export const PENDING_LINK_PURPOSES: TokenPurpose[] = ['verify', 'reset', 'change_email', 'oauth_ticket'];
+
+/** Retires every pending link of a user (PENDING_LINK_PURPOSES). */
+export function retirePendingLinks(db: Executor, userId: string, now: Date): Promise<void> {
+  return retireTokens(db, userId, now, PENDING_LINK_PURPOSES);
 }
 
 /** Retires a user's open tokens (of some purposes, or all), e.g. older reset links. */

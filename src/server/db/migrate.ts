@@ -7,6 +7,7 @@ import * as emailsAndUsage from './migrations/0005-emails-and-usage.ts';
 import * as emailSearch from './migrations/0006-email-search.ts';
 import * as billing from './migrations/0007-billing.ts';
 import * as housekeepingIndexes from './migrations/0008-housekeeping-indexes.ts';
+import * as accountProtection from './migrations/0011-account-protection.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0006-email-search': emailSearch,
   '0007-billing': billing,
   '0008-housekeeping-indexes': housekeepingIndexes,
+  '0011-account-protection': accountProtection,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

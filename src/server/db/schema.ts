@@ -97,7 +97,7 @@ export interface SessionsTable {
   user_agent: string | null;
 }
 
-export type TokenPurpose = 'verify' | 'reset' | 'change_email' | 'oauth_ticket';
+export type TokenPurpose = 'verify' | 'reset' | 'change_email' | 'oauth_ticket' | 'email_change_cancel';
 
 export interface TokensTable {
   id: Generated<string>;
@@ -120,6 +120,22 @@ export interface RateLimitsTable {
 export interface CaptchaRedemptionsTable {
   challenge_id: string;
   expires_at: Date;
+}
+
+/** Failed sign-ins per (account, client address) (migration 0011). */
+export interface SignInThrottleTable {
+  key: string;
+  failures: number;
+  next_attempt_at: Date;
+  updated_at: Date;
+}
+
+/** Browsers that signed in to an account: the device cookie's SHA-256 (migration 0011). */
+export interface KnownDevicesTable {
+  user_id: string;
+  device_hash: Buffer;
+  created_at: Date;
+  last_used_at: Date;
 }
 
 /** Sent emails and usage (migration 0005). */
@@ -177,6 +193,8 @@ export interface Database {
   tokens: TokensTable;
   rate_limits: RateLimitsTable;
   captcha_redemptions: CaptchaRedemptionsTable;
+  sign_in_throttle: SignInThrottleTable;
+  known_devices: KnownDevicesTable;
   emails: EmailsTable;
   usage_counters: UsageCountersTable;
   usage_ledger: UsageLedgerTable;

@@ -14,7 +14,7 @@ const DAY = 24 * HOUR;
 export const RETENTION = {
   /** Per-minute send counters: only the current minute counts; an hour covers clock skew between processes. */
   sendRateMs: HOUR,
-  /** Used or expired links and tickets stay a day after expiry for support questions (every kind expires within a day). */
+  /** Used or expired links and tickets stay a day after expiry for support questions. */
   tokensAfterExpiryMs: DAY,
   /** Rate-limit windows: every rule's window is an hour or less. */
   rateLimitWindowsMs: 2 * DAY,
@@ -23,6 +23,10 @@ export const RETENTION = {
   caughtMailMs: 30 * DAY,
   /** Delivered or failed system mail (and that of deleted emails): a month of delivery records. */
   settledMailMs: 30 * DAY,
+  /** Sign-in failures of a pair that has not tried for a day start again from zero anyway. */
+  signInThrottleMs: DAY,
+  /** A device cookie lives a year from its last sign-in; after that the browser is not known. */
+  knownDevicesMs: 365 * DAY,
 } as const;
 
 export interface TrimRule {
@@ -34,7 +38,9 @@ export interface TrimRule {
     | 'rate_limits'
     | 'captcha_redemptions'
     | 'caught_mail'
-    | 'mail_outbox';
+    | 'mail_outbox'
+    | 'sign_in_throttle'
+    | 'known_devices';
   /** `select ctid from <table> … limit <limit>`: the next batch of rows to delete. */
   batch: (now: Date, limit: number) => RawBuilder<unknown>;
 }
@@ -92,5 +98,17 @@ export const TRIM_RULES: readonly TrimRule[] = [
              and o.created_at < ${before(now, RETENTION.settledMailMs)}
              and (o.email_id is null or not exists (select 1 from emails e where e.id = o.email_id))
            limit ${limit}`,
+  },
+  {
+    table: 'sign_in_throttle',
+    batch: (now, limit) =>
+      sql`select ctid from sign_in_throttle
+           where updated_at < ${before(now, RETENTION.signInThrottleMs)} limit ${limit}`,
+  },
+  {
+    table: 'known_devices',
+    batch: (now, limit) =>
+      sql`select ctid from known_devices
+           where last_used_at < ${before(now, RETENTION.knownDevicesMs)} limit ${limit}`,
   },
 ];

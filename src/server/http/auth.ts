@@ -16,6 +16,8 @@ export type AuthUser = AccountUser;
 export interface RequestAuth {
   user: AuthUser;
   sessionId: string;
+  /** When this session was opened: a sensitive change may ask for a recent sign-in. */
+  signedInAt: Date;
 }
 
 export interface SessionResolver {

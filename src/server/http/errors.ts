@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { ErrorResponse } from '../../shared/contract/common.ts';
 
@@ -11,6 +12,8 @@ export class AppError extends Error {
     readonly statusCode: number,
     message: string,
     readonly code?: string,
+    /** Seconds; answered as a Retry-After header (a 429 that knows when to come back). */
+    readonly retryAfterS?: number,
   ) {
     super(message);
     this.name = 'AppError';
@@ -67,6 +70,11 @@ export function toErrorResponse(err: unknown): { statusCode: number; body: Error
       return reply(400, 'Request body is not valid JSON', 'invalid_json');
     case 'FST_ERR_VALIDATION':
       return reply(400, fe.message ?? 'Invalid request', 'invalid_request');
+    // The router's own refusals (docs/architecture.md §6): never echo the path back.
+    case 'FST_ERR_BAD_URL':
+      return reply(400, 'The address is not a valid URL', 'bad_url');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return reply(414, 'The address is too long', 'uri_too_long');
   }
   if (err instanceof SyntaxError) return reply(400, 'Request body is not valid JSON', 'invalid_json');
   // PostgreSQL text cannot hold NUL (22021) or characters outside UTF-8 (22P05): bad input, not a crash.
@@ -77,7 +85,8 @@ export function toErrorResponse(err: unknown): { statusCode: number; body: Error
     return reply(503, 'Service temporarily unavailable, please try again shortly', 'unavailable');
   }
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return reply(fe.statusCode, fe.message ?? 'Bad request');
+    // Other framework and plugin refusals: the standard reason, never a message that may quote input.
+    return reply(fe.statusCode, STATUS_CODES[fe.statusCode] ?? 'Bad request');
   }
   return reply(500, 'Internal server error', 'internal');
 }
@@ -89,6 +98,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       // Serialization failures mean a route answered with a field its schema does not allow.
       const kind = isResponseSerializationError(err) ? 'response did not match its schema' : 'request failed';
       request.log.error({ err }, kind);
+    }
+    if (err instanceof AppError && err.retryAfterS !== undefined) {
+      void res.header('Retry-After', String(Math.max(1, Math.ceil(err.retryAfterS))));
     }
     void res.status(statusCode).send(body);
   });

@@ -1,12 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * Answers in this scope carry tokens or account data: no browser, proxy or CDN may keep a copy.
- * A route that sets its own Cache-Control keeps it.
+ * Every /api answer carries accounts, tokens or a user's emails, or says whether they exist: no
+ * browser, proxy or CDN may keep a copy. One hook for every route, errors included
+ * (docs/architecture.md §6); a route that sets its own Cache-Control (GET /api/config) keeps it.
  */
-export function noStoreAnswers(scope: FastifyInstance): void {
-  scope.addHook('onSend', async (_request, reply, payload) => {
-    if (!reply.hasHeader('Cache-Control')) void reply.header('Cache-Control', 'no-store');
-    return payload;
+export function registerNoStore(app: FastifyInstance): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.url.startsWith('/api') && !reply.hasHeader('cache-control')) {
+      void reply.header('cache-control', 'no-store');
+    }
+    done(null, payload);
   });
 }

@@ -10,6 +10,36 @@ import type { Config } from '../config.ts';
  * send, at a fraction of the per-request cost (measured: helmet halved an empty route's
  * throughput). Route headers set later through `reply.header` take precedence.
  */
+/**
+ * Powerful browser features the app never uses, off for our pages and every frame in them
+ * (docs/decisions/0037-response-headers-and-framework-errors.md). Clipboard writing (Copy link) needs no policy.
+ */
+const PERMISSIONS_POLICY = [
+  'accelerometer=()',
+  'autoplay=()',
+  'bluetooth=()',
+  'browsing-topics=()',
+  'camera=()',
+  'display-capture=()',
+  'encrypted-media=()',
+  'fullscreen=()',
+  'geolocation=()',
+  'gyroscope=()',
+  'hid=()',
+  'idle-detection=()',
+  'local-fonts=()',
+  'magnetometer=()',
+  'microphone=()',
+  'midi=()',
+  'payment=()',
+  'picture-in-picture=()',
+  'publickey-credentials-get=()',
+  'screen-wake-lock=()',
+  'serial=()',
+  'usb=()',
+  'xr-spatial-tracking=()',
+].join(', ');
+
 export function securityHeaders(config: Config): Record<string, string> {
   const csp = [
     "default-src 'self'",
@@ -27,6 +57,7 @@ export function securityHeaders(config: Config): Record<string, string> {
   ].join('; ');
   return {
     'content-security-policy': csp,
+    'permissions-policy': PERMISSIONS_POLICY,
     'cross-origin-opener-policy': 'same-origin',
     'cross-origin-resource-policy': 'same-origin',
     'origin-agent-cluster': '?1',

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { CaughtMailHeader } from '../db/schema.ts';
 import { insertCaughtMail } from './caught-mail.repo.ts';
+import { isLoopbackAddress } from '../http/loopback.ts';
 
 /**
  * The local mail catcher (no SMTP_URL): a real SMTP server on 127.0.0.1 that the transport
@@ -29,12 +30,6 @@ export interface MailCatcherOptions {
 }
 
 const DEFAULT_MAX_BYTES = 25 * 1024 * 1024;
-
-function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const a = address.replace(/^::ffff:/i, '');
-  return a === '::1' || /^127\./.test(a);
-}
 
 function smtpError(message: string, responseCode: number): Error {
   return Object.assign(new Error(message), { responseCode });
@@ -107,7 +102,8 @@ export async function startMailCatcher(options: MailCatcherOptions): Promise<Mai
     closeTimeout: 2_000,
     onConnect(session, callback) {
       // It listens on loopback only; this also refuses anything a proxy might forward.
-      if (!isLoopback(session.remoteAddress)) return callback(smtpError('Local connections only', 554));
+      if (!isLoopbackAddress(session.remoteAddress))
+        return callback(smtpError('Local connections only', 554));
       callback();
     },
     onData(stream, session, callback) {

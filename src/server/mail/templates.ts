@@ -32,6 +32,10 @@ export function resetLink(publicUrl: string, token: string): string {
   return `${publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
 }
 
+export function cancelEmailChangeLink(publicUrl: string, token: string): string {
+  return `${publicUrl}/cancel-email-change?token=${encodeURIComponent(token)}`;
+}
+
 /** "21 November 2025 at 21:49 UTC": unambiguous for a reader anywhere. */
 export function formatUtc(date: Date): string {
   const formatted = new Intl.DateTimeFormat('en-GB', {
@@ -199,7 +203,16 @@ export function emailChangeVerificationMail(p: {
   });
 }
 
-export function emailChangeNoticeMail(p: { publicUrl: string; newEmail: string; time: Date }): RenderedMail {
+/**
+ * To the old address when an email change is asked for, with a "this wasn't me" link that
+ * cancels the change (or puts this address back) and signs out everywhere.
+ */
+export function emailChangeNoticeMail(p: {
+  publicUrl: string;
+  newEmail: string;
+  time: Date;
+  cancelToken: string;
+}): RenderedMail {
   return render(`Your ${PRODUCT} email address is being changed`, {
     publicUrl: p.publicUrl,
     preheader: 'A change of your account email address was requested.',
@@ -209,11 +222,32 @@ export function emailChangeNoticeMail(p: { publicUrl: string; newEmail: string; 
         text: `A change of your account's email address to ${p.newEmail} was requested. It takes effect once the new address is confirmed.`,
       },
       {
-        text: 'If this was not you, sign in and change your password now, and do not confirm the change.',
+        text: 'If this was not you, use the button below. It cancels the change (or puts this address back if the change was already confirmed) and signs out every device. Then reset your password.',
+      },
+      { text: 'This link works for 7 days.', muted: true },
+    ],
+    details: [['Requested', formatUtc(p.time)]],
+    button: { label: "This wasn't me", url: cancelEmailChangeLink(p.publicUrl, p.cancelToken) },
+    footer: AUTOMATED,
+  });
+}
+
+/** To an address someone tried to move another account to, while it already has an account. */
+export function emailInUseNoticeMail(p: { publicUrl: string; time: Date }): RenderedMail {
+  return render(`Someone tried to use this address on ${PRODUCT}`, {
+    publicUrl: p.publicUrl,
+    preheader: 'Another account asked to change its email address to this one.',
+    heading: 'This address already has an account',
+    blocks: [
+      {
+        text: `Someone signed in to another ${PRODUCT} account asked to change its email address to this one. This address already belongs to an account, so nothing changed.`,
+      },
+      {
+        text: 'If it was you, sign in with this address instead. If not, you can ignore this email: your account is not affected.',
       },
     ],
     details: [['Requested', formatUtc(p.time)]],
-    button: { label: 'Reset your password', url: `${p.publicUrl}/forgot-password` },
+    button: { label: 'Sign in', url: `${p.publicUrl}/signin` },
     footer: AUTOMATED,
   });
 }

@@ -26,6 +26,13 @@ export const AUTH_MESSAGES = {
   expiredVerificationLink: 'Invalid or expired verification link',
   expiredResetLink: 'Invalid or expired reset link',
   invalidTicket: 'This sign-in link is invalid or has expired. Please sign in again.',
+  passwordOnlySpaces: 'Password cannot be only spaces',
+  passwordTooCommon: 'This password is too common. Choose one that is harder to guess.',
+  currentPasswordRequired: 'Please enter your current password',
+  currentPasswordIncorrect: 'Current password is incorrect',
+  reauthRequired:
+    'For your security, sign in again to change your email address: your last sign-in was more than 10 minutes ago.',
+  expiredCancelLink: 'This link is invalid or has expired',
 } as const;
 
 export const user = z.object({
@@ -77,7 +84,24 @@ export const updateSettingsResponse = z.object({
   prefs: z.object({ loginAlerts: z.boolean() }),
 });
 
-export const changeEmailRequest = z.strictObject({ newEmail: email });
+/**
+ * An email change proves the person at the keyboard owns the account: the current password, or,
+ * for an account without one (social sign-in), a sign-in in the last 10 minutes.
+ */
+export const changeEmailRequest = z.strictObject({ newEmail: email, currentPassword: password.optional() });
+
+/** The "this wasn't me" link of an email-change notice. */
+export const cancelEmailChangeRequest = z.strictObject({ token: z.string().max(200) });
+export const cancelEmailChangeResponse = z.object({
+  ok: z.literal(true),
+  /** True when the change had already been confirmed and the previous address was put back. */
+  restored: z.boolean(),
+  /** The account's address now. */
+  email: z.string(),
+  /** True when a password set since the request was removed ("Forgot password" sets a new one). */
+  passwordRemoved: z.boolean(),
+});
+export type CancelEmailChangeResponse = z.infer<typeof cancelEmailChangeResponse>;
 export const changePasswordRequest = z.strictObject({ currentPassword: password, newPassword: password });
 
 /** Social sign-in providers; a provider is offered only when the server has it configured. */

@@ -93,3 +93,13 @@ export const usage = z.object({
   resetsAt: z.string(),
 });
 export type Usage = z.infer<typeof usage>;
+
+/**
+ * GET and DELETE /api/email/shared: the user's working public links, whatever the plan. Links made
+ * while on Pro keep working on Free until the owner withdraws them
+ * (docs/decisions/0036-public-links-after-pro.md).
+ */
+export const sharedLinksResponse = z.object({ count: z.number().int() });
+export type SharedLinksResponse = z.infer<typeof sharedLinksResponse>;
+export const withdrawSharedLinksResponse = z.object({ ok: z.literal(true), withdrawn: z.number().int() });
+export type WithdrawSharedLinksResponse = z.infer<typeof withdrawSharedLinksResponse>;

@@ -9,8 +9,10 @@ import { ChangePasswordCard } from '../features/account/change-password-card.tsx
 import { LoadError } from '../features/account/load-error.tsx';
 import { LoginAlertsCard } from '../features/account/login-alerts-card.tsx';
 import { PlanCard } from '../features/account/plan-card.tsx';
+import { SharedLinksCard } from '../features/account/shared-links-card.tsx';
 import { UnverifiedWarning } from '../features/account/unverified-warning.tsx';
 import { AccountBillingActions, SubscriptionDetails } from '../features/billing/account-billing.tsx';
+import { useSignOut } from '../features/auth/session-actions.ts';
 import { PaymentReturn } from '../features/billing/payment-return.tsx';
 
 function AccountSkeleton() {
@@ -36,6 +38,7 @@ function AccountSkeleton() {
  */
 export function AccountPage() {
   const settings = useSettings();
+  const signOut = useSignOut();
   return (
     <div className="mx-auto max-w-3xl">
       <AppPageHeader title="Account" description="Manage your sign-in details, plan and security." />
@@ -61,7 +64,12 @@ export function AccountPage() {
             details={<SubscriptionDetails user={settings.data.user} />}
           />
           <UsageCard />
-          <ChangeEmailCard currentEmail={settings.data.user.email} />
+          <SharedLinksCard plan={settings.data.user.plan} />
+          <ChangeEmailCard
+            currentEmail={settings.data.user.email}
+            hasPassword={settings.data.user.hasPassword}
+            onSignInAgain={() => void signOut('/signin')}
+          />
           <ChangePasswordCard hasPassword={settings.data.user.hasPassword} />
           <LoginAlertsCard enabled={settings.data.prefs.loginAlerts} />
         </div>

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
+  cancelEmailChangeRequest,
+  cancelEmailChangeResponse,
   captchaChallengeResponse,
   exchangeRequest,
   meResponse,
@@ -22,10 +24,11 @@ import { toUserResponse } from '../../accounts/user-view.ts';
 import type { AccountUser } from '../../accounts/users.repo.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import { requireSession, requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
+import { readCookie, serializeCookie } from '../../http/cookies.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
-import { noStoreAnswers } from '../../http/no-store.ts';
-import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
+import { enforceRateLimits } from '../../http/rate-limit.ts';
 import {
+  cancelEmailChange,
   exchangeTicket,
   resendVerification,
   resetPassword,
@@ -38,8 +41,23 @@ import {
   verifyEmail,
 } from './auth.service.ts';
 import { createCaptchaChallenge } from './captcha.service.ts';
-import { registerOAuthRoutes } from './oauth.routes.ts';
+import { registerOAuthRoutes, TICKET_COOKIE, ticketCookie } from './oauth.routes.ts';
 import { RATE_RULES } from './rate-rules.ts';
+
+/**
+ * The known-device mark (docs/decisions/0034-sign-in-slowdown-and-known-devices.md): set at each
+ * successful password sign-in, sent back only to the sign-in route.
+ */
+const DEVICE_COOKIE = 'pm_device';
+const DEVICE_COOKIE_MAX_AGE_S = 365 * 24 * 3600;
+
+function deviceCookie(deps: FeatureDeps, value: string): string {
+  return serializeCookie(DEVICE_COOKIE, value, {
+    path: '/api/auth/signin',
+    maxAge: DEVICE_COOKIE_MAX_AGE_S,
+    secure: deps.config.publicUrl.startsWith('https:'),
+  });
+}
 
 export function clientOf(request: FastifyRequest): ClientInfo {
   // request.ip honours X-Forwarded-For only when TRUST_PROXY is set (Fastify's trustProxy).
@@ -61,7 +79,6 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
   });
 
   void app.register(async (api) => {
-    noStoreAnswers(api);
     api.addHook('onResponse', async (request) => {
       const task = afterResponse.get(request);
       if (!task) return;
@@ -100,14 +117,9 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
       { config: PUBLIC_ROUTE, schema: { body: signInRequest, response: { 200: sessionResponse } } },
       async (request, reply) => {
         const input = validateSignIn(request.body);
-        const at = now();
-        const checks = [
-          { rule: RATE_RULES.signInPerIp, subject: request.ip },
-          { rule: RATE_RULES.signInPerAccount, subject: input.email.toLowerCase() },
-        ];
-        await enforceRateLimits(deps.db, reply, checks, at);
-        const result = await signIn(deps, input, clientOf(request));
-        await refundRateLimits(deps.db, checks, at); // only failed attempts count
+        // Limits and the known-device mark: src/server/features/auth/sign-in-throttle.ts.
+        const result = await signIn(deps, input, clientOf(request), readCookie(request, DEVICE_COOKIE));
+        void reply.header('Set-Cookie', deviceCookie(deps, result.deviceKey));
         return session(result);
       },
     );
@@ -147,6 +159,24 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
       async (request) => {
         const { emailChanged } = await verifyEmail(deps, request.body.token.trim());
         return { ok: true as const, emailChanged };
+      },
+    );
+
+    r.post(
+      '/api/auth/cancel-email-change',
+      {
+        config: PUBLIC_ROUTE,
+        schema: { body: cancelEmailChangeRequest, response: { 200: cancelEmailChangeResponse } },
+      },
+      async (request, reply) => {
+        await enforceRateLimits(
+          deps.db,
+          reply,
+          [{ rule: RATE_RULES.cancelEmailChangePerIp, subject: request.ip }],
+          now(),
+        );
+        const result = await cancelEmailChange(deps, request.body.token.trim());
+        return { ok: true as const, ...result };
       },
     );
 
@@ -195,8 +225,11 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
     r.post(
       '/api/auth/exchange',
       { config: PUBLIC_ROUTE, schema: { body: exchangeRequest, response: { 200: sessionResponse } } },
-      async (request) => {
-        return session(await exchangeTicket(deps, request.body.ticket.trim(), clientOf(request)));
+      async (request, reply) => {
+        // The binding cookie is good for this one exchange, whatever its outcome.
+        void reply.header('Set-Cookie', ticketCookie(deps, '', 0));
+        const browserKey = readCookie(request, TICKET_COOKIE);
+        return session(await exchangeTicket(deps, request.body.ticket.trim(), browserKey, clientOf(request)));
       },
     );
 

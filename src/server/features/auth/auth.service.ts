@@ -3,18 +3,21 @@ import { isPlainAddress } from '../../../shared/recipients.ts';
 import { issueToken, queueAccountMail } from '../../accounts/account-mail.ts';
 import { normaliseEmail, validateNewPassword } from '../../accounts/account-rules.ts';
 import {
+  browserBinding,
   hashPassword,
   hashSecret,
-  isAcceptablePassword,
   isWellFormedToken,
+  newSecretToken,
+  passwordFingerprint,
   verifyPassword,
 } from '../../accounts/credentials.ts';
 import { startSession, type ClientInfo } from '../../accounts/sessions.ts';
 import { deleteSession, deleteUserSessions } from '../../accounts/sessions.repo.ts';
-import { consumeToken, isTokenUsable, retireTokens } from '../../accounts/tokens.repo.ts';
+import { consumeToken, isTokenUsable, retirePendingLinks, retireTokens } from '../../accounts/tokens.repo.ts';
 import {
   claimLoginAlert,
   findCredentialsByEmail,
+  findPasswordHash,
   findUserByEmail,
   findUserById,
   insertUser,
@@ -34,6 +37,9 @@ import {
   verificationMail,
 } from '../../mail/templates.ts';
 import { redeemCaptcha } from './captcha.service.ts';
+import { deleteIdentitiesSince } from './identities.repo.ts';
+import { rememberDevice } from './known-devices.repo.ts';
+import { admitSignInAttempt, deviceHashOf } from './sign-in-throttle.ts';
 import { describeUserAgent } from './user-agent.ts';
 
 /** Rules and transactions of sign-up, sign-in, sessions, verification and password reset. */
@@ -50,8 +56,7 @@ export function validateSignUp(input: { email: string; password: string }): {
 } {
   const email = normaliseEmail(input.email);
   if (!email || !input.password) throw badRequest(AUTH_MESSAGES.fillAllFields, 'missing_fields');
-  if (!isAcceptablePassword(input.password))
-    throw badRequest(AUTH_MESSAGES.passwordTooShort, 'weak_password');
+  validateNewPassword(input.password);
   if (!isPlainAddress(email)) throw badRequest(AUTH_MESSAGES.invalidEmail, 'invalid_email');
   return { email, password: input.password };
 }
@@ -131,29 +136,51 @@ export async function signUp(
 
 /**
  * Unknown email, social-only account and wrong password all answer the same 401 after the same
- * work (a dummy hash is verified when there is no real one).
+ * work (a dummy hash is verified when there is no real one), and are throttled alike
+ * (sign-in-throttle.ts). `deviceKey` is this browser's device cookie, if it has one; a success
+ * returns the value to keep there (a new one for a browser that had none), so this browser is a
+ * known device of the account from now on.
  */
 export async function signIn(
   deps: FeatureDeps,
   input: { email: string; password: string },
   client: ClientInfo,
-): Promise<{ user: AccountUser; token: string }> {
+  deviceKey: string | undefined,
+): Promise<{ user: AccountUser; token: string; deviceKey: string }> {
   const found = await findCredentialsByEmail(deps.db, input.email);
+  const deviceHash = deviceHashOf(deviceKey);
+  const attempt = await admitSignInAttempt(deps, {
+    email: input.email,
+    ip: client.ip,
+    userId: found?.user.id,
+    deviceHash,
+  });
   const ok = await verifyPassword(found?.passwordHash ?? null, input.password);
   if (!found || !ok) throw unauthorized(AUTH_MESSAGES.invalidCredentials, 'invalid_credentials');
+  await attempt.succeeded();
   const token = await signInAs(deps, found.user.id, client);
-  return { user: found.user, token };
+  const key = deviceHash ? deviceKey! : newSecretToken();
+  await rememberDevice(deps.db, found.user.id, hashSecret(key), deps.clock.now());
+  return { user: found.user, token, deviceKey: key };
 }
 
-/** Trades a one-time social sign-in ticket for a session. */
+/**
+ * Trades a one-time social sign-in ticket for a session, only in the browser that finished the
+ * flow: `browserKey` is the cookie the callback set there, and the ticket carries its hash
+ * (docs/decisions/0032-sign-in-ticket-bound-to-browser.md). Without it the ticket stays unused.
+ */
 export async function exchangeTicket(
   deps: FeatureDeps,
   ticket: string,
+  browserKey: string | undefined,
   client: ClientInfo,
 ): Promise<{ user: AccountUser; token: string }> {
   const invalid = () => badRequest(AUTH_MESSAGES.invalidTicket, 'invalid_ticket');
-  if (!isWellFormedToken(ticket)) throw invalid();
-  const consumed = await consumeToken(deps.db, hashSecret(ticket), ['oauth_ticket'], deps.clock.now());
+  if (!isWellFormedToken(ticket) || !browserKey || !isWellFormedToken(browserKey)) throw invalid();
+  const consumed = await consumeToken(deps.db, hashSecret(ticket), ['oauth_ticket'], deps.clock.now(), {
+    key: 'browser',
+    value: browserBinding(browserKey),
+  });
   if (!consumed) throw invalid();
   const token = await signInAs(deps, consumed.userId, client);
   return { user: await reloadUser(deps.db, consumed.userId), token };
@@ -209,7 +236,8 @@ export async function verifyEmail(deps: FeatureDeps, token: string): Promise<{ e
       const newEmail = consumed.payload?.newEmail;
       if (!newEmail) throw invalid();
       await setEmail(trx, user.id, newEmail, now);
-      await retireTokens(trx, user.id, now);
+      // Not the "this wasn't me" link of the old address: it must still undo this change.
+      await retirePendingLinks(trx, user.id, now);
       await deleteUserSessions(trx, user.id);
       return { emailChanged: true };
     });
@@ -244,7 +272,8 @@ export async function sendPasswordReset(deps: FeatureDeps, email: string): Promi
 }
 
 /**
- * Sets a new password from a reset link: ends every session, marks the address verified (the link
+ * Sets a new password from a reset link: ends every session, retires every pending link
+ * (verification, reset, email change, sign-in ticket), marks the address verified (the link
  * proved it), and tells the user by mail.
  */
 export async function resetPassword(deps: FeatureDeps, token: string, newPassword: string): Promise<void> {
@@ -263,7 +292,7 @@ export async function resetPassword(deps: FeatureDeps, token: string, newPasswor
     if (!user) throw invalid();
     await setPasswordHash(trx, user.id, passwordHash, now);
     await markVerified(trx, user.id, now);
-    await retireTokens(trx, user.id, now, ['reset']);
+    await retirePendingLinks(trx, user.id, now);
     await deleteUserSessions(trx, user.id);
     await queueAccountMail(
       trx,
@@ -272,4 +301,53 @@ export async function resetPassword(deps: FeatureDeps, token: string, newPasswor
       passwordChangedMail({ publicUrl: deps.config.publicUrl, time: now }),
     );
   });
+}
+
+// ---------- "this wasn't me" on an email-change notice ----------
+
+/**
+ * Uses the link mailed to the old address when an email change was asked for
+ * (docs/decisions/0033-email-change-needs-password.md). Whoever asked had a session, perhaps a
+ * stolen one, so in one transaction:
+ * - every pending link is retired (the change link above all) and every session ends;
+ * - if the change was already confirmed, the address this link was sent to is put back, the
+ *   social identities linked since the request are unlinked, and a password set since the
+ *   request is removed: the owner sets a new one with "Forgot password", at their own address.
+ */
+export async function cancelEmailChange(
+  deps: FeatureDeps,
+  token: string,
+): Promise<{ restored: boolean; email: string; passwordRemoved: boolean }> {
+  const invalid = () => badRequest(AUTH_MESSAGES.expiredCancelLink, 'invalid_token');
+  if (!isWellFormedToken(token)) throw invalid();
+  const now = deps.clock.now();
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const consumed = await consumeToken(trx, hashSecret(token), ['email_change_cancel'], now);
+      const oldEmail = consumed?.payload?.oldEmail;
+      const requestedAt = new Date(consumed?.payload?.requestedAt ?? '');
+      if (!consumed || !oldEmail || Number.isNaN(requestedAt.getTime())) throw invalid();
+      const user = await findUserById(trx, consumed.userId);
+      if (!user) throw invalid();
+      await retirePendingLinks(trx, user.id, now);
+      await deleteUserSessions(trx, user.id);
+      if (user.email.toLowerCase() === oldEmail.toLowerCase())
+        return { restored: false, email: user.email, passwordRemoved: false };
+      await setEmail(trx, user.id, oldEmail, now);
+      await deleteIdentitiesSince(trx, user.id, requestedAt);
+      const hash = await findPasswordHash(trx, user.id);
+      const passwordRemoved = passwordFingerprint(hash) !== (consumed.payload?.password ?? '');
+      if (passwordRemoved) await setPasswordHash(trx, user.id, null, now);
+      return { restored: true, email: oldEmail, passwordRemoved };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw new AppError(
+        409,
+        'Your previous email address now belongs to another account, so it cannot be put back. Contact support.',
+        'email_taken',
+      );
+    }
+    throw err;
+  }
 }

@@ -17,6 +17,16 @@ export async function findUserIdByIdentity(
   return row?.user_id;
 }
 
+/** Unlinks the identities linked to a user at or after `since` (an email change being undone). */
+export async function deleteIdentitiesSince(db: Executor, userId: string, since: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('oauth_accounts')
+    .where('user_id', '=', userId)
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export async function insertIdentity(
   db: Executor,
   values: { provider: OAuthProviderName; providerUserId: string; userId: string; email: string; now: Date },

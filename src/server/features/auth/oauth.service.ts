@@ -2,7 +2,8 @@ import { CodeChallengeMethod, OAuth2Client, generateCodeVerifier, generateState 
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import type { OAuthProvider } from '../../../shared/contract/auth.ts';
-import { issueToken } from '../../accounts/account-mail.ts';
+import { issueToken, TOKEN_TTL_MS } from '../../accounts/account-mail.ts';
+import { browserBinding, newSecretToken } from '../../accounts/credentials.ts';
 import { deleteUserSessions } from '../../accounts/sessions.repo.ts';
 import { retireTokens } from '../../accounts/tokens.repo.ts';
 import { findUserByEmail, insertUser, markVerified, setPasswordHash } from '../../accounts/users.repo.ts';
@@ -186,9 +187,13 @@ export function fetchIdentity(
     : githubIdentity(deps, code, codeVerifier);
 }
 
+/** How long a sign-in ticket (and the cookie binding it to the browser) lives. */
+export const TICKET_TTL_S = TOKEN_TTL_MS.oauth_ticket / 1000;
+
 /**
  * Finds or creates the account of a provider identity and returns a one-time, 60-second ticket
- * for it (the page exchanges the ticket for a session; no session token ever goes in a URL).
+ * for it (the page exchanges the ticket for a session; no session token ever goes in a URL),
+ * with the browser key the callback puts in a cookie: the exchange requires both.
  *
  * - A known identity signs in to its account.
  * - Otherwise the identity is linked to the account with the same email, but only when the
@@ -197,7 +202,10 @@ export function fetchIdentity(
  *   so a squatter cannot keep access to the real owner's account (pre-hijacking defence).
  * - Otherwise a new, verified, password-less account is created.
  */
-export async function ticketForIdentity(deps: FeatureDeps, identity: ProviderIdentity): Promise<string> {
+export async function ticketForIdentity(
+  deps: FeatureDeps,
+  identity: ProviderIdentity,
+): Promise<{ ticket: string; browserKey: string }> {
   const now = deps.clock.now();
   try {
     return await deps.db.transaction().execute(async (trx) => {
@@ -235,7 +243,14 @@ export async function ticketForIdentity(deps: FeatureDeps, identity: ProviderIde
           now,
         });
       }
-      return issueToken(trx, { userId, purpose: 'oauth_ticket', now });
+      const browserKey = newSecretToken();
+      const ticket = await issueToken(trx, {
+        userId,
+        purpose: 'oauth_ticket',
+        payload: { browser: browserBinding(browserKey) },
+        now,
+      });
+      return { ticket, browserKey };
     });
   } catch (err) {
     // Two callbacks racing to create the same account: the loser simply fails this attempt.

@@ -12,7 +12,6 @@ import {
 import { toUserResponse } from '../../accounts/user-view.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import { requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
-import { noStoreAnswers } from '../../http/no-store.ts';
 import { enforceRateLimits, rateRule } from '../../http/rate-limit.ts';
 import {
   billingDisabled,
@@ -61,7 +60,6 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
   }
 
   void app.register(async (api) => {
-    noStoreAnswers(api);
     const r = api.withTypeProvider<ZodTypeProvider>();
 
     r.get(

@@ -12,22 +12,19 @@ import {
 import type { FeatureDeps } from '../../app-deps.ts';
 import { PUBLIC_ROUTE } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
+import { isLoopbackAddress } from '../../http/loopback.ts';
 import type { CaughtMailRow } from '../../mail/caught-mail.repo.ts';
 import { clearMailbox, getMailboxMessage, listMailbox } from './dev-mailbox.service.ts';
 
 /**
  * The local mail catcher's mailbox: GET /api/dev/mailbox (+ one message, + clear) and the SPA
- * page /dev/mailbox. Only while the catcher runs, and only for loopback clients: the TCP peer
- * address decides, never X-Forwarded-For (a proxy on this machine makes everything loopback, so
- * the catcher is for development; production sets SMTP_URL). Anyone else gets the plain 404.
+ * page /dev/mailbox. It holds every verification and reset link, so it answers only while the
+ * catcher runs, only when the operator's settings allow it (config.devMailbox: by default only
+ * when PUBLIC_URL is a loopback address), and only to a client on this machine: the TCP peer
+ * *and* the proxy-aware client address (request.ip, which follows TRUST_PROXY) must both be
+ * loopback, so a reverse proxy on this machine does not make every visitor local
+ * (docs/decisions/0029-dev-mailbox-local-clients-only.md). Anyone else gets the plain 404.
  */
-
-/** 127.0.0.0/8, ::1, and their IPv4-mapped forms. */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const a = address.toLowerCase().replace(/^::ffff:/, '');
-  return a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
-}
 
 function toMessage(row: CaughtMailRow): CaughtMessage {
   return {
@@ -53,12 +50,12 @@ function toDetail(row: CaughtMailRow): CaughtMessageDetail {
 export function registerDevMailboxRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   // onRequest runs before body/params validation, so outsiders learn nothing, not even a 400.
+  const open = Boolean(deps.mailCatcher) && deps.config.devMailbox;
   const loopbackOnly = async (request: FastifyRequest) => {
-    if (!deps.mailCatcher || !isLoopbackAddress(request.socket.remoteAddress)) {
+    if (!open || !isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) {
       throw notFound(request.url.startsWith('/api') ? 'Not found' : 'Page not found');
     }
   };
-  const noStore = { 'Cache-Control': 'no-store' };
 
   r.get(
     '/api/dev/mailbox',
@@ -67,9 +64,8 @@ export function registerDevMailboxRoutes(app: FastifyInstance, deps: FeatureDeps
       onRequest: loopbackOnly,
       schema: { querystring: mailboxQuery, response: { 200: mailboxResponse } },
     },
-    async (request, reply) => {
+    async (request) => {
       const rows = await listMailbox(deps.db, request.query);
-      void reply.headers(noStore);
       return { messages: rows.map(toMessage) };
     },
   );
@@ -81,10 +77,9 @@ export function registerDevMailboxRoutes(app: FastifyInstance, deps: FeatureDeps
       onRequest: loopbackOnly,
       schema: { params: mailboxMessageParams, response: { 200: mailboxMessageResponse } },
     },
-    async (request, reply) => {
+    async (request) => {
       const row = await getMailboxMessage(deps.db, request.params.id);
       if (!row) throw notFound('Message not found');
-      void reply.headers(noStore);
       return { message: toDetail(row) };
     },
   );

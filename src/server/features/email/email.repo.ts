@@ -146,3 +146,25 @@ export async function findPublicEmail(db: Db, slug: string) {
     .where('public_slug', '=', slug)
     .executeTakeFirst();
 }
+
+/** How many of the user's emails have a working public link. */
+export async function countPublicLinks(db: Db, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('emails')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('public_slug', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Withdraws every public link of the user; returns how many there were. */
+export async function withdrawPublicLinks(db: Db, userId: string): Promise<number> {
+  const res = await db
+    .updateTable('emails')
+    .set({ public_slug: null, shared_at: null })
+    .where('user_id', '=', userId)
+    .where('public_slug', 'is not', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}

@@ -7,11 +7,13 @@ import { badRequest, forbidden, notFound } from '../../http/errors.ts';
 import type { Email, EmailSummary, PublicEmail, Usage } from '../../../shared/contract/email.ts';
 import type { Plan } from '../../../shared/plans.ts';
 import {
+  countPublicLinks,
   deleteEmail,
   findEmail,
   findPublicEmail,
   listEmails,
   setPublicSlug,
+  withdrawPublicLinks,
   type Cursor,
   type EmailRow,
 } from './email.repo.ts';
@@ -143,4 +145,17 @@ export async function usageFor(deps: Deps, user: { id: string; plan: Plan }): Pr
     totalEmails: total,
     resetsAt: nextMonthStart(now).toISOString(),
   };
+}
+
+/**
+ * The user's working public links, whatever the plan: links made on Pro keep working on Free
+ * until the owner withdraws them, and the owner can always see and withdraw them
+ * (docs/decisions/0036-public-links-after-pro.md).
+ */
+export function countSharedLinks(deps: Deps, userId: string): Promise<number> {
+  return countPublicLinks(deps.db, userId);
+}
+
+export function withdrawSharedLinks(deps: Deps, userId: string): Promise<number> {
+  return withdrawPublicLinks(deps.db, userId);
 }

@@ -12,7 +12,6 @@ import {
 import { toUserResponse } from '../../accounts/user-view.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import { requireSession, requireUser } from '../../http/auth.ts';
-import { noStoreAnswers } from '../../http/no-store.ts';
 import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
 import { USER_RATE_RULES } from './rate-rules.ts';
 import {
@@ -26,7 +25,6 @@ import {
 /** The signed-in user's own account: /api/user/me, settings, change email, change password. */
 export function registerUserRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   void app.register(async (api) => {
-    noStoreAnswers(api);
     const r = api.withTypeProvider<ZodTypeProvider>();
 
     r.get('/api/user/me', { schema: { response: { 200: meResponse } } }, async (request) => {
@@ -52,15 +50,15 @@ export function registerUserRoutes(app: FastifyInstance, deps: FeatureDeps): voi
       '/api/user/change-email',
       { schema: { body: changeEmailRequest, response: { 200: okResponse } } },
       async (request, reply) => {
-        const user = requireUser(request);
-        const newEmail = validateEmailChange(user, request.body.newEmail);
+        const auth = requireSession(request);
+        const newEmail = validateEmailChange(auth.user, request.body);
         await enforceRateLimits(
           deps.db,
           reply,
-          [{ rule: USER_RATE_RULES.changeEmailPerAccount, subject: user.id }],
+          [{ rule: USER_RATE_RULES.changeEmailPerAccount, subject: auth.user.id }],
           deps.clock.now(),
         );
-        await requestEmailChange(deps, user, newEmail);
+        await requestEmailChange(deps, auth, { newEmail, currentPassword: request.body.currentPassword });
         return { ok: true as const };
       },
     );

@@ -2,9 +2,9 @@ import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import { isPlainAddress } from '../../../shared/recipients.ts';
 import { issueToken, queueAccountMail } from '../../accounts/account-mail.ts';
 import { normaliseEmail, validateNewPassword } from '../../accounts/account-rules.ts';
-import { hashPassword, verifyPassword } from '../../accounts/credentials.ts';
+import { hashPassword, passwordFingerprint, verifyPassword } from '../../accounts/credentials.ts';
 import { deleteUserSessions } from '../../accounts/sessions.repo.ts';
-import { retireTokens } from '../../accounts/tokens.repo.ts';
+import { retirePendingLinks, retireTokens } from '../../accounts/tokens.repo.ts';
 import {
   findPasswordHash,
   findUserByEmail,
@@ -12,10 +12,12 @@ import {
   type AccountUser,
 } from '../../accounts/users.repo.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
-import { AppError, badRequest } from '../../http/errors.ts';
+import type { RequestAuth } from '../../http/auth.ts';
+import { badRequest, forbidden } from '../../http/errors.ts';
 import {
   emailChangeNoticeMail,
   emailChangeVerificationMail,
+  emailInUseNoticeMail,
   passwordChangedMail,
 } from '../../mail/templates.ts';
 import { setLoginAlerts } from './user.repo.ts';
@@ -29,7 +31,7 @@ import { setLoginAlerts } from './user.repo.ts';
 export const USER_MESSAGES = {
   missingNewEmail: 'Please enter a new email address',
   sameEmail: 'This is already your email address',
-  currentPasswordIncorrect: 'Current password is incorrect',
+  currentPasswordIncorrect: AUTH_MESSAGES.currentPasswordIncorrect,
   noPassword:
     'Your account does not have a password yet. Use "Forgot password" on the sign-in page to set one.',
 } as const;
@@ -42,9 +44,17 @@ export async function updateLoginAlerts(
   return setLoginAlerts(deps.db, user.id, enabled, deps.clock.now());
 }
 
-export function validateEmailChange(user: AccountUser, newEmailInput: string): string {
-  const newEmail = normaliseEmail(newEmailInput);
+/** How recent a sign-in must be to change the email of an account without a password. */
+export const REAUTH_WINDOW_MS = 10 * 60_000;
+
+export function validateEmailChange(
+  user: AccountUser,
+  input: { newEmail: string; currentPassword?: string | undefined },
+): string {
+  const newEmail = normaliseEmail(input.newEmail);
   if (!newEmail) throw badRequest(USER_MESSAGES.missingNewEmail, 'missing_fields');
+  if (user.hasPassword && !input.currentPassword)
+    throw badRequest(AUTH_MESSAGES.currentPasswordRequired, 'password_required');
   if (!isPlainAddress(newEmail)) throw badRequest(AUTH_MESSAGES.invalidEmail, 'invalid_email');
   if (newEmail.toLowerCase() === user.email.toLowerCase())
     throw badRequest(USER_MESSAGES.sameEmail, 'same_email');
@@ -52,37 +62,66 @@ export function validateEmailChange(user: AccountUser, newEmailInput: string): s
 }
 
 /**
- * Starts an email change: a confirmation link to the new address and a notice to the old one, in
- * one transaction. The address changes only when the link is used (auth's verifyEmail).
+ * Starts an email change (docs/decisions/0033-email-change-needs-password.md). The person asking
+ * must prove they own the account: the current password, or, without one, a sign-in in the last
+ * REAUTH_WINDOW_MS. The answer is the same whether or not the new address is free; in one
+ * transaction:
+ * - free: a confirmation link to the new address (the address changes only when it is used,
+ *   auth's verifyEmail);
+ * - taken: a note to that address's owner instead, and no link;
+ * - either way: a notice to the current address with a "this wasn't me" link.
  */
 export async function requestEmailChange(
   deps: FeatureDeps,
-  user: AccountUser,
-  newEmail: string,
+  auth: RequestAuth,
+  input: { newEmail: string; currentPassword?: string | undefined },
 ): Promise<void> {
-  if (await findUserByEmail(deps.db, newEmail))
-    throw new AppError(409, AUTH_MESSAGES.emailTaken, 'email_taken');
+  const { user } = auth;
   const now = deps.clock.now();
+  const currentHash = user.hasPassword ? await findPasswordHash(deps.db, user.id) : null;
+  if (currentHash) {
+    if (!(await verifyPassword(currentHash, input.currentPassword ?? '')))
+      throw badRequest(AUTH_MESSAGES.currentPasswordIncorrect, 'wrong_password');
+  } else if (now.getTime() - auth.signedInAt.getTime() > REAUTH_WINDOW_MS) {
+    throw forbidden(AUTH_MESSAGES.reauthRequired, 'reauth_required');
+  }
+  const taken = await findUserByEmail(deps.db, input.newEmail);
   const { publicUrl } = deps.config;
+  const newEmail = input.newEmail;
   await deps.db.transaction().execute(async (trx) => {
     await retireTokens(trx, user.id, now, ['change_email']); // only the latest request counts
-    const token = await issueToken(trx, {
+    if (taken) {
+      await queueAccountMail(trx, deps.config, taken.email, emailInUseNoticeMail({ publicUrl, time: now }));
+    } else {
+      const token = await issueToken(trx, {
+        userId: user.id,
+        purpose: 'change_email',
+        payload: { newEmail },
+        now,
+      });
+      await queueAccountMail(
+        trx,
+        deps.config,
+        newEmail,
+        emailChangeVerificationMail({ publicUrl, token, newEmail }),
+      );
+    }
+    const cancelToken = await issueToken(trx, {
       userId: user.id,
-      purpose: 'change_email',
-      payload: { newEmail },
+      purpose: 'email_change_cancel',
+      payload: {
+        oldEmail: user.email,
+        newEmail,
+        requestedAt: now.toISOString(),
+        password: passwordFingerprint(currentHash),
+      },
       now,
     });
     await queueAccountMail(
       trx,
       deps.config,
-      newEmail,
-      emailChangeVerificationMail({ publicUrl, token, newEmail }),
-    );
-    await queueAccountMail(
-      trx,
-      deps.config,
       user.email,
-      emailChangeNoticeMail({ publicUrl, newEmail, time: now }),
+      emailChangeNoticeMail({ publicUrl, newEmail, time: now, cancelToken }),
     );
   });
 }
@@ -93,7 +132,10 @@ export function validatePasswordChange(input: { currentPassword: string; newPass
   validateNewPassword(input.newPassword);
 }
 
-/** Changes the password after checking the current one; every other session ends, this one stays. */
+/**
+ * Changes the password after checking the current one; every other session ends, this one stays,
+ * and every pending link (verification, reset, email change, sign-in ticket) is retired.
+ */
 export async function changePassword(
   deps: FeatureDeps,
   auth: { user: AccountUser; sessionId: string },
@@ -108,7 +150,8 @@ export async function changePassword(
   const now = deps.clock.now();
   await deps.db.transaction().execute(async (trx) => {
     await setPasswordHash(trx, auth.user.id, passwordHash, now);
-    await retireTokens(trx, auth.user.id, now, ['reset']);
+    // A stolen session may have left links behind (an email change above all): none survives.
+    await retirePendingLinks(trx, auth.user.id, now);
     await deleteUserSessions(trx, auth.user.id, auth.sessionId);
     await queueAccountMail(
       trx,

@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { SettingsResponse, User } from '../../../shared/contract/auth.ts';
+import type { SharedLinksResponse, WithdrawSharedLinksResponse } from '../../../shared/contract/email.ts';
 import { api } from '../../lib/api.ts';
 
 /** Account and profile data (docs/spec.md §7: /api/user/*). */
 
 const SETTINGS_KEY = ['settings'] as const;
+const SHARED_LINKS_KEY = ['shared-links'] as const;
 const PROFILE_KEY = ['profile'] as const;
 
 export function useSettings() {
@@ -56,8 +58,8 @@ export function useUpdateLoginAlerts() {
 
 export function useChangeEmail() {
   return useMutation({
-    mutationFn: (newEmail: string) =>
-      api<{ ok: true }>('/api/user/change-email', { method: 'POST', body: { newEmail } }),
+    mutationFn: (body: { newEmail: string; currentPassword?: string }) =>
+      api<{ ok: true }>('/api/user/change-email', { method: 'POST', body }),
   });
 }
 
@@ -65,5 +67,25 @@ export function useChangePassword() {
   return useMutation({
     mutationFn: (body: { currentPassword: string; newPassword: string }) =>
       api<{ ok: true }>('/api/user/change-password', { method: 'POST', body }),
+  });
+}
+
+/** How many public links the user has out (GET /api/email/shared), on any plan. */
+export function useSharedLinks() {
+  return useQuery({
+    queryKey: SHARED_LINKS_KEY,
+    queryFn: ({ signal }) => api<SharedLinksResponse>('/api/email/shared', { signal }),
+  });
+}
+
+export function useWithdrawSharedLinks() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api<WithdrawSharedLinksResponse>('/api/email/shared', { method: 'DELETE' }),
+    onSuccess: () => {
+      queryClient.setQueryData<SharedLinksResponse>(SHARED_LINKS_KEY, { count: 0 });
+      // Open email pages show the share switch: they must not say "shared" any more.
+      void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== SHARED_LINKS_KEY[0] });
+    },
   });
 }

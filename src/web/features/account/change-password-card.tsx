@@ -3,10 +3,11 @@ import { Link } from 'react-router';
 import { Button } from '../../components/ui/button.tsx';
 import { Field } from '../../components/ui/input.tsx';
 import { toast } from '../../components/ui/toast.tsx';
-import { errorMessage } from '../../lib/api.ts';
+import { ApiError, errorMessage } from '../../lib/api.ts';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
 import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
+import { isPasswordRuleMessage, passwordRuleProblem } from '../../../shared/password-rules.ts';
 import { PasswordInput } from '../../components/ui/password-input.tsx';
 import { useChangePassword } from './api.ts';
 import { Section } from './section.tsx';
@@ -39,7 +40,8 @@ export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     if (!current || !next || !confirm) return setFormError(AUTH_MESSAGES.fillAllFields);
-    if (next.length < MIN_PASSWORD_LENGTH) return setFormError(AUTH_MESSAGES.passwordTooShort);
+    const passwordProblem = passwordRuleProblem(next);
+    if (passwordProblem) return setFormError(passwordProblem);
     if (next !== confirm) return setFormError(AUTH_MESSAGES.passwordsDoNotMatch);
     setFormError(null);
     change.mutate(
@@ -54,7 +56,10 @@ export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
           setNext('');
           setConfirm('');
         },
-        onError: (err) => toast.error('Failed to change password', errorMessage(err)),
+        onError: (err) => {
+          toast.error('Failed to change password', errorMessage(err));
+          if (err instanceof ApiError && err.code === 'weak_password') setFormError(err.message);
+        },
       },
     );
   };
@@ -86,8 +91,7 @@ export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
               value={next}
               aria-describedby="new-password-hint"
               invalid={
-                formError === AUTH_MESSAGES.passwordTooShort ||
-                (formError === AUTH_MESSAGES.fillAllFields && !next)
+                isPasswordRuleMessage(formError) || (formError === AUTH_MESSAGES.fillAllFields && !next)
               }
               onChange={(e) => setNext(e.target.value)}
             />

@@ -1,4 +1,4 @@
-import type { SessionResponse } from '../../../shared/contract/auth.ts';
+import type { CancelEmailChangeResponse, SessionResponse } from '../../../shared/contract/auth.ts';
 import { api, ApiError } from '../../lib/api.ts';
 
 /**
@@ -63,4 +63,8 @@ export function resetPassword(token: string, newPassword: string): Promise<{ ok:
 
 export function exchangeTicket(ticket: string): Promise<SessionResponse> {
   return api<SessionResponse>('/api/auth/exchange', { method: 'POST', body: { ticket } });
+}
+
+export function cancelEmailChange(token: string): Promise<CancelEmailChangeResponse> {
+  return api<CancelEmailChangeResponse>('/api/auth/cancel-email-change', { method: 'POST', body: { token } });
 }

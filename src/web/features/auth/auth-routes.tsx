@@ -9,4 +9,8 @@ export const authRoutes: RouteObject[] = [
   { path: '/forgot-password', lazy: page(() => import('./forgot-password-page.tsx'), 'ForgotPasswordPage') },
   { path: '/reset-password', lazy: page(() => import('./reset-password-page.tsx'), 'ResetPasswordPage') },
   { path: '/auth/callback', lazy: page(() => import('./auth-callback-page.tsx'), 'AuthCallbackPage') },
+  {
+    path: '/cancel-email-change',
+    lazy: page(() => import('./cancel-email-change-page.tsx'), 'CancelEmailChangePage'),
+  },
 ];

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { KeyRound, Link2Off } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Button, buttonClasses } from '../../components/ui/button.tsx';
 import { Field } from '../../components/ui/input.tsx';
@@ -11,6 +11,7 @@ import { resetPassword } from './api.ts';
 import { AuthLayout, ResultIcon, authLink } from './auth-layout.tsx';
 import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
+import { isPasswordRuleMessage, passwordRuleProblem } from '../../../shared/password-rules.ts';
 import type { AuthLocationState } from './navigation.ts';
 import { PasswordInput } from '../../components/ui/password-input.tsx';
 import { clearSession } from './session-actions.ts';
@@ -22,12 +23,19 @@ function isDeadLink(err: unknown): boolean {
 }
 
 /**
- * /reset-password?token=: choose a new password (8+ characters, typed twice). A missing or dead
- * token shows the Invalid Reset Link page with a way to request a new link.
+ * /reset-password?token=: choose a new password (the rule of src/shared/password-rules.ts, typed
+ * twice). A missing or dead token shows the Invalid Reset Link page with a way to request a new
+ * link. The token leaves the address bar as soon as the page has read it, like the social sign-in
+ * ticket: it stays out of history, bookmarks, screenshots and anything that reads the URL later.
  */
 export function ResetPasswordPage() {
   const [params] = useSearchParams();
-  const token = params.get('token');
+  const [token] = useState(() => params.get('token'));
+  useEffect(() => {
+    if (new URLSearchParams(window.location.search).has('token')) {
+      window.history.replaceState(window.history.state, '', window.location.pathname);
+    }
+  }, []);
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [password, setPassword] = useState('');
@@ -47,8 +55,9 @@ export function ResetPasswordPage() {
       await navigate('/signin', { replace: true, state });
     },
     onError: (err) => {
-      if (isDeadLink(err)) setDeadLink(true);
-      else toast.error('Failed to reset password', errorMessage(err));
+      if (isDeadLink(err)) return setDeadLink(true);
+      toast.error('Failed to reset password', errorMessage(err));
+      if (err instanceof ApiError && err.code === 'weak_password') setFormError(err.message);
     },
   });
 
@@ -84,7 +93,8 @@ export function ResetPasswordPage() {
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     if (!password || !confirm) return setFormError(AUTH_MESSAGES.fillAllFields);
-    if (password.length < MIN_PASSWORD_LENGTH) return setFormError(AUTH_MESSAGES.passwordTooShort);
+    const passwordProblem = passwordRuleProblem(password);
+    if (passwordProblem) return setFormError(passwordProblem);
     if (password !== confirm) return setFormError(AUTH_MESSAGES.passwordsDoNotMatch);
     setFormError(null);
     reset.mutate(password);
@@ -115,8 +125,7 @@ export function ResetPasswordPage() {
             autoFocus
             value={password}
             invalid={
-              formError === AUTH_MESSAGES.passwordTooShort ||
-              (formError === AUTH_MESSAGES.fillAllFields && !password)
+              isPasswordRuleMessage(formError) || (formError === AUTH_MESSAGES.fillAllFields && !password)
             }
             aria-describedby="reset-password-hint"
             onChange={(e) => setPassword(e.target.value)}

@@ -12,6 +12,7 @@ import { AltchaChallenge, type AltchaChallengeHandle } from './altcha-challenge.
 import { AuthLayout, authLink } from './auth-layout.tsx';
 import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
+import { isPasswordRuleMessage, passwordRuleProblem } from '../../../shared/password-rules.ts';
 import { HOME_AFTER_SIGN_IN } from './navigation.ts';
 import { PasswordInput } from '../../components/ui/password-input.tsx';
 import { useSession } from '../../lib/session.ts';
@@ -74,7 +75,8 @@ export function SignUpPage() {
       captchaRef.current?.start(); // a password manager may submit before anything was focused
       return setFormError(AUTH_MESSAGES.completeCaptcha);
     }
-    if (password.length < MIN_PASSWORD_LENGTH) return setFormError(AUTH_MESSAGES.passwordTooShort);
+    const passwordProblem = passwordRuleProblem(password);
+    if (passwordProblem) return setFormError(passwordProblem);
     setFormError(null);
     signUp.mutate(
       { email: email.trim(), password, ...(captchaToken ? { captchaToken } : {}) },
@@ -90,6 +92,8 @@ export function SignUpPage() {
             emailRef.current?.focus();
           } else if (err instanceof ApiError && err.code === 'captcha_required') {
             setFormError(AUTH_MESSAGES.completeCaptcha);
+          } else if (err instanceof ApiError && err.code === 'weak_password') {
+            setFormError(err.message); // a password the server refuses (a common one), at the form too
           }
           // A solution is accepted once: only a spent one is replaced by a fresh challenge.
           if (challengeSpent(err)) captchaRef.current?.reset();
@@ -159,8 +163,7 @@ export function SignUpPage() {
               autoComplete="new-password"
               value={password}
               invalid={
-                (formError === AUTH_MESSAGES.fillAllFields && !password) ||
-                formError === AUTH_MESSAGES.passwordTooShort
+                (formError === AUTH_MESSAGES.fillAllFields && !password) || isPasswordRuleMessage(formError)
               }
               aria-describedby={passwordDesc.describedBy}
               onChange={(e) => setPassword(e.target.value)}
