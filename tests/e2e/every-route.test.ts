@@ -80,6 +80,7 @@ const PUBLIC: Visit[] = [
     heading: 'Welcome Back',
     lands: '/signin?error=access_denied',
   },
+  { path: () => '/cancel-email-change', heading: 'Invalid or Expired Link' },
   { path: () => '/s/', heading: 'Invalid share link' },
   { path: () => '/dev/mailbox', heading: 'Local Mailbox' },
   { path: () => '/no-such-page', heading: /not found/i },
