@@ -1,7 +1,8 @@
 // `npm start` runs this first. It builds what is missing or older than its sources, so a fresh
 // clone needs only `npm install && npm start` and later starts stay fast:
 // - the web app (Vite) into dist/web;
-// - the server (esbuild, one ESM file, packages left external) into dist/server/main.js. Running
+// - the server (esbuild, ESM, packages left external) into dist/server/main.js, with the
+//   transform-pool thread beside it (dist/server/transform-worker.js). Running
 //   the bundle instead of TypeScript through a loader saves ~60 MB of memory and start-up time.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -37,15 +38,20 @@ if (stale('dist/web/index.html', ['src/web', 'src/shared', 'vite.config.ts', 'pa
     'warn',
   ]);
 }
-if (stale('dist/server/main.js', ['src/server', 'src/shared', 'package.json'])) {
+// Two entries: the server, and the transform-pool thread it starts (src/server/prepare), which
+// must sit beside main.js as dist/server/transform-worker.js.
+const serverOutputs = ['dist/server/main.js', 'dist/server/transform-worker.js'];
+if (serverOutputs.some((output) => stale(output, ['src/server', 'src/shared', 'package.json']))) {
   run('Building the server…', path.join(root, 'node_modules/.bin/esbuild'), [
     'src/server/main.ts',
+    'src/server/prepare/transform-worker.ts',
     '--bundle',
     '--platform=node',
     '--format=esm',
     '--target=node20',
     '--packages=external',
-    '--outfile=dist/server/main.js',
+    '--outdir=dist/server',
+    '--entry-names=[name]',
     '--log-level=warning',
   ]);
 }

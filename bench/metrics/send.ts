@@ -1,4 +1,4 @@
-import { textFromHtml } from '../../src/server/mail/transport.ts';
+import { textFromHtml } from '../../src/server/mail/text-part.ts';
 import { SmtpSink } from '../../tests/support/smtp-sink.ts';
 import { createUser } from '../../tests/support/users.ts';
 import { startChildServer } from '../support/child-server.ts';

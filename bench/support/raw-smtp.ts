@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import { parseMailbox } from '../../src/server/mail/transport.ts';
+import { parseMailbox } from '../../src/server/mail/message.ts';
 
 /**
  * The raw ceiling for mail: nodemailer's pooled transport sending `n` mails straight to an SMTP

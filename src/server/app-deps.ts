@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { SessionResolver } from './http/auth.ts';
+import type { TransformPool } from './prepare/transform-pool.ts';
 
 /**
  * What buildApp is given, and what it hands each feature. Its own module so that features
@@ -24,7 +25,12 @@ export interface AppDeps {
   stripe?: Stripe;
   /** Which session a bearer token opens; defaults to the database lookup of src/server/accounts. */
   sessions?: SessionResolver;
+  /**
+   * The processes every per-email transform runs in; defaults to a pool sized by config,
+   * which the app closes when it closes (a pool passed in is the caller's to close).
+   */
+  transforms?: TransformPool;
 }
 
 /** AppDeps with their defaults filled in, as every feature's register function receives them. */
-export type FeatureDeps = AppDeps & { clock: Clock };
+export type FeatureDeps = AppDeps & { clock: Clock; transforms: TransformPool };

@@ -19,6 +19,7 @@ import { loggerOptions } from './http/logging.ts';
 import { registerNoStore } from './http/no-store.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerSpa } from './http/spa.ts';
+import { createTransformPool, defaultProcesses } from './prepare/transform-pool.ts';
 import { trustProxyOption, trustProxyWarning } from './http/trust-proxy.ts';
 
 /** Default request body cap; routes that take more (email HTML) raise their own. */
@@ -73,7 +74,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
-  const full: FeatureDeps = { ...deps, clock: deps.clock ?? systemClock };
+  let transforms = deps.transforms;
+  if (!transforms) {
+    const own = createTransformPool({
+      processes: config.prepareProcesses || defaultProcesses(),
+      budgetMs: config.prepareBudgetMs,
+    });
+    app.addHook('onClose', () => own.close());
+    transforms = own;
+  }
+  const full: FeatureDeps = { ...deps, clock: deps.clock ?? systemClock, transforms };
   registerAuthentication(app, deps.sessions ?? createSessionResolver(full));
   registerSystemRoutes(app, full);
   registerAuthRoutes(app, full);

@@ -54,11 +54,22 @@ const envSchema = z.object({
   ),
   MAIL_FROM: z.preprocess(emptyToUndefined, mailbox.default('Proofmail <no-reply@localhost>')),
   MAIL_WORKERS: int(4, 0, 64),
-  MAIL_LEASE_SECONDS: int(120, 2, 3600),
+  MAIL_LEASE_SECONDS: int(30, 2, 3600),
+  SMTP_TIMEOUT_SCALE: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a number' })
+      .positive({ error: 'must be greater than 0' })
+      .max(100, { error: 'must be at most 100' })
+      .default(1),
+  ),
   FREE_MONTHLY_LIMIT: int(10, 0),
   PRO_MONTHLY_LIMIT: int(10_000, 0),
   FREE_SENDS_PER_MINUTE: int(5, 1),
   PRO_SENDS_PER_MINUTE: int(30, 1),
+  PREVIEWS_PER_MINUTE: int(120, 1),
+  PREPARE_PROCESSES: int(0, 0, 64),
+  PREPARE_BUDGET_MS: int(10_000, 100, 600_000),
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_PRICE_PRO_MONTHLY: optionalString,
@@ -125,10 +136,18 @@ export interface Config {
   mailWorkers: number;
   /** How long a worker's claim on a mail lasts without renewal (a dead worker's mail waits this long). */
   mailLeaseSeconds: number;
+  /** Multiplies every SMTP wait of RFC 5321 §4.5.3.2 (docs/decisions/0040-smtp-timeouts-rfc-5321.md). */
+  smtpTimeoutScale: number;
   freeMonthlyLimit: number;
   proMonthlyLimit: number;
   freeSendsPerMinute: number;
   proSendsPerMinute: number;
+  /** Per-user cap on POST /api/email/preview (it spends nothing, but it costs a transform). */
+  previewsPerMinute: number;
+  /** Transform processes; 0 = one fewer than the cores, 2 to 4 (docs/decisions/0050-transform-process-pool.md). */
+  prepareProcesses: number;
+  /** Processing time one email's transforms may take before they are stopped (422). */
+  prepareBudgetMs: number;
   stripe:
     | {
         secretKey: string;
@@ -296,10 +315,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     mailDomain: domain,
     mailWorkers: e.MAIL_WORKERS,
     mailLeaseSeconds: e.MAIL_LEASE_SECONDS,
+    smtpTimeoutScale: e.SMTP_TIMEOUT_SCALE,
     freeMonthlyLimit: e.FREE_MONTHLY_LIMIT,
     proMonthlyLimit: e.PRO_MONTHLY_LIMIT,
     freeSendsPerMinute: e.FREE_SENDS_PER_MINUTE,
     proSendsPerMinute: e.PRO_SENDS_PER_MINUTE,
+    previewsPerMinute: e.PREVIEWS_PER_MINUTE,
+    prepareProcesses: e.PREPARE_PROCESSES,
+    prepareBudgetMs: e.PREPARE_BUDGET_MS,
     stripe: e.STRIPE_SECRET_KEY
       ? {
           secretKey: e.STRIPE_SECRET_KEY,

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
@@ -25,7 +26,14 @@ describe('POST /api/email/send', () => {
   const send = (u: TestUser | undefined, body: unknown) =>
     ctx.app.inject({ method: 'POST', url: '/api/email/send', headers: u?.headers, payload: body as object });
   const outboxFor = (emailId: string) =>
-    ctx.db.selectFrom('mail_outbox').selectAll().where('email_id', '=', emailId).execute();
+    ctx.db
+      .selectFrom('mail_outbox')
+      .selectAll()
+      .where('email_id', '=', emailId)
+      .orderBy('to_addresses')
+      .execute();
+  const emailRow = (id: string) =>
+    ctx.db.selectFrom('emails').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const countEmails = async (userId: string) =>
     Number(
       (
@@ -37,24 +45,34 @@ describe('POST /api/email/send', () => {
       ).n,
     );
 
-  it('queues the mail, stores the email and answers its id', async () => {
+  it('queues one message per recipient, stores the content once on the email and answers its id', async () => {
     const res = await send(alice, {
-      to: 'a@example.com',
+      to: 'a@example.com, b@example.com',
       subject: 'Hello',
       html: '<p>Hi</p>',
       inlineCss: false,
     });
     expect(res.statusCode).toBe(200);
     const { id } = res.json();
-    const [row] = await outboxFor(id);
-    expect(row).toMatchObject({
-      to_addresses: ['a@example.com'],
-      subject: 'Hello',
-      html: '<p>Hi</p>',
-      reply_to: alice.user.email,
-      priority: 2,
-      state: 'queued',
-    });
+    const rows = await outboxFor(id);
+    expect(rows).toHaveLength(2);
+    expect(rows.map((r) => r.to_addresses)).toEqual([['a@example.com'], ['b@example.com']]);
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        subject: null,
+        html: null,
+        text: null,
+        reply_to: alice.user.email,
+        priority: 2,
+        state: 'queued',
+      });
+    }
+    expect(new Set(rows.map((r) => r.message_id)).size).toBe(2);
+    expect(await emailRow(id)).toMatchObject({ subject: 'Hello', html: '<p>Hi</p>' });
+    // Charged once, whatever the number of recipients.
+    const ledger = await ctx.db.selectFrom('usage_ledger').selectAll().where('email_id', '=', id).execute();
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ outbox_id: null, refunded_at: null });
   });
 
   it('answers 401 without a session', async () => {
@@ -81,15 +99,13 @@ describe('POST /api/email/send', () => {
     expect(bad.json().error).toBe(TOO_MANY);
     const ok = await send(alice, { to: six.slice(0, 5).join(', '), html: '<p>x</p>' });
     expect(ok.statusCode).toBe(200);
-    const [row] = await outboxFor(ok.json().id);
-    expect(row?.to_addresses).toHaveLength(5);
+    expect(await outboxFor(ok.json().id)).toHaveLength(5);
   });
 
   it('splits on commas, trims, drops empties and duplicates', async () => {
     const res = await send(alice, { to: 'a@x.com, , b@y.com,A@X.com', html: '<p>x</p>' });
     expect(res.statusCode).toBe(200);
-    const [row] = await outboxFor(res.json().id);
-    expect(row?.to_addresses).toEqual(['a@x.com', 'b@y.com']);
+    expect((await outboxFor(res.json().id)).map((r) => r.to_addresses)).toEqual([['a@x.com'], ['b@y.com']]);
     const email = await ctx.db
       .selectFrom('emails')
       .selectAll()
@@ -113,15 +129,15 @@ describe('POST /api/email/send', () => {
 
   it('uses Test Email for an empty subject and strips CR/LF from a subject', async () => {
     const empty = await send(alice, { to: 'a@example.com', subject: '  ', html: '<p>x</p>' });
-    expect((await outboxFor(empty.json().id))[0]?.subject).toBe('Test Email');
+    expect((await emailRow(empty.json().id)).subject).toBe('Test Email');
     const missing = await send(alice, { to: 'a@example.com', html: '<p>x</p>' });
-    expect((await outboxFor(missing.json().id))[0]?.subject).toBe('Test Email');
+    expect((await emailRow(missing.json().id)).subject).toBe('Test Email');
     const injected = await send(alice, {
       to: 'a@example.com',
       subject: 'Hi\r\nBcc: x@evil.com',
       html: '<p>x</p>',
     });
-    expect((await outboxFor(injected.json().id))[0]?.subject).toBe('Hi Bcc: x@evil.com');
+    expect((await emailRow(injected.json().id)).subject).toBe('Hi Bcc: x@evil.com');
   });
 
   it('refuses unverified users with 403 and the spec message', async () => {
@@ -199,22 +215,87 @@ describe('POST /api/email/send', () => {
     expect(row?.priority).toBe(1);
   });
 
+  const usage = async (u: TestUser) =>
+    (await ctx.app.inject({ method: 'GET', url: '/api/user/usage', headers: u.headers })).json().usage;
+  const fail = (ids: string[]) =>
+    ctx.db
+      .updateTable('mail_outbox')
+      .set({ state: 'failed', last_error_code: 550, last_error: '550 5.1.1 mailbox unavailable' })
+      .where('id', 'in', ids)
+      .execute();
+
   it('never refunds a deleted email but refunds a permanently failed delivery', async () => {
     const first = await send(alice, { to: 'a@example.com', html: '<p>1</p>' });
     const second = await send(alice, { to: 'a@example.com', html: '<p>2</p>' });
-    const usage = async () =>
-      (await ctx.app.inject({ method: 'GET', url: '/api/user/usage', headers: alice.headers })).json().usage;
-    expect(await usage()).toMatchObject({ emailsThisMonth: 2, remaining: 8, totalEmails: 2, limit: 10 });
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 2, remaining: 8, totalEmails: 2, limit: 10 });
 
     await ctx.db.deleteFrom('emails').where('id', '=', first.json().id).execute();
-    expect(await usage()).toMatchObject({ emailsThisMonth: 2, remaining: 8, totalEmails: 2 });
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 2, remaining: 8, totalEmails: 2 });
 
+    await fail((await outboxFor(second.json().id)).map((r) => r.id));
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 1, remaining: 9, totalEmails: 1 });
+  });
+
+  it('refunds a send to several recipients only when every recipient failed permanently, once', async () => {
+    const res = await send(alice, { to: 'a@example.com, b@example.com, c@example.com', html: '<p>x</p>' });
+    const [a, b, c] = await outboxFor(res.json().id);
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 1, totalEmails: 1 });
+    await fail([a!.id]);
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 1, totalEmails: 1 });
     await ctx.db
       .updateTable('mail_outbox')
-      .set({ state: 'failed', last_error_code: 550, last_error: 'mailbox unavailable' })
-      .where('email_id', '=', second.json().id)
+      .set({ state: 'sent', sent_at: new Date() })
+      .where('id', '=', b!.id)
       .execute();
-    expect(await usage()).toMatchObject({ emailsThisMonth: 1, remaining: 9, totalEmails: 1 });
+    await fail([c!.id]);
+    // Delivered to one of three: the send was used.
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 1, totalEmails: 1 });
+
+    const none = await send(alice, { to: 'a@example.com, b@example.com', html: '<p>y</p>' });
+    const rows = await outboxFor(none.json().id);
+    await fail([rows[0]!.id]);
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 2, totalEmails: 2 });
+    await fail([rows[1]!.id]);
+    expect(await usage(alice)).toMatchObject({ emailsThisMonth: 1, totalEmails: 1 });
+    const ledger = await ctx.db
+      .selectFrom('usage_ledger')
+      .selectAll()
+      .where('email_id', '=', none.json().id)
+      .execute();
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]!.refunded_at).toBeInstanceOf(Date);
+  });
+
+  it('refunds exactly once when every recipient fails at the same moment in separate transactions', async () => {
+    for (let round = 0; round < 5; round++) {
+      const u = await createUser(ctx.db);
+      const res = await send(u, {
+        to: 'a@example.com, b@example.com, c@example.com, d@example.com, e@example.com',
+        html: '<p>x</p>',
+      });
+      const rows = await outboxFor(res.json().id);
+      // Five workers settling five recipients at once, each in its own transaction, all five
+      // open at the same time (each holds its transaction a moment after its update).
+      await Promise.all(
+        rows.map((r) =>
+          ctx.db.transaction().execute(async (trx) => {
+            await trx
+              .updateTable('mail_outbox')
+              .set({ state: 'failed', last_error_code: 550, last_error: '550 5.1.1 mailbox unavailable' })
+              .where('id', '=', r.id)
+              .execute();
+            await sql`select pg_sleep(0.2)`.execute(trx);
+          }),
+        ),
+      );
+      expect(await usage(u)).toMatchObject({ emailsThisMonth: 0, totalEmails: 0 });
+      const counter = await ctx.db
+        .selectFrom('usage_counters')
+        .select('count')
+        .where('user_id', '=', u.user.id)
+        .execute();
+      expect(counter).toEqual([{ count: 0 }]);
+    }
   });
 });
 
@@ -279,11 +360,11 @@ describe('CSS inlining', () => {
     });
     expect(res.statusCode).toBe(200);
     const row = await ctx.db
-      .selectFrom('mail_outbox')
+      .selectFrom('emails')
       .select('html')
-      .where('email_id', '=', res.json().id)
+      .where('id', '=', res.json().id)
       .executeTakeFirstOrThrow();
-    expect(row.html).toMatch(/<p class="lead" style="color: #ff0000; font-size: 18px;?">/);
+    expect(row.html).toMatch(/<p class="lead" style="color: #ff0000; ?font-size: 18px;?">/);
     expect(row.html).toContain('@media (max-width: 600px)');
     await new Promise((r) => setTimeout(r, 200));
     expect(hits).toBe(0);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/server/db/embedded-postgres.ts';
 import { runScript, startScript } from '../support/child-process.ts';
 import { freePort } from '../support/free-port.ts';
+import { poll } from '../support/poll.ts';
 
 // Child processes are single processes (see child-process.ts): SIGKILL hits the app itself.
 const HOLDER = 'tests/support/fixtures/hold-embedded-postgres.ts';
@@ -103,6 +104,31 @@ describe('npm start lifecycle (src/server/main.ts)', { timeout: 120_000 }, () =>
     expect(pid && alive(pid)).toBeTruthy();
     expect(await second.stop('SIGINT')).toBe(0);
     expect(alive(pid!)).toBe(false);
+  });
+
+  it('restarts an embedded PostgreSQL that died (kill -9), says so in the log, and answers again without a restart', async () => {
+    const port = await freePort();
+    const app = await startServer(port);
+    try {
+      const health = () => fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.status);
+      expect(await health()).toBe(200);
+      const pid = await postmasterPid(dataDir);
+      process.kill(pid!, 'SIGKILL');
+      await app.waitForOutput(/embedded postgres: the server exited unexpectedly \(signal SIGKILL\)/, 20_000);
+      await poll(async () => (await health()) === 200, {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        what: 'health',
+      });
+      expect(app.output()).toMatch(/embedded postgres: restarted on port \d+/);
+      const restarted = await postmasterPid(dataDir);
+      expect(restarted).not.toBe(pid);
+      expect(alive(restarted!)).toBe(true);
+      expect(await app.stop('SIGINT')).toBe(0);
+      expect(alive(restarted!)).toBe(false); // the restarted server is stopped with the app
+    } finally {
+      await app.stop('SIGKILL');
+    }
   });
 
   it('exits non-zero naming every invalid variable', async () => {

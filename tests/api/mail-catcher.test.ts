@@ -39,14 +39,14 @@ describe('local mail catcher and /api/dev/mailbox', () => {
   });
 
   it('an enqueued mail appears in the mailbox, newest first', async () => {
-    const first = await enqueueMail(ctx.db, {
+    const [first] = await enqueueMail(ctx.db, {
       priority: 'system',
       to: ['ada@example.com'],
       subject: 'Verify your email',
       html: '<h1>Welcome</h1><p>Click <a href="http://localhost:3000/verify?token=abc">verify</a></p>',
       replyTo: 'support@example.com',
     });
-    const second = await enqueueMail(ctx.db, {
+    const seconds = await enqueueMail(ctx.db, {
       priority: 'free',
       to: ['grace@example.org', 'linus@example.net'],
       subject: 'Second',
@@ -56,12 +56,12 @@ describe('local mail catcher and /api/dev/mailbox', () => {
     const body = await poll(
       async () => {
         const b = await list();
-        return b.messages.length >= 2 ? b : undefined;
+        return b.messages.length >= 3 ? b : undefined;
       },
-      { what: 'two caught mails' },
+      { what: 'three caught mails' },
     );
-    expect(body.messages).toHaveLength(2);
-    const [newest, oldest] = body.messages;
+    expect(body.messages).toHaveLength(3);
+    const [newest, , oldest] = body.messages;
     expect(newest!.receivedAt >= oldest!.receivedAt).toBe(true);
     const verify = body.messages.find((m) => m.subject === 'Verify your email')!;
     expect(verify).toMatchObject({
@@ -73,16 +73,18 @@ describe('local mail catcher and /api/dev/mailbox', () => {
     expect(verify.text).toContain('WELCOME');
     expect(new Date(verify.receivedAt).toISOString()).toBe(verify.receivedAt);
     expect(Object.keys(verify).sort()).toEqual(['from', 'html', 'id', 'receivedAt', 'subject', 'text', 'to']);
-    const two = body.messages.find((m) => m.subject === 'Second')!;
-    expect(two.to).toEqual(['grace@example.org', 'linus@example.net']);
-    expect(two.text?.trim()).toBe('Two, in plain text');
+    // One message per recipient, each addressed to that recipient only.
+    const twos = body.messages.filter((m) => m.subject === 'Second');
+    expect(twos.map((m) => m.to).sort()).toEqual([['grace@example.org'], ['linus@example.net']]);
+    expect(twos.map((m) => m.text?.trim())).toEqual(['Two, in plain text', 'Two, in plain text']);
+    const two = twos.find((m) => m.to[0] === 'linus@example.net')!;
 
     // One message, with its headers.
     const res = await ctx.app.inject({ method: 'GET', url: `/api/dev/mailbox/${verify.id}` });
     expect(res.statusCode).toBe(200);
     const { message } = res.json<MailboxMessageResponse>();
-    expect(message.messageId).toBe(first.messageId);
-    expect(message.headers).toContainEqual({ name: 'Message-ID', value: first.messageId });
+    expect(message.messageId).toBe(first!.messageId);
+    expect(message.headers).toContainEqual({ name: 'Message-ID', value: first!.messageId });
     expect(message.headers).toContainEqual({ name: 'Reply-To', value: 'support@example.com' });
     expect(message.headers.find((h) => h.name === 'Content-Type')?.value).toMatch(/^multipart\/alternative/);
     expect(message.size).toBeGreaterThan(100);
@@ -91,8 +93,10 @@ describe('local mail catcher and /api/dev/mailbox', () => {
     const forLinus = await list('?to=LINUS@example.net');
     expect(forLinus.messages.map((m) => m.id)).toEqual([two.id]);
     const rows = await ctx.db.selectFrom('mail_outbox').select(['message_id', 'state']).execute();
-    expect(rows.map((r) => r.state)).toEqual(['sent', 'sent']);
-    expect(rows.map((r) => r.message_id).sort()).toEqual([first.messageId, second.messageId].sort());
+    expect(rows.map((r) => r.state)).toEqual(['sent', 'sent', 'sent']);
+    expect(rows.map((r) => r.message_id).sort()).toEqual(
+      [first!.messageId, ...seconds.map((m) => m.messageId)].sort(),
+    );
   });
 
   it('answers 404 for unknown or malformed message ids', async () => {

@@ -3,12 +3,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ManualClock, type Clock } from '../../src/server/clock.ts';
 import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
 import { enqueueMail, type OutgoingMail } from '../../src/server/mail/outbox.ts';
-import { claimDue, type OutboxRow } from '../../src/server/mail/outbox.repo.ts';
+import { claimDue, markFinalDot, type OutboxRow } from '../../src/server/mail/outbox.repo.ts';
 import { OutboxWorker, type OutboxWorkerOptions } from '../../src/server/mail/outbox-worker.ts';
+import type { SmtpTimeouts } from '../../src/server/mail/smtp-session.ts';
 import { createSmtpTransport, type MailTransport } from '../../src/server/mail/transport.ts';
 import { poll } from '../support/poll.ts';
 import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestDatabase } from '../support/test-db.ts';
+import { createUser } from '../support/users.ts';
 
 const MAIL_FROM = 'Proofmail Team <no-reply@proofmail.test>';
 const DOMAIN = 'proofmail.test';
@@ -28,6 +30,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await sql`truncate mail_outbox`.execute(db);
+  await sql`delete from emails`.execute(db);
   sink = await SmtpSink.start();
 });
 afterEach(async () => {
@@ -39,21 +42,29 @@ afterEach(async () => {
 });
 
 interface StartOptions extends Partial<Omit<OutboxWorkerOptions, 'db' | 'transport'>> {
-  greetingTimeoutMs?: number;
-  socketTimeoutMs?: number;
+  timeouts?: Partial<SmtpTimeouts>;
 }
+
+/** RFC 5321's waits, shrunk for tests (each still far above what a loopback server needs). */
+const TEST_TIMEOUTS: SmtpTimeouts = {
+  connectMs: 1_000,
+  greetingMs: 1_000,
+  mailMs: 2_000,
+  rcptMs: 2_000,
+  dataInitMs: 1_000,
+  dataBlockMs: 2_000,
+  dataTerminationMs: 3_000,
+};
 
 /** A worker with test-sized timings: short backoff, lease and timeouts, fast poll. */
 function startWorker(options: StartOptions = {}): OutboxWorker {
-  const { greetingTimeoutMs, socketTimeoutMs, ...workerOptions } = options;
+  const { timeouts, ...workerOptions } = options;
   const concurrency = options.concurrency ?? 2;
   const transport = createSmtpTransport({
     url: sink.url,
     mailFrom: MAIL_FROM,
     maxConnections: concurrency,
-    connectionTimeoutMs: 1_000,
-    greetingTimeoutMs: greetingTimeoutMs ?? 1_000,
-    socketTimeoutMs: socketTimeoutMs ?? 3_000,
+    timeouts: { ...TEST_TIMEOUTS, ...timeouts },
   });
   const worker = new OutboxWorker({
     db,
@@ -77,10 +88,13 @@ function mail(overrides: Partial<OutgoingMail> = {}): OutgoingMail {
     subject: 'Hello',
     html: '<p>Hello <b>there</b></p>',
     ...overrides,
-  };
+  } as OutgoingMail;
 }
 
-const enqueue = (m: Partial<OutgoingMail> = {}) => enqueueMail(db, mail(m), { messageIdDomain: DOMAIN });
+const enqueueAll = (m: Partial<OutgoingMail> = {}) =>
+  enqueueMail(db, { ...mail(), ...m } as OutgoingMail, { messageIdDomain: DOMAIN });
+/** One recipient: its one queued message. */
+const enqueue = async (m: Partial<OutgoingMail> = {}) => (await enqueueAll(m))[0]!;
 
 async function row(id: string): Promise<OutboxRow> {
   return db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -90,56 +104,102 @@ async function settled(id: string, timeoutMs = 15_000): Promise<OutboxRow> {
   return poll(
     async () => {
       const r = await row(id);
-      return r.state === 'sent' || r.state === 'failed' ? r : undefined;
+      return r.state === 'sent' || r.state === 'failed' || r.state === 'unconfirmed' ? r : undefined;
     },
     { timeoutMs, what: `mail ${id} to be sent or failed` },
   );
 }
 
 describe('delivery', () => {
-  it('delivers an enqueued mail with From, To, Reply-To, Subject, HTML, text part and Message-ID intact', async () => {
+  it('delivers one message per recipient: To names only that recipient, each with its own Message-ID', async () => {
     startWorker();
     const html =
       '<html><head><style>p{color:red}</style></head><body><h1>Résumé ✓</h1>' +
       '<p>Open <a href="https://example.com/verify?t=1">your link</a></p></body></html>';
-    const { id, messageId } = await enqueue({
+    const queued = await enqueueAll({
       to: ['ada@example.com', 'grace@example.org'],
       replyTo: 'client@example.net',
       subject: 'Ünïcode subject — ✓',
       html,
     });
-    expect(messageId).toMatch(/^<[0-9a-f-]{36}@proofmail\.test>$/);
-    const r = await settled(id);
-    expect(r).toMatchObject({
-      state: 'sent',
-      attempts: 1,
-      uncertain: false,
-      last_error: null,
-      lease_until: null,
-    });
-    expect(r.locked_by).toMatch(/:\d+:[0-9a-f]{8}$/); // the worker that delivered it
-    expect(r.sent_at).toBeInstanceOf(Date);
+    expect(queued.map((q) => q.to)).toEqual(['ada@example.com', 'grace@example.org']);
+    expect(new Set(queued.map((q) => q.messageId)).size).toBe(2);
+    for (const { id, messageId, to } of queued) {
+      expect(messageId).toMatch(/^<[0-9a-f-]{36}@proofmail\.test>$/);
+      const r = await settled(id);
+      expect(r).toMatchObject({
+        state: 'sent',
+        attempts: 1,
+        uncertain: false,
+        last_error: null,
+        lease_until: null,
+      });
+      expect(r.to_addresses).toEqual([to]);
+      expect(r.locked_by).toMatch(/:\d+:[0-9a-f]{8}$/); // the worker that delivered it
+      expect(r.sent_at).toBeInstanceOf(Date);
 
-    await sink.waitForCount(1);
-    const [received] = sink.byMessageId(messageId);
-    expect(received).toBeDefined();
-    expect(received!.envelopeFrom).toBe('no-reply@proofmail.test');
-    expect(received!.envelopeTo).toEqual(['ada@example.com', 'grace@example.org']);
-    const parsed = await sink.parse(received!);
-    expect(parsed.messageId).toBe(messageId);
-    expect(parsed.from?.value).toEqual([{ name: 'Proofmail Team', address: 'no-reply@proofmail.test' }]);
-    const to = Array.isArray(parsed.to) ? parsed.to.flatMap((t) => t.value) : (parsed.to?.value ?? []);
-    expect(to.map((a) => a.address)).toEqual(['ada@example.com', 'grace@example.org']);
-    expect(parsed.replyTo?.value.map((a) => a.address)).toEqual(['client@example.net']);
-    expect(parsed.subject).toBe('Ünïcode subject — ✓');
-    expect(parsed.html).toContain('<h1>Résumé ✓</h1>');
-    expect(parsed.html).toContain('href="https://example.com/verify?t=1"');
-    // The text part was generated from the HTML (no <style> text, the link kept).
-    expect(parsed.text).toContain('RÉSUMÉ ✓');
-    expect(parsed.text).toContain('your link [https://example.com/verify?t=1]');
-    expect(parsed.text).not.toContain('color:red');
-    expect(parsed.headers.get('content-type')).toMatchObject({ value: 'multipart/alternative' });
-    expect(parsed.headers.has('x-mailer')).toBe(false);
+      const [received, ...more] = sink.byMessageId(messageId);
+      expect(more).toEqual([]);
+      expect(received!.envelopeFrom).toBe('no-reply@proofmail.test');
+      expect(received!.envelopeTo).toEqual([to]);
+      const parsed = await sink.parse(received!);
+      expect(parsed.messageId).toBe(messageId);
+      expect(parsed.from?.value).toEqual([{ name: 'Proofmail Team', address: 'no-reply@proofmail.test' }]);
+      const toHeader = Array.isArray(parsed.to)
+        ? parsed.to.flatMap((t) => t.value)
+        : (parsed.to?.value ?? []);
+      expect(toHeader.map((a) => a.address)).toEqual([to]);
+      expect(parsed.cc).toBeUndefined();
+      expect(parsed.replyTo?.value.map((a) => a.address)).toEqual(['client@example.net']);
+      expect(parsed.subject).toBe('Ünïcode subject — ✓');
+      expect(parsed.html).toContain('<h1>Résumé ✓</h1>');
+      expect(parsed.html).toContain('href="https://example.com/verify?t=1"');
+      // The text part was generated from the HTML (no <style> text, the link kept).
+      expect(parsed.text).toContain('RÉSUMÉ ✓');
+      expect(parsed.text).toContain('your link [https://example.com/verify?t=1]');
+      expect(parsed.text).not.toContain('color:red');
+      expect(parsed.headers.get('content-type')).toMatchObject({ value: 'multipart/alternative' });
+      expect(parsed.headers.has('x-mailer')).toBe(false);
+    }
+    expect(sink.messages).toHaveLength(2);
+  });
+
+  it("a user's send stores its content once: every recipient's row reads the email row", async () => {
+    const u = await createUser(db);
+    const email = await db
+      .insertInto('emails')
+      .values({
+        user_id: u.user.id,
+        to_addresses: 'ada@example.com, bob@example.com',
+        subject: 'Stored once',
+        html: '<p>Only here</p>',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    startWorker();
+    const queued = await enqueueMail(
+      db,
+      {
+        priority: 'pro',
+        to: ['ada@example.com', 'bob@example.com'],
+        replyTo: u.user.email,
+        emailId: email.id,
+      },
+      { messageIdDomain: DOMAIN },
+    );
+    const rows = await db.selectFrom('mail_outbox').selectAll().where('email_id', '=', email.id).execute();
+    expect(rows.map((r) => [r.subject, r.html, r.text])).toEqual([
+      [null, null, null],
+      [null, null, null],
+    ]);
+    for (const q of queued) {
+      expect((await settled(q.id)).state).toBe('sent');
+      const parsed = await sink.parse(sink.byMessageId(q.messageId)[0]!);
+      expect(parsed.subject).toBe('Stored once');
+      expect(parsed.html).toBe('<p>Only here</p>');
+      expect(parsed.text?.trim()).toBe('Only here');
+      expect(parsed.replyTo?.value[0]?.address).toBe(u.user.email);
+    }
   });
 
   it('sends a given text part as is, and keeps a header injection attempt in the subject on one line', async () => {
@@ -200,7 +260,7 @@ describe('wake-ups', () => {
       ),
     );
     await sink.waitForCount(12, 5_000);
-    for (const q of queued) expect(sink.byMessageId(q.messageId)).toHaveLength(1);
+    for (const [q] of queued) expect(sink.byMessageId(q!.messageId)).toHaveLength(1);
   });
 });
 
@@ -256,6 +316,75 @@ describe('priority', () => {
   });
 });
 
+describe('bounded buffer', () => {
+  /** The most leases each worker held at once, sampled in the database while `during` runs. */
+  async function sampleLeases(during: Promise<unknown>): Promise<Map<string, number>> {
+    const most = new Map<string, number>();
+    let done = false;
+    void during.finally(() => (done = true));
+    while (!done) {
+      const { rows } = await sql<{ locked_by: string; n: number }>`
+        select locked_by, count(*)::int as n from mail_outbox where state = 'sending' group by locked_by`.execute(
+        db,
+      );
+      for (const r of rows) most.set(r.locked_by, Math.max(most.get(r.locked_by) ?? 0, r.n));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await during;
+    return most;
+  }
+
+  it('a stream of Pro mail overtakes a full buffer without growing it, and a second worker gets work', async () => {
+    sink.dataDelayMs = 60;
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 60; i++)
+        await enqueueMail(trx, mail({ subject: `free ${i}` }), { messageIdDomain: DOMAIN });
+    });
+    const concurrency = 2;
+    const a = startWorker({ concurrency });
+    await sink.waitForCount(2);
+    const b = startWorker({ concurrency });
+    const heldByA: number[] = [];
+    const run = (async () => {
+      const pro: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        pro.push((await enqueue({ priority: 'pro', subject: `pro ${i}` })).messageId);
+        heldByA.push(a.heldCount);
+        await new Promise((r) => setTimeout(r, 15));
+      }
+      await sink.waitUntil(
+        () => pro.every((id) => sink.byMessageId(id).length > 0),
+        30_000,
+        'every Pro mail',
+      );
+      return pro;
+    })();
+    const most = await sampleLeases(run);
+    const pro = await run;
+    // Never more than three rounds of leases per worker, whatever the priority.
+    expect(Math.max(...most.values())).toBeLessThanOrEqual(concurrency * 3);
+    expect(Math.max(...heldByA)).toBeLessThanOrEqual(concurrency * 3);
+    // Priority mail went ahead of the Free backlog.
+    const position = (id: string) => sink.messages.findIndex((m) => m.messageId === id);
+    const lastPro = Math.max(...pro.map(position));
+    expect(sink.messages.length - lastPro).toBeGreaterThan(0);
+    const freeLeft = await db
+      .selectFrom('mail_outbox')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('state', '!=', 'sent')
+      .executeTakeFirstOrThrow();
+    expect(Number(freeLeft.n)).toBeGreaterThan(0); // the Pro stream did not wait for the backlog
+    // Both workers delivered.
+    const byWorker = await db
+      .selectFrom('mail_outbox')
+      .select(['locked_by', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('state', '=', 'sent')
+      .groupBy('locked_by')
+      .execute();
+    expect(new Set(byWorker.map((r) => r.locked_by))).toEqual(new Set([a.workerId, b.workerId]));
+  });
+});
+
 describe('faults', () => {
   it('SMTP down then up: retried with backoff, then all delivered, none failed', async () => {
     await sink.down();
@@ -302,6 +431,39 @@ describe('faults', () => {
     expect(sink.messages).toHaveLength(0);
   });
 
+  it('per recipient: a 4xx retries only that recipient, a 5xx fails only that recipient, the others are sent once', async () => {
+    sink.failRcptFor('ada@example.com', 451, '4.7.1 Greylisted, please try again later', 1);
+    sink.failRcptFor(
+      'bob@example.com',
+      550,
+      '5.1.1 <bob@example.com>: Recipient address rejected: User unknown',
+    );
+    startWorker();
+    const [ada, bob, cy] = await enqueueAll({ to: ['ada@example.com', 'bob@example.com', 'cy@example.com'] });
+    expect(await settled(ada!.id)).toMatchObject({
+      state: 'sent',
+      attempts: 2,
+      uncertain: false,
+      last_error: null,
+    });
+    expect(await settled(bob!.id)).toMatchObject({
+      state: 'failed',
+      attempts: 1,
+      last_error_code: 550,
+      uncertain: false,
+    });
+    expect((await row(bob!.id)).last_error).toBe(
+      '550 5.1.1 <bob@example.com>: Recipient address rejected: User unknown',
+    );
+    expect(await settled(cy!.id)).toMatchObject({ state: 'sent', attempts: 1 });
+    expect(sink.byMessageId(ada!.messageId)).toHaveLength(1);
+    expect(sink.byMessageId(bob!.messageId)).toHaveLength(0);
+    expect(sink.byMessageId(cy!.messageId)).toHaveLength(1);
+    expect(sink.rcptAttempts.filter((a) => a === 'ada@example.com')).toHaveLength(2);
+    expect(sink.rcptAttempts.filter((a) => a === 'bob@example.com')).toHaveLength(1);
+    expect(sink.rcptAttempts.filter((a) => a === 'cy@example.com')).toHaveLength(1);
+  });
+
   it('5xx after DATA: failed after one attempt with the reply stored', async () => {
     sink.failData(554, '5.7.1 Message rejected as spam');
     startWorker();
@@ -312,12 +474,13 @@ describe('faults', () => {
     expect(sink.dataAttempts).toBe(1);
   });
 
-  it('connection dropped mid-DATA: retried and delivered, flagged uncertain', async () => {
+  it('connection dropped mid-DATA: retried and delivered, not flagged (no final dot, so nothing was accepted)', async () => {
     sink.dropMidData(1);
     startWorker();
-    const { id, messageId } = await enqueue({ html: `<p>${'x'.repeat(200_000)}</p>` });
+    // Larger than the loopback socket buffers, so the final dot cannot leave before the drop.
+    const { id, messageId } = await enqueue({ html: `<p>${'x'.repeat(4_000_000)}</p>`, text: 'x' });
     const r = await settled(id);
-    expect(r).toMatchObject({ state: 'sent', attempts: 2, uncertain: true });
+    expect(r).toMatchObject({ state: 'sent', attempts: 2, uncertain: false, uncertain_attempts: 0 });
     expect(sink.dataAttempts).toBe(2);
     expect(sink.byMessageId(messageId)).toHaveLength(1);
   });
@@ -333,14 +496,72 @@ describe('faults', () => {
     expect(sink.byMessageId(fine.messageId)).toHaveLength(1);
   });
 
+  it('a final reply slower than the old 30 s-style cap but within RFC 5321 time: one copy, sent, not flagged', async () => {
+    sink.delayFinalReply(1_500, 1);
+    startWorker({ timeouts: { dataTerminationMs: 4_000 } });
+    const { id, messageId } = await enqueue();
+    expect(await settled(id)).toMatchObject({ state: 'sent', attempts: 1, uncertain: false });
+    expect(sink.byMessageId(messageId)).toHaveLength(1);
+    expect(sink.dataAttempts).toBe(1);
+  });
+
+  it('no answer to the final dot, twice: one retry at most, then unconfirmed (two copies, never more)', async () => {
+    sink.delayFinalReply(2_500);
+    startWorker({ timeouts: { dataTerminationMs: 400 } });
+    const { id, messageId } = await enqueue();
+    const r = await settled(id);
+    expect(r).toMatchObject({ state: 'unconfirmed', attempts: 2, uncertain: true, uncertain_attempts: 2 });
+    expect(r.last_error).toMatch(
+      /did not confirm the message within 400 ms after the whole message was sent; the server may have accepted it/,
+    );
+    await sink.waitUntil(() => sink.byMessageId(messageId).length === 2, 5_000, 'both copies');
+    await new Promise((resolve) => setTimeout(resolve, 600)); // well past the retry backoff
+    expect(sink.byMessageId(messageId)).toHaveLength(2);
+    expect(sink.dataAttempts).toBe(2);
+  });
+
+  it('a RCPT answer slower than the envelope timeout: retried, not flagged, one copy', async () => {
+    sink.delayRcpt(1_500, 1);
+    startWorker({ timeouts: { mailMs: 150, rcptMs: 150, dataInitMs: 100 } });
+    const { id, messageId } = await enqueue();
+    const r = await settled(id);
+    expect(r).toMatchObject({ state: 'sent', attempts: 2, uncertain: false });
+    expect(r.last_error).toBeNull();
+    expect(sink.byMessageId(messageId)).toHaveLength(1);
+  });
+
+  it('a message that cannot be built (text conversion overflows) fails at once, without contacting the server', async () => {
+    startWorker();
+    const deep = `${'<div>'.repeat(6_000)}deep${'</div>'.repeat(6_000)}`;
+    const { id } = await enqueue({ html: deep });
+    const r = await settled(id);
+    expect(r).toMatchObject({ state: 'failed', attempts: 1, last_error_code: null, uncertain: false });
+    expect(r.last_error).toMatch(
+      /^This email could not be turned into a message \(.*\); sending it again cannot help$/,
+    );
+    expect(sink.connections).toBe(0);
+  });
+
   it('greeting slower than the timeout: retried, then delivered', async () => {
     sink.delayGreeting(1_500, 1);
-    startWorker({ concurrency: 1, greetingTimeoutMs: 300 });
+    startWorker({ concurrency: 1, timeouts: { greetingMs: 300 } });
     const { id, messageId } = await enqueue();
     const r = await settled(id);
     expect(r).toMatchObject({ state: 'sent', attempts: 2, uncertain: false });
     expect(sink.connections).toBeGreaterThanOrEqual(2);
     expect(sink.byMessageId(messageId)).toHaveLength(1);
+  });
+
+  it('a pooled connection the server has closed is replaced at once, not retried after a backoff', async () => {
+    startWorker({ concurrency: 1, backoff: { baseMs: 60_000, maxMs: 60_000 } });
+    const first = await enqueue({ subject: 'opens the connection' });
+    expect(await settled(first.id)).toMatchObject({ state: 'sent', attempts: 1 });
+    const connections = sink.connections;
+    // The server ends the idle session the pool kept: its next MAIL FROM gets a 421.
+    sink.failMailFrom(421, '4.4.2 Idle timeout, closing connection', 1);
+    const second = await enqueue({ subject: 'finds it closed' });
+    expect(await settled(second.id, 5_000)).toMatchObject({ state: 'sent', attempts: 1, uncertain: false });
+    expect(sink.connections).toBe(connections + 1);
   });
 
   it('keeps the same Message-ID on every attempt', async () => {
@@ -375,7 +596,7 @@ describe('age, leases and shutdown', () => {
     expect(r.last_error).toMatch(/refused|connect/i);
   });
 
-  it("returns a dead worker's expired lease to the queue, delivers it, and flags it", async () => {
+  it("returns a dead worker's expired lease to the queue and delivers it, unflagged when it never sent the final dot", async () => {
     const { id, messageId } = await enqueue();
     const past = new Date(Date.now() - 1_000);
     const [claimed] = await claimDue(db, {
@@ -387,13 +608,62 @@ describe('age, leases and shutdown', () => {
     expect(claimed?.id).toBe(id);
     startWorker({ leaseMs: 300 });
     const r = await settled(id);
-    expect(r).toMatchObject({ state: 'sent', attempts: 2, uncertain: true });
+    expect(r).toMatchObject({ state: 'sent', attempts: 2, uncertain: false, uncertain_attempts: 0 });
     expect(sink.byMessageId(messageId)).toHaveLength(1);
+  });
+
+  it("flags a dead worker's mail only if it had sent the final dot; a second such loss ends unconfirmed", async () => {
+    const first = await enqueue({ subject: 'dot sent' });
+    const second = await enqueue({ subject: 'dot sent, second time' });
+    await db
+      .updateTable('mail_outbox')
+      .set({ uncertain: true, uncertain_attempts: 1 })
+      .where('id', '=', second.id)
+      .execute();
+    const past = new Date(Date.now() - 1_000);
+    const claimed = await claimDue(db, {
+      workerId: 'dead-worker',
+      limit: 2,
+      now: new Date(),
+      leaseUntil: past,
+    });
+    expect(claimed).toHaveLength(2);
+    expect(await markFinalDot(db, { workerId: 'dead-worker', ids: [first.id, second.id] })).toEqual(
+      new Set([first.id, second.id]),
+    );
+    startWorker({ leaseMs: 300 });
+    expect(await settled(first.id)).toMatchObject({
+      state: 'sent',
+      attempts: 2,
+      uncertain: true,
+      uncertain_attempts: 1,
+    });
+    const r = await settled(second.id);
+    expect(r).toMatchObject({ state: 'unconfirmed', uncertain: true, uncertain_attempts: 2, attempts: 1 });
+    expect(r.last_error).toMatch(/after the message was handed to the mail server.*it may have arrived/);
+    expect(sink.byMessageId(second.messageId)).toHaveLength(0); // not sent a third time
+  });
+
+  it('a worker that lost its lease stops before the final dot: the message is never accepted twice', async () => {
+    sink.delayRcpt(800, 1);
+    startWorker();
+    const { id, messageId } = await enqueue();
+    await poll(() => sink.rcptAttempts.length > 0, { what: 'the envelope to start' });
+    // Another worker took the row over (as after an expired lease) while this attempt waited.
+    await db.updateTable('mail_outbox').set({ locked_by: 'another-worker' }).where('id', '=', id).execute();
+    await poll(() => sink.dataAttempts > 0, { what: 'DATA' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(sink.byMessageId(messageId)).toHaveLength(0);
+    expect(await row(id)).toMatchObject({
+      state: 'sending',
+      locked_by: 'another-worker',
+      final_dot_at: null,
+    });
   });
 
   it('renews its leases while a slow delivery runs, so nobody else takes the mail', async () => {
     sink.dataDelayMs = 1_500;
-    startWorker({ leaseMs: 300, socketTimeoutMs: 5_000 });
+    startWorker({ leaseMs: 300, timeouts: { dataTerminationMs: 5_000 } });
     const { id, messageId } = await enqueue();
     const r = await settled(id);
     expect(r).toMatchObject({ state: 'sent', attempts: 1, uncertain: false });
@@ -410,11 +680,11 @@ describe('age, leases and shutdown', () => {
     expect((await row(id)).state).toBe('sent');
   });
 
-  it('stop() hands unfinished mail back to the queue at the deadline, and stops claiming', async () => {
+  it('stop() hands unfinished mail back to the queue at the deadline, flagged after the final dot, and stops claiming', async () => {
     sink.dataDelayMs = 5_000;
-    const worker = startWorker({ socketTimeoutMs: 10_000 });
+    const worker = startWorker({ timeouts: { dataTerminationMs: 10_000 } });
     const { id } = await enqueue();
-    await poll(() => sink.dataAttempts > 0, { what: 'the delivery to start' });
+    await poll(() => sink.messages.length > 0, { what: 'the message to be taken' });
     const started = Date.now();
     const result = await worker.stop({ deadlineMs: 600 });
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -431,5 +701,19 @@ describe('age, leases and shutdown', () => {
     const later = await enqueue();
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect((await row(later.id)).state).toBe('queued');
+  });
+
+  it('stop() during the envelope hands the mail back unflagged (the final dot was never sent)', async () => {
+    sink.delayRcpt(3_000, 1);
+    const worker = startWorker();
+    const { id } = await enqueue();
+    await poll(() => sink.rcptAttempts.length > 0, { what: 'the envelope to start' });
+    expect(await worker.stop({ deadlineMs: 400 })).toEqual({ finished: 0, released: 1 });
+    expect(await row(id)).toMatchObject({
+      state: 'queued',
+      attempts: 1,
+      uncertain: false,
+      uncertain_attempts: 0,
+    });
   });
 });

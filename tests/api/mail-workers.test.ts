@@ -9,6 +9,7 @@ import { createTestDatabase } from '../support/test-db.ts';
 /** `npm run worker` twice (two processes) on one PostgreSQL: 1,000 mails, each delivered once. */
 
 const TOTAL = 1_000;
+const PRO = 100;
 
 describe('several worker processes on one database', () => {
   let database: { url: string; drop: () => Promise<void> };
@@ -54,12 +55,49 @@ describe('several worker processes on one database', () => {
     });
   }
 
-  it(`two worker processes deliver ${TOTAL} mails with no duplicates`, async () => {
+  /** Pro mail, each in its own transaction: every one NOTIFYs both processes with its priority. */
+  async function acceptPro(from: number, count: number): Promise<void> {
+    for (let i = from; i < from + count; i++) {
+      await enqueueMail(
+        db,
+        { priority: 'pro', to: [`pro${i}@example.com`], subject: `Pro ${i}`, html: `<p>Pro ${i}</p>` },
+        { messageIdDomain: 'proofmail.test' },
+      );
+    }
+  }
+
+  /** The most leases each process's worker held at once, sampled until `until` settles. */
+  async function sampleLeases(until: Promise<unknown>): Promise<number> {
+    let most = 0;
+    let done = false;
+    void until.finally(() => (done = true)).catch(() => undefined);
+    while (!done) {
+      const rows = await db
+        .selectFrom('mail_outbox')
+        .select(['locked_by', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('state', '=', 'sending')
+        .groupBy('locked_by')
+        .execute();
+      for (const r of rows) most = Math.max(most, Number(r.n));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return most;
+  }
+
+  it(`two worker processes deliver ${TOTAL} mails with no duplicates, each holding at most its bound`, async () => {
     await accept(0, TOTAL / 2);
     const a = startWorker();
     const b = startWorker();
-    // More mail arrives while both are running (NOTIFY wakes both).
-    for (let i = TOTAL / 2; i < TOTAL; i += 100) await accept(i, 100);
+    // More mail arrives while both are running (NOTIFY wakes both), Free in batches and a stream
+    // of Pro mail that must overtake the buffers without growing them.
+    const arriving = (async () => {
+      for (let i = TOTAL / 2; i < TOTAL - PRO; i += 100) await accept(i, Math.min(100, TOTAL - PRO - i));
+      await acceptPro(0, PRO);
+    })();
+    const mostHeld = sampleLeases(arriving);
+    await arriving;
+    // 4 deliveries in flight per process (--concurrency 4), so at most 12 leases each.
+    expect(await mostHeld).toBeLessThanOrEqual(12);
 
     await poll(
       async () => {

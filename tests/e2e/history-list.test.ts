@@ -147,17 +147,15 @@ describe('rows', () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const failed = await seed(u, 'Bounced one', { to: 'nobody@example.com' });
     await seed(u, '', { at: new Date(Date.now() - 60_000) });
-    const { id: outboxId } = await enqueueMail(server.db, {
+    const [queued] = await enqueueMail(server.db, {
       priority: 'pro',
       to: ['nobody@example.com'],
-      subject: 'Bounced one',
-      html: '<p>x</p>',
       emailId: failed.id,
     });
     await server.db
       .updateTable('mail_outbox')
       .set({ state: 'failed', attempts: 1, last_error_code: 550, last_error: '5.1.1 User unknown' })
-      .where('id', '=', outboxId)
+      .where('id', '=', queued!.id)
       .execute();
     const page = await openAs(u, '/app/history');
     await expect.poll(() => rows(page).count()).toBe(2);
@@ -184,8 +182,11 @@ describe('rows', () => {
     await page.getByRole('menuitem', { name: 'View' }).click();
     await page.waitForURL(`**/app/email/${failed.id}`);
     expect(await page.getByTestId('delivery-state').innerText()).toBe('Failed');
-    const alert = page.getByRole('alert').filter({ hasText: 'This email was not delivered' });
-    expect(await alert.getByTestId('delivery-error').innerText()).toBe('550 5.1.1 User unknown');
+    expect(await page.getByRole('alert').innerText()).toBe('Not delivered');
+    const recipient = page.getByTestId('recipient-delivery');
+    expect(await recipient.getByTestId('recipient-error').innerText()).toBe('550 5.1.1 User unknown');
+    // Its creation time is not called "Sent".
+    expect(await page.getByTestId('email-time-label').innerText()).toBe('Submitted');
   });
 
   it('Cancel keeps the email; a failed delete says Failed to delete email and keeps the row', async () => {

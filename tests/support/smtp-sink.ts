@@ -5,9 +5,10 @@ import { freePort } from './free-port.ts';
 
 /**
  * A real SMTP server on loopback for tests and the benchmark. It records every message it
- * received in full, and can be told to misbehave: answer 4xx/5xx at RCPT or DATA, drop the
- * connection in the middle of DATA (or after it, before replying), delay its greeting or each
- * reply, or be down altogether (connection refused).
+ * received in full, and can be told to misbehave: answer 4xx/5xx at RCPT (for every recipient or
+ * one address) or after DATA, drop the connection in the middle of DATA (or after the final dot,
+ * before replying), delay its greeting, its reply to the final dot, or be down altogether
+ * (connection refused).
  */
 
 export interface SinkMessage {
@@ -23,6 +24,8 @@ interface Fault {
   code: number;
   message: string;
   times: number;
+  /** Only for this recipient (lower case); every recipient when absent. */
+  address?: string;
 }
 
 export interface SmtpSinkOptions {
@@ -54,10 +57,15 @@ export class SmtpSink {
   dataDelayMs: number;
   /** Bytes received in complete messages. */
   bytes = 0;
+  /** Every RCPT TO address, in order, whatever the answer. */
+  readonly rcptAttempts: string[] = [];
 
   private readonly keepRaw: boolean;
   private server: SMTPServer | undefined;
-  private rcptFault: Fault | undefined;
+  private rcptFaults: Fault[] = [];
+  private mailFault: Fault | undefined;
+  private replyDelay: { ms: number; times: number } | undefined;
+  private rcptDelay: { ms: number; times: number } | undefined;
   private dataFault: Fault | undefined;
   private dropMid = 0;
   private dropAfter = 0;
@@ -84,7 +92,30 @@ export class SmtpSink {
 
   /** Answer the next `times` RCPT commands with this reply (e.g. 451 or 550). */
   failRcpt(code: number, message: string, times = Infinity): void {
-    this.rcptFault = { code, message, times };
+    this.rcptFaults = [{ code, message, times }];
+  }
+
+  /** Answer the next `times` MAIL FROM commands with this reply (a 421: the server closing). */
+  failMailFrom(code: number, message: string, times = Infinity): void {
+    this.mailFault = { code, message, times };
+  }
+
+  /** Answer the next `times` RCPT commands for this address with this reply; others are accepted. */
+  failRcptFor(address: string, code: number, message: string, times = Infinity): void {
+    this.rcptFaults = [
+      ...this.rcptFaults.filter((f) => f.address !== address.toLowerCase()),
+      { code, message, times, address: address.toLowerCase() },
+    ];
+  }
+
+  /** Wait `ms` before answering each of the next `times` RCPT commands. */
+  delayRcpt(ms: number, times = Infinity): void {
+    this.rcptDelay = { ms, times };
+  }
+
+  /** Record the next `times` messages, then wait `ms` before answering the final dot. */
+  delayFinalReply(ms: number, times = Infinity): void {
+    this.replyDelay = { ms, times };
   }
 
   /** Read the next `times` messages in full, then answer with this reply instead of 250. */
@@ -117,7 +148,10 @@ export class SmtpSink {
 
   /** Back to a well-behaved server. */
   heal(): void {
-    this.rcptFault = undefined;
+    this.rcptFaults = [];
+    this.mailFault = undefined;
+    this.replyDelay = undefined;
+    this.rcptDelay = undefined;
     this.dataFault = undefined;
     this.dropMid = 0;
     this.dropAfter = 0;
@@ -186,13 +220,32 @@ export class SmtpSink {
         }
         callback();
       },
-      onRcptTo: (_address, _session, callback) => {
-        const f = this.rcptFault;
+      onMailFrom: (_address, _session, callback) => {
+        const f = this.mailFault;
         if (f && f.times > 0) {
           f.times--;
           return callback(smtpError(f.code, f.message));
         }
         callback();
+      },
+      onRcptTo: (address, _session, callback) => {
+        const to = address.address.toLowerCase();
+        this.rcptAttempts.push(to);
+        const f = this.rcptFaults.find((x) => x.times > 0 && (x.address === undefined || x.address === to));
+        const answer = () => {
+          if (f) {
+            f.times--;
+            return callback(smtpError(f.code, f.message));
+          }
+          callback();
+        };
+        const d = this.rcptDelay;
+        if (d && d.times > 0) {
+          d.times--;
+          setTimeout(answer, d.ms);
+          return;
+        }
+        answer();
       },
       onData: (stream, session, callback) => {
         this.dataAttempts++;
@@ -247,7 +300,6 @@ export class SmtpSink {
       df.times--;
       return callback(smtpError(df.code, df.message));
     }
-    if (this.dataDelayMs > 0) await sleep(this.dataDelayMs);
     this.bytes += raw.length;
     this.messages.push({
       messageId: headerMessageId(raw),
@@ -267,6 +319,11 @@ export class SmtpSink {
       this.socketOf(session)?.destroy();
       return;
     }
+    const delay = this.replyDelay;
+    if (delay && delay.times > 0) {
+      delay.times--;
+      await sleep(delay.ms);
+    } else if (this.dataDelayMs > 0) await sleep(this.dataDelayMs);
     callback(null, 'OK: queued by sink');
   }
 

@@ -36,8 +36,15 @@ export interface EmbeddedPostgresOptions {
 export interface EmbeddedPostgres {
   connectionString: (database?: string) => string;
   port: number;
+  /** The running postmaster's pid (undefined while it is being restarted). */
+  readonly pid: number | undefined;
   stop: () => Promise<void>;
 }
+
+/** Restart delays after the server died: doubling from the first to the last. */
+export const RESTART_BACKOFF = { firstMs: 1_000, maxMs: 30_000 };
+/** A server that ran this long before dying starts the backoff over. */
+const STABLE_MS = 60_000;
 
 interface Binaries {
   postgres: string;
@@ -302,25 +309,87 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       if (options.port !== undefined || attempt >= 3 || !String(err).includes('could not bind')) throw err;
     }
   }
-  const server = child;
-
+  let server: ChildProcess | undefined = child;
+  let startedAt = Date.now();
   let stopping: Promise<void> | undefined;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let restarting: Promise<void> | undefined;
+  let delay = RESTART_BACKOFF.firstMs;
+
+  // Supervision (docs/decisions/0043-embedded-postgres-supervision.md): a server that dies while
+  // the app runs (a crash, the OOM killer, a full disk during recovery) is started again on the
+  // same port and data, with backoff, so the pool reconnects and the app recovers by itself.
+  const watch = (c: ChildProcess) => {
+    c.once('exit', (code, signal) => {
+      if (stopping || c !== server) return;
+      server = undefined;
+      if (Date.now() - startedAt >= STABLE_MS) delay = RESTART_BACKOFF.firstMs;
+      log(
+        `embedded postgres: the server exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`}); ` +
+          `restarting in ${delay / 1000} s`,
+      );
+      scheduleRestart();
+    });
+  };
+  const scheduleRestart = () => {
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      restarting = (async () => {
+        try {
+          const c = await launch(bins, clusterDir, port, ids, options.settings ?? {}, log);
+          if (stopping) {
+            c.kill('SIGINT');
+            return;
+          }
+          server = c;
+          startedAt = Date.now();
+          watch(c);
+          log(`embedded postgres: restarted on port ${port}`);
+        } catch (err) {
+          if (stopping) return;
+          delay = Math.min(delay * 2, RESTART_BACKOFF.maxMs);
+          log(`embedded postgres: restart failed (${whyNotStarted(err)}); next try in ${delay / 1000} s`);
+          scheduleRestart();
+        }
+      })().finally(() => {
+        restarting = undefined;
+      });
+    }, delay);
+    restartTimer.unref();
+  };
+  watch(child);
+
   return {
     port,
+    get pid() {
+      return server?.pid;
+    },
     connectionString: (database = 'postgres') =>
       `postgresql://${DB_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
     stop: () =>
       (stopping ??= (async () => {
-        if (server.exitCode === null && server.pid) {
-          const exited = new Promise<void>((r) => server.once('exit', () => r()));
-          server.kill('SIGINT');
-          const timer = setTimeout(() => server.kill('SIGQUIT'), 15_000);
+        clearTimeout(restartTimer);
+        await restarting;
+        const current = server;
+        if (current && current.exitCode === null && current.signalCode === null && current.pid) {
+          const exited = new Promise<void>((r) => current.once('exit', () => r()));
+          current.kill('SIGINT');
+          const timer = setTimeout(() => current.kill('SIGQUIT'), 15_000);
           await exited;
           clearTimeout(timer);
         }
         await fs.rm(path.join(baseDir, OWNER_FILE), { force: true });
       })()),
   };
+}
+
+/** The line of postgres' start-up output that says why it did not start. */
+function whyNotStarted(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const line =
+    text.split('\n').find((l) => /\b(FATAL|PANIC)\b|No space left/.test(l)) ?? text.split('\n')[0] ?? text;
+  const full = /No space left on device/i.test(text) ? ' — the disk holding the data directory is full' : '';
+  return `${line.trim()}${full}`;
 }
 
 /**

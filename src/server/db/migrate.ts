@@ -7,6 +7,8 @@ import * as emailsAndUsage from './migrations/0005-emails-and-usage.ts';
 import * as emailSearch from './migrations/0006-email-search.ts';
 import * as billing from './migrations/0007-billing.ts';
 import * as housekeepingIndexes from './migrations/0008-housekeeping-indexes.ts';
+import * as perRecipientDelivery from './migrations/0009-per-recipient-delivery.ts';
+import * as emailSourceAndMessage from './migrations/0010-email-source-and-message.ts';
 import * as accountProtection from './migrations/0011-account-protection.ts';
 
 /**
@@ -22,6 +24,8 @@ const migrations: Record<string, Migration> = {
   '0006-email-search': emailSearch,
   '0007-billing': billing,
   '0008-housekeeping-indexes': housekeepingIndexes,
+  '0009-per-recipient-delivery': perRecipientDelivery,
+  '0010-email-source-and-message': emailSourceAndMessage,
   '0011-account-protection': accountProtection,
 };
 

@@ -12,24 +12,34 @@ export interface AppMetaTable {
   created_at: ColumnType<Date, never, never>;
 }
 
-export type OutboxState = 'queued' | 'sending' | 'sent' | 'retry_wait' | 'failed';
+/** `unconfirmed`: a second attempt whose outcome is unknown; not retried again (migration 0009). */
+export type OutboxState = 'queued' | 'sending' | 'sent' | 'retry_wait' | 'failed' | 'unconfirmed';
 
+/** One message to one recipient (migrations 0002, 0009). */
 export interface MailOutboxTable {
   id: Generated<string>;
   priority: number;
   state: Generated<OutboxState>;
   message_id: string;
+  /** One address (rows settled before migration 0009 may hold several). */
   to_addresses: string[];
   reply_to: string | null;
-  subject: string;
-  html: string;
+  /** Null when the content is the email's (`email_id`): stored once, not per recipient. */
+  subject: string | null;
+  html: string | null;
   text: string | null;
   email_id: string | null;
   attempts: Generated<number>;
   next_attempt_at: Generated<Date>;
   lease_until: Date | null;
   locked_by: string | null;
+  /** When the current attempt was claimed, by PostgreSQL's clock. */
+  claimed_at: Date | null;
+  /** The current attempt sent the message's final "." (it may have been accepted). */
+  final_dot_at: Date | null;
   uncertain: Generated<boolean>;
+  /** Attempts whose outcome is unknown; the second ends in `unconfirmed`. */
+  uncertain_attempts: Generated<number>;
   last_error_code: number | null;
   last_error: string | null;
   created_at: Generated<Date>;
@@ -151,6 +161,23 @@ export interface EmailsTable {
   public_slug: string | null;
   shared_at: Date | null;
   created_at: Generated<Date>;
+  /** Source and message as sent (migration 0010); null on emails sent before it. */
+  format: Generated<'html'>;
+  /** The HTML as written, when inlining changed it (null: the same as `html`). */
+  source_html: string | null;
+  text_override: string | null;
+  text_part: string | null;
+  headers: ColumnType<EmailHeader[] | null, string | null, string | null>;
+  mail_from: string | null;
+  html_bytes: number | null;
+  message_bytes: number | null;
+  /** Deleted by its owner while a delivery still needed it; purged once all have settled (migration 0009). */
+  deleted_at: Date | null;
+}
+
+export interface EmailHeader {
+  name: string;
+  value: string;
 }
 
 export interface UsageCountersTable {
@@ -163,7 +190,8 @@ export interface UsageLedgerTable {
   id: Generated<number>;
   user_id: string;
   email_id: string | null;
-  outbox_id: string;
+  /** Sends before migration 0009: their one outbox row. Since then a send is found by `email_id`. */
+  outbox_id: string | null;
   month: ColumnType<Date, string, string>;
   created_at: Generated<Date>;
   refunded_at: Date | null;

@@ -3,8 +3,9 @@ import { SESSION_IDLE_MS } from '../accounts/sessions.ts';
 
 /**
  * What the housekeeping job trims: every table that only grows and whose old rows nobody needs
- * (docs/decisions/0023-housekeeping-job.md). History is never trimmed: emails, the usage ledger
- * and monthly counters, Stripe events, and the delivery rows of emails that still exist.
+ * (docs/decisions/0023-housekeeping-job.md). History is never trimmed: emails (only those their
+ * owner deleted go, once delivered), the usage ledger and monthly counters, Stripe events, and the
+ * delivery rows of emails that still exist.
  */
 
 const MINUTE = 60_000;
@@ -39,6 +40,7 @@ export interface TrimRule {
     | 'captcha_redemptions'
     | 'caught_mail'
     | 'mail_outbox'
+    | 'emails'
     | 'sign_in_throttle'
     | 'known_devices';
   /** `select ctid from <table> … limit <limit>`: the next batch of rows to delete. */
@@ -89,12 +91,23 @@ export const TRIM_RULES: readonly TrimRule[] = [
            limit ${limit}`,
   },
   {
+    // Emails their owner deleted while a delivery still read their content
+    // (docs/decisions/0038-one-outbox-row-per-recipient.md), once every delivery has settled.
+    table: 'emails',
+    batch: (_now, limit) =>
+      sql`select ctid from emails e
+           where e.deleted_at is not null
+             and not exists (select 1 from mail_outbox o
+                              where o.email_id = e.id and o.state in ('queued', 'sending', 'retry_wait'))
+           limit ${limit}`,
+  },
+  {
     // Only settled rows (a queued mail is never lost), and only those no email shows: system mail,
     // and the deliveries of emails their owner deleted. An email's own delivery row is history.
     table: 'mail_outbox',
     batch: (now, limit) =>
       sql`select ctid from mail_outbox o
-           where o.state in ('sent', 'failed')
+           where o.state in ('sent', 'failed', 'unconfirmed')
              and o.created_at < ${before(now, RETENTION.settledMailMs)}
              and (o.email_id is null or not exists (select 1 from emails e where e.id = o.email_id))
            limit ${limit}`,

@@ -12,7 +12,7 @@ export class AppError extends Error {
     readonly statusCode: number,
     message: string,
     readonly code?: string,
-    /** Seconds; answered as a Retry-After header (a 429 that knows when to come back). */
+    /** Seconds; answered as a Retry-After header (a 429 or 503 that knows when to come back). */
     readonly retryAfterS?: number,
   ) {
     super(message);
@@ -25,16 +25,29 @@ export const unauthorized = (message = 'Not authenticated', code = 'unauthentica
   new AppError(401, message, code);
 export const forbidden = (message: string, code?: string) => new AppError(403, message, code);
 export const notFound = (message = 'Not found', code = 'not_found') => new AppError(404, message, code);
-export const tooManyRequests = (message: string, code = 'rate_limited') => new AppError(429, message, code);
+export const tooManyRequests = (message: string, code = 'rate_limited', retryAfterSeconds?: number) =>
+  new AppError(
+    429,
+    message,
+    code,
+    retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(retryAfterSeconds)),
+  );
 
-/** Errors that mean "the database is unreachable right now": answer 503, never a 2xx. */
+/** PostgreSQL's disk_full: the database could not write (docs/decisions/0043-embedded-postgres-supervision.md). */
+const DISK_FULL = '53100';
+
+/**
+ * Errors that mean "the database cannot do it right now": unreachable, restarting, or short of a
+ * resource (SQLSTATE classes 08 connection, 53 insufficient resources, 57P admin shutdown and
+ * crash, 58 system/I/O). Answer 503, never a 2xx.
+ */
 function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
   const message = typeof e?.message === 'string' ? e.message : '';
   return (
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03'].includes(code) ||
-    code.startsWith('08') ||
+    /^(08|53|58)[0-9A-Z]{3}$/.test(code) ||
     /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
       message,
     )
@@ -80,6 +93,14 @@ export function toErrorResponse(err: unknown): { statusCode: number; body: Error
   // PostgreSQL text cannot hold NUL (22021) or characters outside UTF-8 (22P05): bad input, not a crash.
   if (fe.code === '22021' || fe.code === '22P05') {
     return reply(400, 'Text must not contain NUL or invalid characters', 'invalid_text');
+  }
+  if (fe.code === DISK_FULL) {
+    return reply(
+      503,
+      'The server is out of storage space, so your request was not saved (nothing was sent or charged). ' +
+        'Please try again later.',
+      'storage_full',
+    );
   }
   if (isDatabaseUnavailable(err)) {
     return reply(503, 'Service temporarily unavailable, please try again shortly', 'unavailable');

@@ -3,7 +3,8 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { startMailCatcher, type MailCatcher } from './catcher.ts';
 import { OutboxWorker, type OutboxWorkerOptions, type StopResult } from './outbox-worker.ts';
-import { createSmtpTransport, DEFAULT_SMTP_TIMEOUTS, type MailTransport } from './transport.ts';
+import { scaleTimeouts } from './smtp-session.ts';
+import { createSmtpTransport, type MailTransport } from './transport.ts';
 
 /**
  * Everything that delivers mail in one process: the local catcher (only without SMTP_URL), the
@@ -31,16 +32,6 @@ export interface MailDeliveryOptions {
   worker?: Partial<Omit<OutboxWorkerOptions, 'db' | 'transport' | 'concurrency'>>;
 }
 
-/** SMTP timeouts never exceed half the lease: a hung server becomes a retry, not a stuck row. */
-export function smtpTimeoutsFor(leaseMs: number) {
-  const cap = Math.max(500, Math.floor(leaseMs / 2));
-  return {
-    connectionTimeoutMs: Math.min(DEFAULT_SMTP_TIMEOUTS.connectionTimeoutMs, cap),
-    greetingTimeoutMs: Math.min(DEFAULT_SMTP_TIMEOUTS.greetingTimeoutMs, cap),
-    socketTimeoutMs: Math.min(DEFAULT_SMTP_TIMEOUTS.socketTimeoutMs, cap),
-  };
-}
-
 export async function startMailDelivery(options: MailDeliveryOptions): Promise<MailDelivery> {
   const { config, db } = options;
   const log = options.log ?? (() => undefined);
@@ -52,7 +43,7 @@ export async function startMailDelivery(options: MailDeliveryOptions): Promise<M
     url: config.smtpUrl ?? catcher!.url,
     mailFrom: config.mailFrom,
     maxConnections: options.concurrency,
-    ...smtpTimeoutsFor(leaseMs),
+    timeouts: scaleTimeouts(config.smtpTimeoutScale),
   });
   const worker = new OutboxWorker({
     db,

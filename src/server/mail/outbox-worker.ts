@@ -8,9 +8,13 @@ import {
   claimDue,
   expireOld,
   extendLeases,
+  loadEmailContent,
   markFailed,
+  markFinalDot,
   markRetry,
   markSent,
+  markUnconfirmed,
+  MAX_UNCERTAIN_ATTEMPTS,
   reclaimExpiredLeases,
   release,
   type OutboxRow,
@@ -22,13 +26,13 @@ import type { MailTransport } from './transport.ts';
 
 /**
  * Delivers the outbox (docs/architecture.md §5, docs/decisions/0003-database-is-the-queue.md).
- * Each worker keeps up to `concurrency` mails in flight and up to two rounds more claimed in a
- * small buffer, in queue order (priority, then due time and age). A
- * system or Pro mail enqueued behind a Free backlog is claimed at once (NOTIFY carries the
- * priority) and goes to the front of the buffer: it waits for the mails in flight, not for the
- * backlog. It wakes on NOTIFY, on its own retry timers and on a slow poll; it renews its
- * leases while it holds rows, and any worker returns rows whose lease ran out (their worker died)
- * to the queue, flagged.
+ * Each worker keeps up to `concurrency` mails in flight and never holds more than three times
+ * that many leases (in flight, buffered in queue order, or delivered and not yet recorded). A
+ * system or Pro mail enqueued behind a Free backlog is announced by NOTIFY with its priority;
+ * a worker whose buffer is full trades its last buffered Free mail for it, so priority mail
+ * overtakes the buffer without growing it (docs/decisions/0042-bounded-outbox-buffer.md). It wakes
+ * on NOTIFY, on its own retry timers and on a slow poll; it renews its leases while it holds rows,
+ * and any worker returns rows whose lease ran out (their worker died) to the queue.
  */
 
 export interface OutboxWorkerOptions {
@@ -41,7 +45,11 @@ export interface OutboxWorkerOptions {
   workerId?: string;
   /** LISTEN on this database for wake-ups; without it the worker only polls. */
   listenConnectionString?: string;
-  /** How long a claim is valid without renewal; renewed every leaseMs/3 while delivering. */
+  /**
+   * How long a claim is valid without renewal; renewed every leaseMs/3 while held. It bounds how
+   * long a dead worker's mail waits, not how long an SMTP attempt may take: renewal keeps the
+   * lease for as long as the attempt runs (docs/decisions/0040-smtp-timeouts-rfc-5321.md).
+   */
   leaseMs?: number;
   /** Fallback poll for due mail (missed notifications, retries scheduled by other processes). */
   pollIntervalMs?: number;
@@ -57,7 +65,7 @@ export interface OutboxWorkerOptions {
 const TRAILING_WAKE_MS = 100;
 
 export const OUTBOX_DEFAULTS = {
-  leaseMs: 120_000,
+  leaseMs: 30_000,
   pollIntervalMs: 5_000,
   backoff: { baseMs: 10_000, maxMs: 30 * 60_000 },
   maxAgeMs: 24 * 60 * 60_000,
@@ -90,10 +98,22 @@ export function backoffDelay(
   return Math.round(exp / 2 + (random() * exp) / 2);
 }
 
+/** Leases one worker may hold, per unit of concurrency. */
+const BUFFER_ROUNDS = 3;
+
+/** A claimed row and what it sends: the email's content (shared by its recipients) or its own. */
+interface Claimed {
+  row: OutboxRow;
+  /** Null when the email row is gone (its owner's account was deleted). */
+  content: { subject: string; html: string; text: string | null } | null;
+}
+
 interface InFlight {
   row: OutboxRow;
   abort: AbortController;
 }
+
+const byClaimOrder = (a: Claimed, b: Claimed) => byQueueOrder(a.row, b.row);
 
 export class OutboxWorker {
   readonly workerId: string;
@@ -111,11 +131,11 @@ export class OutboxWorker {
 
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   /**
-   * Claimed but not started yet, in queue order. A small buffer (up to one round of work) keeps
+   * Claimed but not started yet, in queue order. A small buffer (up to two rounds of work) keeps
    * every slot busy while the next claim is on its way; a system or Pro mail claimed later still
    * goes to its front.
    */
-  private ready: OutboxRow[] = [];
+  private ready: Claimed[] = [];
   private readonly inFlight = new Map<string, InFlight>();
   /** Delivered, waiting to be recorded; written in batches, one statement per batch. */
   private sentQueue: SentOutcome[] = [];
@@ -131,8 +151,11 @@ export class OutboxWorker {
   private finishedWhileStopping = 0;
   private idleWaiters: (() => void)[] = [];
   private maintaining = false;
-  /** A system or Pro mail was enqueued: claim now even if the buffer is full enough. */
-  private urgent = false;
+  /** The best priority announced since the last claim, if it beats Free (system or Pro mail). */
+  private urgent: number | undefined;
+  /** Attempts about to send their final dot, recorded in batches before the dot goes out. */
+  private dotQueue: { id: string; resolve: () => void; reject: (err: Error) => void }[] = [];
+  private dotFlushing: Promise<void> | undefined;
 
   constructor(options: OutboxWorkerOptions) {
     this.db = options.db;
@@ -154,6 +177,11 @@ export class OutboxWorker {
     return this.inFlight.size;
   }
 
+  /** Rows this worker holds a lease on: in flight, buffered, or delivered and not yet recorded. */
+  get heldCount(): number {
+    return this.inFlight.size + this.ready.length + this.sentQueue.length + this.sentWriting.size;
+  }
+
   start(): void {
     if (this.state !== 'new') throw new Error('An outbox worker can be started once');
     this.state = 'running';
@@ -161,7 +189,8 @@ export class OutboxWorker {
       this.listener = startOutboxListener({
         connectionString: this.listenConnectionString,
         onWake: (priority) => {
-          if (priority !== undefined && priority < MAIL_PRIORITY.free) this.urgent = true;
+          if (priority !== undefined && priority < MAIL_PRIORITY.free)
+            this.urgent = Math.min(this.urgent ?? priority, priority);
           this.wake();
           this.trailingWake();
         },
@@ -197,7 +226,7 @@ export class OutboxWorker {
     this.finishedWhileStopping = 0;
     await this.claiming; // what it got lands in `ready`, released below
     let released = 0;
-    const unstarted = this.ready.splice(0).map((r) => r.id);
+    const unstarted = this.ready.splice(0).map((c) => c.row.id);
     released += await release(this.db, { workerId: this.workerId, ids: unstarted, attempted: false }).catch(
       (err: unknown) => {
         this.log(
@@ -258,46 +287,91 @@ export class OutboxWorker {
   }
 
   private async claimLoop(): Promise<void> {
-    // Claim when at most one round is buffered, up to three rounds in hand (in flight + ready):
-    // claims come in batches (each is a durable commit), and no slot waits for one. A system or
-    // Pro mail makes us claim at once, and lands at the front of the buffer.
+    // Claim when at most one round is buffered, up to three rounds held in all: claims come in
+    // batches (each is a durable commit), and no slot waits for one. The bound holds for every
+    // priority: an announced system or Pro mail is traded for the last buffered mail, never added.
     const lowWater = this.concurrency;
-    const capacity = this.concurrency * 3;
+    const capacity = this.concurrency * BUFFER_ROUNDS;
     while (this.state === 'running') {
       this.wakeAgain = false;
       const urgent = this.urgent;
-      this.urgent = false;
-      if (this.ready.length > lowWater && !urgent) return;
-      const limit = Math.max(urgent ? 1 : 0, capacity - this.inFlight.size - this.ready.length);
-      if (limit <= 0) return;
+      this.urgent = undefined;
       if (Date.now() < this.dbErrorUntil) return;
-      const now = this.clock.now();
-      let rows: OutboxRow[];
       try {
-        rows = await claimDue(this.db, {
-          workerId: this.workerId,
-          limit,
-          now,
-          leaseUntil: new Date(now.getTime() + this.leaseMs),
-        });
+        if (urgent !== undefined && this.heldCount >= capacity) await this.overtake(urgent);
+        if (urgent === undefined && this.ready.length > lowWater) return;
+        const limit = capacity - this.heldCount;
+        if (limit <= 0) return;
+        const got = await this.claim({ limit });
+        if (got < limit) return; // nothing more due right now
       } catch (err) {
         // The database is unreachable: back off briefly; the poll brings us back.
         this.dbErrorUntil = Date.now() + Math.min(this.pollIntervalMs, 2_000);
         this.log('error', `outbox: could not claim mail (${(err as Error).message})`);
         return;
       }
-      if (rows.length > 0) {
-        this.ready = [...this.ready, ...rows].sort(byQueueOrder);
-        this.dispatch();
-      }
-      if (rows.length < limit) return; // nothing more due right now
     }
   }
 
-  private launch(row: OutboxRow): void {
+  /**
+   * A full buffer and a more urgent mail announced: hand the last buffered mail back (first, so
+   * the bound is never exceeded) and claim one that goes before it. If another worker was faster,
+   * the free place is refilled in queue order.
+   */
+  private async overtake(priority: number): Promise<void> {
+    const last = this.ready[this.ready.length - 1];
+    if (!last || last.row.priority <= priority) return;
+    this.ready.pop();
+    const released = await release(this.db, {
+      workerId: this.workerId,
+      ids: [last.row.id],
+      attempted: false,
+    }).catch((err: unknown) => {
+      this.ready.push(last);
+      throw err;
+    });
+    if (released === 0) this.log('warn', `outbox: lost the lease on ${last.row.id} while buffered`);
+    await this.claim({ limit: 1, belowPriority: last.row.priority });
+  }
+
+  /** Claims up to `limit` rows, loads their content and buffers them; returns how many. */
+  private async claim(args: { limit: number; belowPriority?: number }): Promise<number> {
+    const now = this.clock.now();
+    const rows = await claimDue(this.db, {
+      workerId: this.workerId,
+      limit: args.limit,
+      now,
+      leaseUntil: new Date(now.getTime() + this.leaseMs),
+      belowPriority: args.belowPriority,
+    });
+    if (rows.length === 0) return 0;
+    let contents: Awaited<ReturnType<typeof loadEmailContent>>;
+    try {
+      const emailIds = [...new Set(rows.flatMap((r) => (r.html === null && r.email_id ? [r.email_id] : [])))];
+      contents = await loadEmailContent(this.db, emailIds);
+    } catch (err) {
+      // Claimed but not loadable now: hand them back untried rather than hold them.
+      await release(this.db, { workerId: this.workerId, ids: rows.map((r) => r.id), attempted: false }).catch(
+        () => undefined, // their leases expire
+      );
+      throw err;
+    }
+    const claimed = rows.map((row): Claimed => {
+      if (row.html !== null && row.subject !== null)
+        return { row, content: { subject: row.subject, html: row.html, text: row.text } };
+      const email = row.email_id ? contents.get(row.email_id) : undefined;
+      return { row, content: email ? { subject: email.subject, html: email.html, text: email.text } : null };
+    });
+    this.ready = [...this.ready, ...claimed].sort(byClaimOrder);
+    this.dispatch();
+    return rows.length;
+  }
+
+  private launch(claimed: Claimed): void {
+    const { row } = claimed;
     const abort = new AbortController();
     this.inFlight.set(row.id, { row, abort });
-    void this.deliver(row, abort.signal)
+    void this.deliver(claimed, abort.signal)
       .catch((err: unknown) => this.log('error', `outbox: delivery of ${row.id} crashed (${String(err)})`))
       .finally(() => {
         this.inFlight.delete(row.id);
@@ -307,7 +381,7 @@ export class OutboxWorker {
       });
   }
 
-  private async deliver(row: OutboxRow, signal: AbortSignal): Promise<void> {
+  private async deliver({ row, content }: Claimed, signal: AbortSignal): Promise<void> {
     const now = this.clock.now();
     if (now.getTime() - row.created_at.getTime() > this.maxAgeMs) {
       await this.settle(row, {
@@ -318,32 +392,65 @@ export class OutboxWorker {
       });
       return;
     }
+    if (!content) {
+      await this.settle(row, {
+        status: 'failed',
+        code: null,
+        message: 'The email was deleted with its account before it could be delivered',
+        uncertain: false,
+      });
+      return;
+    }
     const result = await this.transport.deliver(
       {
         messageId: row.message_id,
-        to: row.to_addresses,
+        to: row.to_addresses.join(', '),
         replyTo: row.reply_to,
-        subject: row.subject,
-        html: row.html,
-        text: row.text,
+        subject: content.subject,
+        html: content.html,
+        text: content.text,
+        date: row.created_at,
       },
-      { signal },
+      { signal, beforeFinalDot: () => this.recordFinalDot(row.id) },
     );
     if (signal.aborted) return; // released at shutdown; the row is no longer ours
     if (result.status === 'sent') {
       // The slot is free as soon as the server said yes; the record follows in the next batch.
-      const note =
-        result.rejected.length > 0
-          ? {
-              code: result.rejected[0]!.code,
-              text: `Delivered, but the server refused ${result.rejected.map((r) => `${r.address} (${r.message})`).join(', ')}`,
-            }
-          : null;
-      this.sentQueue.push({ id: row.id, sentAt: this.clock.now(), note });
+      this.sentQueue.push({ id: row.id, sentAt: this.clock.now() });
       void this.flushSent();
       return;
     }
     await this.settle(row, result);
+  }
+
+  /**
+   * Resolves once the database knows this attempt is about to send its final dot (from then on a
+   * lost answer may mean a delivered message); rejects if the lease is gone or the write failed,
+   * and the attempt then stops without the dot. Batched: one statement for every attempt waiting.
+   */
+  private recordFinalDot(id: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.dotQueue.push({ id, resolve, reject });
+      this.dotFlushing ??= (async () => {
+        await Promise.resolve(); // let the attempts reaching their dot together share a statement
+        while (this.dotQueue.length > 0) {
+          const batch = this.dotQueue.splice(0);
+          try {
+            const held = await this.retrying(() =>
+              markFinalDot(this.db, { workerId: this.workerId, ids: batch.map((b) => b.id) }),
+            );
+            for (const b of batch)
+              if (held.has(b.id)) b.resolve();
+              else b.reject(new Error('this worker no longer holds the mail'));
+          } catch (err) {
+            for (const b of batch)
+              b.reject(new Error(`the attempt could not be recorded (${(err as Error).message})`));
+          }
+        }
+      })().finally(() => {
+        this.dotFlushing = undefined;
+      });
+    });
   }
 
   /** Writes queued `sent` outcomes, one statement per batch; one batch at a time. */
@@ -409,6 +516,14 @@ export class OutboxWorker {
         uncertain: result.uncertain,
       });
     }
+    if (result.uncertain && row.uncertain_attempts + 1 >= MAX_UNCERTAIN_ATTEMPTS) {
+      // Sent twice with no answer either time: a third copy would be a blind guess.
+      this.log(
+        'warn',
+        `outbox: ${row.id} unconfirmed after ${row.uncertain_attempts + 1} unanswered attempts`,
+      );
+      return markUnconfirmed(this.db, { ...base, code: result.code, text: result.message });
+    }
     const next = new Date(this.clock.now().getTime() + backoffDelay(row.attempts, this.backoff, this.random));
     if (next.getTime() - row.created_at.getTime() > this.maxAgeMs) {
       return markFailed(this.db, {
@@ -470,7 +585,7 @@ export class OutboxWorker {
         workerId: this.workerId,
         ids: [
           ...this.inFlight.keys(),
-          ...this.ready.map((r) => r.id),
+          ...this.ready.map((c) => c.row.id),
           ...this.sentQueue.map((o) => o.id),
           ...this.sentWriting,
         ],

@@ -8,17 +8,34 @@ export type MailPriority = keyof typeof MAIL_PRIORITY;
 
 export const OUTBOX_CHANNEL = 'mail_outbox';
 
-export interface OutgoingMail {
+interface OutgoingBase {
   priority: MailPriority;
-  /** Plain addresses, already validated. */
+  /** Plain addresses, already validated: one message (one row, one Message-ID) per address. */
   to: string[];
-  subject: string;
-  html: string;
-  /** Plain-text part; generated from the HTML at delivery when absent. */
-  text?: string;
   replyTo?: string;
-  /** The user's email row this delivery belongs to (test sends). */
-  emailId?: string;
+}
+
+/**
+ * A user's test send references its email row, which holds the subject and HTML once for every
+ * recipient (docs/decisions/0038-one-outbox-row-per-recipient.md); system mail carries its own
+ * small content.
+ */
+export type OutgoingMail = OutgoingBase &
+  (
+    | {
+        subject: string;
+        html: string;
+        /** Plain-text part; generated from the HTML at delivery when absent. */
+        text?: string;
+        emailId?: undefined;
+      }
+    | { emailId: string; subject?: undefined; html?: undefined; text?: undefined }
+  );
+
+export interface QueuedMail {
+  id: string;
+  messageId: string;
+  to: string;
 }
 
 /**
@@ -44,35 +61,50 @@ function shouldNotify(priority: number): boolean {
 /**
  * The one door for outgoing mail (docs/architecture.md §1.5). Pass the transaction of the change
  * that causes the mail, so both commit or neither does; workers are woken by NOTIFY when it commits.
+ * Each recipient gets a message of its own: To: names only them, and its delivery is tried,
+ * retried and recorded on its own row.
  */
 export async function enqueueMail(
   executor: Kysely<Database> | Transaction<Database>,
   mail: OutgoingMail,
   options: { messageIdDomain?: string } = {},
-): Promise<{ id: string; messageId: string }> {
-  const messageId = `<${randomUUID()}@${options.messageIdDomain ?? 'proofmail.local'}>`;
+): Promise<QueuedMail[]> {
+  if (mail.to.length === 0) throw new Error('enqueueMail: no recipients');
   const priority = MAIL_PRIORITY[mail.priority];
-  const values = {
+  const domain = options.messageIdDomain ?? 'proofmail.local';
+  const rows = mail.to.map((address) => ({
     priority,
-    message_id: messageId,
-    to_addresses: mail.to,
+    message_id: `<${randomUUID()}@${domain}>`,
+    to_addresses: [address],
     reply_to: mail.replyTo ?? null,
-    subject: mail.subject,
-    html: mail.html,
+    subject: mail.subject ?? null,
+    html: mail.html ?? null,
     text: mail.text ?? null,
     email_id: mail.emailId ?? null,
-  };
-  let row: { id: string };
+  }));
+  let inserted: { id: string; message_id: string }[];
   if (shouldNotify(priority)) {
-    // One statement: the row and the wake-up (NOTIFY is delivered when the transaction commits).
-    // The payload is the priority: a worker with a full buffer still claims at once for system/Pro.
-    row = await executor
-      .with('queued', (db) => db.insertInto('mail_outbox').values(values).returning('id'))
-      .selectFrom('queued')
-      .select(['queued.id', sql<string>`pg_notify(${OUTBOX_CHANNEL}, ${String(priority)})`.as('notified')])
-      .executeTakeFirstOrThrow();
+    // One statement: the rows and one wake-up (NOTIFY is delivered when the transaction commits).
+    // The payload is the priority: a worker with a full buffer may trade a buffered Free mail for it.
+    inserted = await executor
+      .with('queued', (db) => db.insertInto('mail_outbox').values(rows).returning(['id', 'message_id']))
+      .with('woken', (db) =>
+        db.selectNoFrom(sql<string>`pg_notify(${OUTBOX_CHANNEL}, ${String(priority)})`.as('notified')),
+      )
+      .selectFrom(['queued', 'woken'])
+      .select(['queued.id', 'queued.message_id'])
+      .execute();
   } else {
-    row = await executor.insertInto('mail_outbox').values(values).returning('id').executeTakeFirstOrThrow();
+    inserted = await executor
+      .insertInto('mail_outbox')
+      .values(rows)
+      .returning(['id', 'message_id'])
+      .execute();
   }
-  return { id: row.id, messageId };
+  const byMessageId = new Map(inserted.map((r) => [r.message_id, r.id]));
+  return rows.map((r) => ({
+    id: byMessageId.get(r.message_id)!,
+    messageId: r.message_id,
+    to: r.to_addresses[0]!,
+  }));
 }

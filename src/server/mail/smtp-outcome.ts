@@ -3,18 +3,14 @@
  * - 2xx                                    → sent
  * - 4xx, connection errors, timeouts       → retry later (backoff)
  * - 5xx                                    → failed at once, with the server's code and text
- * - connection lost once the message body started to flow: the server may have taken it, so the
- *   retry is flagged `uncertain` (a duplicate is possible, and then only on flagged rows).
+ * - no answer once the message's final "." was sent: the server may have taken it, so the retry
+ *   is flagged `uncertain` (a duplicate is possible, and then only on flagged rows;
+ *   docs/decisions/0041-uncertain-means-maybe-twice.md). A connection lost before the dot is not:
+ *   a server never accepts a message without it.
  */
 
-export interface RejectedRecipient {
-  address: string;
-  code: number | null;
-  message: string;
-}
-
 export type DeliveryResult =
-  | { status: 'sent'; response: string; rejected: RejectedRecipient[] }
+  | { status: 'sent'; response: string }
   | { status: 'retry' | 'failed'; code: number | null; message: string; uncertain: boolean };
 
 /** The fields of a nodemailer error that decide its meaning. */
@@ -53,6 +49,7 @@ function describe(err: SmtpErrorLike): string {
   const code = typeof err.code === 'string' ? err.code : '';
   const original = typeof err.originalCode === 'string' ? err.originalCode : '';
   const message = typeof err.message === 'string' ? err.message : String(err);
+  if (/^The mail server /.test(message)) return message;
   if (code === 'ETIMEDOUT') {
     if (/greeting/i.test(message)) return 'The mail server did not send its greeting in time';
     if (/connection timeout/i.test(message)) return 'Timed out connecting to the mail server';
@@ -65,10 +62,10 @@ function describe(err: SmtpErrorLike): string {
   return message;
 }
 
-/** Classifies a failed attempt; `dataStarted` = the message body had begun to flow to the server. */
+/** Classifies a failed attempt; `finalDotSent` = the message's terminating "." had been sent. */
 export function classifySmtpError(
   err: SmtpErrorLike,
-  dataStarted: boolean,
+  finalDotSent: boolean,
 ): Extract<DeliveryResult, { status: 'retry' | 'failed' }> {
   const code = typeof err.code === 'string' ? err.code : '';
   const responseCode =
@@ -94,10 +91,10 @@ export function classifySmtpError(
     status: 'retry',
     code: null,
     message: cleanErrorText(
-      dataStarted
-        ? `${describe(err)} after the message was sent; the server may have accepted it`
+      finalDotSent
+        ? `${describe(err)} after the whole message was sent; the server may have accepted it`
         : describe(err),
     ),
-    uncertain: dataStarted,
+    uncertain: finalDotSent,
   };
 }

@@ -1,28 +1,35 @@
-import { convert } from 'html-to-text';
-import nodemailer from 'nodemailer';
-import type { Readable } from 'node:stream';
-import {
-  classifySmtpError,
-  cleanErrorText,
-  type DeliveryResult,
-  type RejectedRecipient,
-} from './smtp-outcome.ts';
+import { buildMessage, parseMailbox } from './message.ts';
+import { classifySmtpError, cleanErrorText, type DeliveryResult } from './smtp-outcome.ts';
+import { RFC_5321_TIMEOUTS, SmtpSessionPool, type SmtpTimeouts } from './smtp-session.ts';
+import { textFromHtml } from './text-part.ts';
 
-/** One mail as the outbox hands it to a transport. */
+/** One message to one recipient, as the outbox hands it to a transport. */
 export interface DeliverableMail {
   /** "<uuid@domain>", the same on every attempt. */
   messageId: string;
-  to: string[];
+  /** The one recipient: the To: header and the envelope. */
+  to: string;
   replyTo: string | null;
   subject: string;
   html: string;
   /** Generated from the HTML when null. */
   text: string | null;
+  /** The Date header: when the mail was queued, so every attempt sends the same bytes. */
+  date: Date;
+}
+
+export interface DeliverOptions {
+  signal?: AbortSignal;
+  /**
+   * Awaited just before the message's terminating "." goes out (the outbox records that the
+   * message may be accepted from then on). If it rejects, the attempt stops without the dot.
+   */
+  beforeFinalDot?: () => Promise<void>;
 }
 
 /** What the outbox worker needs from a mail transport. */
 export interface MailTransport {
-  deliver(mail: DeliverableMail, options?: { signal?: AbortSignal }): Promise<DeliveryResult>;
+  deliver(mail: DeliverableMail, options?: DeliverOptions): Promise<DeliveryResult>;
   /** Closes pooled connections; sends still running fail. */
   close(): void;
 }
@@ -34,120 +41,57 @@ export interface SmtpTransportOptions {
   mailFrom: string;
   /** Pooled connections (one per concurrent delivery). */
   maxConnections: number;
-  /**
-   * Every network wait is bounded, and shorter than the outbox lease, so a hung server turns into
-   * a retry instead of a row stuck in `sending`.
-   */
-  connectionTimeoutMs?: number;
-  greetingTimeoutMs?: number;
-  socketTimeoutMs?: number;
+  /** RFC 5321's waits by default (docs/decisions/0040-smtp-timeouts-rfc-5321.md). */
+  timeouts?: SmtpTimeouts;
   /** Messages per pooled connection before it is recycled. */
   maxMessagesPerConnection?: number;
 }
 
-export const DEFAULT_SMTP_TIMEOUTS = {
-  connectionTimeoutMs: 10_000,
-  greetingTimeoutMs: 10_000,
-  socketTimeoutMs: 30_000,
-};
-
-/** "Name <user@domain>" or "user@domain" → an address object (never a string nodemailer parses). */
-export function parseMailbox(value: string): { name: string; address: string } {
-  const match = /^\s*(.*?)\s*<([^<>\s]+)>\s*$/.exec(value);
-  if (!match) return { name: '', address: value.trim() };
-  const name = (match[1] ?? '').replace(/^"(.*)"$/, '$1').trim();
-  return { name, address: match[2]! };
-}
-
-/** The text/plain alternative of an HTML mail. */
-export function textFromHtml(html: string): string {
-  return convert(html, {
-    wordwrap: 78,
-    selectors: [
-      { selector: 'img', format: 'skip' },
-      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-      { selector: 'style', format: 'skip' },
-      { selector: 'head', format: 'skip' },
-    ],
-  });
-}
-
-const stripLineBreaks = (s: string) => s.replace(/[\r\n]+/g, ' ');
-
 /**
- * nodemailer's pooled SMTP transport with our rules: address objects only, no file or URL access,
- * From = MAIL_FROM, Message-ID from the outbox row, multipart/alternative with a text part.
+ * SMTP delivery with our rules: one recipient per message and per transaction, RFC 5321's waits,
+ * and a message that cannot be built fails at once (sending it again cannot help).
+ * It sends the exact bytes of `buildMessage` (src/server/mail/message.ts), the builder the preview
+ * measures.
  */
 export function createSmtpTransport(options: SmtpTransportOptions): MailTransport {
   const from = parseMailbox(options.mailFrom);
-  const transporter = nodemailer.createTransport({
-    pool: true,
+  const pool = new SmtpSessionPool({
     url: options.url,
-    maxConnections: Math.max(1, options.maxConnections),
-    maxMessages: options.maxMessagesPerConnection ?? 500,
-    connectionTimeout: options.connectionTimeoutMs ?? DEFAULT_SMTP_TIMEOUTS.connectionTimeoutMs,
-    greetingTimeout: options.greetingTimeoutMs ?? DEFAULT_SMTP_TIMEOUTS.greetingTimeoutMs,
-    socketTimeout: options.socketTimeoutMs ?? DEFAULT_SMTP_TIMEOUTS.socketTimeoutMs,
-    disableFileAccess: true,
-    disableUrlAccess: true,
-    logger: false,
+    maxConnections: options.maxConnections,
+    maxMessagesPerConnection: options.maxMessagesPerConnection,
+    timeouts: options.timeouts ?? RFC_5321_TIMEOUTS,
   });
-
-  // Whether the message body started to flow decides if a lost connection leaves the outcome
-  // unknown. nodemailer reads the message stream only after the server's 354, so we keep the
-  // stream it builds for each Message-ID and ask whether anything was read from it.
-  const bodies = new Map<string, { stream?: Readable }>();
-  transporter.use('stream', (mail, done) => {
-    const probe = bodies.get(mail.message.messageId());
-    if (probe) {
-      mail.message.processFunc((input) => {
-        probe.stream = input as Readable;
-        return input;
-      });
-    }
-    done();
-  });
-
   return {
-    async deliver(mail, { signal } = {}) {
-      const probe: { stream?: Readable } = {};
-      bodies.set(mail.messageId, probe);
+    async deliver(mail, { signal, beforeFinalDot } = {}) {
+      let message: Buffer;
       try {
-        const info = await transporter.sendMail({
-          from,
-          to: mail.to.map((address) => ({ name: '', address })),
-          replyTo: mail.replyTo ? { name: '', address: mail.replyTo } : undefined,
-          envelope: { from: from.address, to: mail.to.map((address) => ({ name: '', address })) },
-          subject: stripLineBreaks(mail.subject),
-          messageId: mail.messageId,
-          text: mail.text ?? textFromHtml(mail.html),
+        message = await buildMessage({
+          from: options.mailFrom,
+          to: [mail.to],
+          replyTo: mail.replyTo,
+          subject: mail.subject,
           html: mail.html,
-          xMailer: false,
-          disableFileAccess: true,
-          disableUrlAccess: true,
-          signal,
+          text: mail.text ?? textFromHtml(mail.html),
+          messageId: mail.messageId,
+          date: mail.date,
         });
-        const rejectedErrors = (info.rejectedErrors ?? []) as {
-          recipient?: string;
-          responseCode?: number;
-          response?: string;
-          message?: string;
-        }[];
-        const rejected: RejectedRecipient[] = rejectedErrors.map((e) => ({
-          address: e.recipient ?? '',
-          code: typeof e.responseCode === 'number' ? e.responseCode : null,
-          message: cleanErrorText(e.response ?? e.message ?? 'rejected'),
-        }));
-        return { status: 'sent', response: cleanErrorText(String(info.response ?? '')), rejected };
       } catch (err) {
-        const dataStarted = probe.stream?.readableDidRead === true;
-        return classifySmtpError(err as object, dataStarted);
-      } finally {
-        bodies.delete(mail.messageId);
+        return {
+          status: 'failed',
+          code: null,
+          message: cleanErrorText(
+            `This email could not be turned into a message (${(err as Error).message ?? String(err)}); ` +
+              'sending it again cannot help',
+          ),
+          uncertain: false,
+        };
       }
+      const result = await pool.send({ from: from.address, to: mail.to, message, signal, beforeFinalDot });
+      if (result.ok) return { status: 'sent', response: cleanErrorText(result.response) };
+      return classifySmtpError(result.error, result.finalDotSent);
     },
     close() {
-      transporter.close();
+      pool.close();
     },
   };
 }

@@ -22,27 +22,128 @@ export const sendEmailRequest = z.strictObject({
   // The byte cap is checked by the server with a clear 413; this only bounds the parser.
   html: z.string().max(MAX_HTML_BYTES * 4),
   inlineCss: z.boolean().optional().default(false),
+  /** The user's own plain-text part (same 1 MB cap); absent or blank: generated from the HTML. */
+  text: z
+    .string()
+    .max(MAX_HTML_BYTES * 4)
+    .optional(),
 });
 export type SendEmailRequest = z.input<typeof sendEmailRequest>;
 export const sendEmailResponse = z.object({ id: z.string() });
 
-export const DELIVERY_STATES = ['queued', 'sending', 'sent', 'retrying', 'failed'] as const;
+/**
+ * POST /api/email/preview: the send body with `to` optional. The answer is what a send of the same
+ * body delivers (docs/architecture.md §9). `bytes.message` is the encoded MIME message for the
+ * first recipient of `to` (without `to`: for the sender's own address); another recipient's differs
+ * only by the length of their address.
+ */
+export const previewEmailRequest = sendEmailRequest.extend({
+  to: z.string().max(2_000).optional().default(''),
+});
+export type PreviewEmailRequest = z.input<typeof previewEmailRequest>;
+export const previewEmailResponse = z.object({
+  html: z.string(),
+  text: z.string(),
+  subject: z.string(),
+  bytes: z.object({ html: z.number().int(), source: z.number().int(), message: z.number().int() }),
+  notes: z.object({
+    inlined: z.boolean(),
+    /** Rules inlining could not inline and kept in a <style> block. */
+    keptInStyle: z.number().int(),
+  }),
+});
+export type PreviewEmailResponse = z.infer<typeof previewEmailResponse>;
+
+/** 422 codes of a document the pipeline could not process (send and preview alike). */
+export const PREPARE_ERROR_CODES = [
+  'document_too_deep',
+  'processing_timeout',
+  'inline_failed',
+  'processing_failed',
+] as const;
+export type PrepareErrorCode = (typeof PREPARE_ERROR_CODES)[number];
+
+/**
+ * The delivery of one message to one recipient. `unconfirmed`: the whole message was sent twice
+ * and the server answered neither time; it may have arrived, and is not sent a third time.
+ */
+export const RECIPIENT_DELIVERY_STATES = [
+  'queued',
+  'sending',
+  'sent',
+  'retrying',
+  'failed',
+  'unconfirmed',
+] as const;
+export const recipientDelivery = z.object({
+  id: z.string(),
+  to: z.string(),
+  state: z.enum(RECIPIENT_DELIVERY_STATES),
+  attempts: z.number().int(),
+  /** The server's reply or what went wrong, code included once ("550 5.1.1 …"). */
+  error: z.string().nullable(),
+  sentAt: z.string().nullable(),
+  messageId: z.string(),
+  /** This recipient may have received the message twice (an attempt's answer was lost after the whole message was sent). */
+  uncertain: z.boolean(),
+});
+export type RecipientDelivery = z.infer<typeof recipientDelivery>;
+
+/**
+ * The roll-up of an email's deliveries: `sent` when every recipient's was, `failed` when every
+ * one failed, `partial` when some failed and others were sent, `unconfirmed` when none failed but
+ * some are unconfirmed; while any is under way, `retrying` if one waits for a retry, else
+ * `sending` (or `queued` before the first attempt).
+ */
+export const DELIVERY_STATES = [
+  'queued',
+  'sending',
+  'sent',
+  'retrying',
+  'failed',
+  'partial',
+  'unconfirmed',
+] as const;
 export const delivery = z.object({
   state: z.enum(DELIVERY_STATES),
   attempts: z.number().int(),
   error: z.string().nullable(),
   sentAt: z.string().nullable(),
+  /** Some recipient may have received the message twice. */
+  uncertain: z.boolean(),
+});
+
+export const messageHeader = z.object({ name: z.string(), value: z.string() });
+export type MessageHeader = z.infer<typeof messageHeader>;
+
+/** What the user wrote and chose, as it was when the email was sent. */
+export const emailSource = z.object({
+  format: z.literal('html'),
+  /** The HTML as written (before inlining). */
+  html: z.string(),
+  inlineCss: z.boolean(),
+  /** The user's own text part, if they wrote one. */
+  text: z.string().nullable(),
 });
 
 export const email = z.object({
   id: z.string(),
   to: z.string(),
   subject: z.string(),
+  /** The HTML part as sent. */
   html: z.string(),
   createdAt: z.string(),
   isPublic: z.boolean(),
   publicSlug: z.string().nullable(),
   delivery,
+  source: emailSource,
+  /** The plain-text part as sent. */
+  text: z.string(),
+  /** The headers of the message as sent that every recipient got alike (not To, Message-ID, Date). */
+  headers: z.array(messageHeader),
+  bytes: z.object({ html: z.number().int(), message: z.number().int() }),
+  /** One per recipient, in the order of `to`. */
+  deliveries: z.array(recipientDelivery),
 });
 export type Email = z.infer<typeof email>;
 
@@ -70,6 +171,8 @@ export const emailListResponse = z.object({
 export type EmailListResponse = z.infer<typeof emailListResponse>;
 
 export const emailIdParams = z.strictObject({ id: z.string().max(100) });
+/** GET /api/email/{id}/message.eml: which delivery (recipient) to rebuild; default the first. */
+export const messageQuery = z.strictObject({ delivery: z.string().max(100).optional() });
 export const slugParams = z.strictObject({ slug: z.string().max(200) });
 
 export const shareResponse = z.object({ publicUrl: z.string(), email });

@@ -1,10 +1,20 @@
-import { CircleCheck, CircleX, Clock, RefreshCw, Send, type LucideIcon } from 'lucide-react';
-import type { EmailSummary } from '../../shared/contract/email.ts';
+import {
+  CircleAlert,
+  CircleCheck,
+  CircleQuestionMark,
+  CircleX,
+  Clock,
+  RefreshCw,
+  Send,
+  type LucideIcon,
+} from 'lucide-react';
+import type { EmailSummary, RecipientDelivery } from '../../shared/contract/email.ts';
 import { Badge, type BadgeColor } from './ui/badge.tsx';
 import { cx } from './ui/cx.ts';
 
 type Delivery = EmailSummary['delivery'];
 type State = Delivery['state'];
+type RecipientState = RecipientDelivery['state'];
 
 /** How each delivery state reads (the spec shows none; users need to know if a test bounced). */
 const DELIVERY: Record<
@@ -46,16 +56,34 @@ const DELIVERY: Record<
     color: 'red',
     tone: 'bg-red-50 text-red-700 dark:bg-red-950/60 dark:text-red-400',
   },
+  partial: {
+    label: 'Partly sent',
+    hint: 'Sent to some recipients; the mail server refused the others',
+    icon: CircleAlert,
+    color: 'orange',
+    tone: 'bg-orange-50 text-orange-700 dark:bg-orange-950/60 dark:text-orange-300',
+  },
+  unconfirmed: {
+    label: 'Unconfirmed',
+    hint: 'The mail server took the message but never confirmed it; it may have arrived',
+    icon: CircleQuestionMark,
+    color: 'orange',
+    tone: 'bg-orange-50 text-orange-700 dark:bg-orange-950/60 dark:text-orange-300',
+  },
+};
+
+/** The hint of a single recipient's state (the roll-up's wording speaks of several). */
+const RECIPIENT_HINT: Partial<Record<RecipientState, string>> = {
+  failed: 'The mail server refused it for this recipient',
+  unconfirmed: 'Sent twice without an answer; it may have arrived, so it is not sent again',
 };
 
 /** "Delivery: Failed — 550 mailbox unavailable": the spoken name and tooltip of the state. */
 function deliveryDescription(delivery: Delivery): string {
   const d = DELIVERY[delivery.state];
-  const detail =
-    delivery.error && (delivery.state === 'failed' || delivery.state === 'retrying')
-      ? delivery.error
-      : d.hint;
-  return `Delivery: ${d.label} — ${detail}`;
+  const detail = delivery.error && delivery.state !== 'sent' ? delivery.error : d.hint;
+  const twice = delivery.uncertain ? ' (may have arrived twice)' : '';
+  return `Delivery: ${d.label} — ${detail}${twice}`;
 }
 
 /** The round icon of the history's first column. */
@@ -80,12 +108,24 @@ export function DeliveryIcon({ delivery, className }: { delivery: Delivery; clas
   );
 }
 
-/** The state as a labelled pill (detail page). */
-export function DeliveryBadge({ delivery }: { delivery: Delivery }) {
+/** The state as a labelled pill: the email's roll-up, or one recipient's state (detail page). */
+export function DeliveryBadge({
+  delivery,
+  recipient = false,
+}: {
+  delivery: { state: State };
+  recipient?: boolean;
+}) {
   const d = DELIVERY[delivery.state];
   const Icon = d.icon;
+  const hint = (recipient ? RECIPIENT_HINT[delivery.state as RecipientState] : undefined) ?? d.hint;
   return (
-    <Badge color={d.color} title={d.hint} data-testid="delivery-state" data-state={delivery.state}>
+    <Badge
+      color={d.color}
+      title={hint}
+      data-testid={recipient ? 'recipient-delivery-state' : 'delivery-state'}
+      data-state={delivery.state}
+    >
       <Icon aria-hidden="true" />
       {d.label}
     </Badge>

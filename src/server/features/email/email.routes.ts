@@ -8,6 +8,9 @@ import {
   email as emailSchema,
   listEmailsQuery,
   MAX_HTML_BYTES,
+  messageQuery,
+  previewEmailRequest,
+  previewEmailResponse,
   publicEmail,
   sendEmailRequest,
   sendEmailResponse,
@@ -34,6 +37,8 @@ import {
   usageFor,
   withdrawSharedLinks,
 } from './email.service.ts';
+import { deliveredMessage } from './message.service.ts';
+import { previewEmail } from './preview.service.ts';
 import { sendTestEmail } from './send.service.ts';
 
 /** Sharing and withdrawing links, per user: plenty for a person, a wall for a script. */
@@ -55,6 +60,30 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
     async (request) => {
       const user = requireUser(request);
       return sendTestEmail(deps, user, request.body);
+    },
+  );
+
+  r.post(
+    '/api/email/preview',
+    {
+      bodyLimit: MAX_HTML_BYTES * 3,
+      schema: { body: previewEmailRequest, response: { 200: previewEmailResponse } },
+    },
+    async (request, reply) => previewEmail(deps, requireUser(request), request.body, reply),
+  );
+
+  r.get(
+    '/api/email/:id/message.eml',
+    // The answer is the message itself (message/rfc822), not JSON: no response schema to serialise with.
+    { schema: { params: emailIdParams, querystring: messageQuery } },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { message } = await deliveredMessage(deps, requireUser(request).id, id, request.query.delivery);
+      return reply
+        .header('Content-Type', 'message/rfc822')
+        .header('Content-Disposition', `attachment; filename="email-${id}.eml"`)
+        .header('Cache-Control', 'no-store')
+        .send(message);
     },
   );
 

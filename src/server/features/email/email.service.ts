@@ -1,9 +1,12 @@
+import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { isUuid } from '../../db/uuid.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import { PrepareError } from '../../prepare/prepare.ts';
+import type { TransformPool } from '../../prepare/transform-pool.ts';
 import type { Email, EmailSummary, PublicEmail, Usage } from '../../../shared/contract/email.ts';
 import type { Plan } from '../../../shared/plans.ts';
 import {
@@ -16,31 +19,20 @@ import {
   withdrawPublicLinks,
   type Cursor,
   type EmailRow,
+  type EmailRowWithHtml,
 } from './email.repo.ts';
+import { rollUpDelivery, toRecipientDeliveries } from './delivery-view.ts';
 import { monthOf, nextMonthStart, usageOf } from './usage.repo.ts';
 
 interface Deps {
   db: Db;
   config: Config;
   clock: Clock;
+  transforms: TransformPool;
 }
-
-const DELIVERY_STATE = {
-  queued: 'queued',
-  sending: 'sending',
-  sent: 'sent',
-  retry_wait: 'retrying',
-  failed: 'failed',
-} as const;
 
 /** Builds the API shape by listing fields (docs/architecture.md §1.4): a new column stays private. */
 export function toSummary(row: EmailRow): EmailSummary {
-  const error =
-    row.last_error === null
-      ? null
-      : row.last_error_code
-        ? `${row.last_error_code} ${row.last_error}`
-        : row.last_error;
   return {
     id: row.id,
     to: row.to_addresses,
@@ -48,12 +40,7 @@ export function toSummary(row: EmailRow): EmailSummary {
     createdAt: row.created_at.toISOString(),
     isPublic: row.public_slug !== null,
     publicSlug: row.public_slug,
-    delivery: {
-      state: DELIVERY_STATE[row.outbox_state ?? 'queued'],
-      attempts: row.attempts ?? 0,
-      error,
-      sentAt: row.sent_at ? row.sent_at.toISOString() : null,
-    },
+    delivery: rollUpDelivery(toRecipientDeliveries(row.deliveries, row.to_addresses)),
   };
 }
 
@@ -94,10 +81,63 @@ export async function listHistory(
   };
 }
 
+/** The text part, shared headers and sizes as stored, or rebuilt for an email sent before they were. */
+async function messageOf(
+  deps: Deps,
+  row: EmailRowWithHtml,
+): Promise<Pick<Email, 'text' | 'headers' | 'bytes'>> {
+  if (
+    row.text_part !== null &&
+    row.headers !== null &&
+    row.html_bytes !== null &&
+    row.message_bytes !== null
+  ) {
+    return {
+      text: row.text_part,
+      headers: row.headers,
+      bytes: { html: row.html_bytes, message: row.message_bytes },
+    };
+  }
+  // Sent before migration 0010: today's pipeline over the HTML as sent (no inlining again).
+  try {
+    const rebuilt = await deps.transforms.prepare(
+      { html: row.html, subject: row.subject, inlineCss: false, text: row.outbox_text },
+      {
+        from: deps.config.mailFrom,
+        to: row.to_addresses.split(',')[0]!.trim(),
+        replyTo: row.outbox_reply_to,
+        messageIdDomain: deps.config.mailDomain,
+        date: row.created_at,
+      },
+    );
+    return {
+      text: rebuilt.text,
+      headers: rebuilt.headers,
+      bytes: { html: rebuilt.bytes.html, message: rebuilt.bytes.message },
+    };
+  } catch (err) {
+    if (!(err instanceof PrepareError)) throw err;
+    const html = Buffer.byteLength(row.html, 'utf8');
+    return { text: row.outbox_text ?? '', headers: [], bytes: { html, message: html } };
+  }
+}
+
 export async function getEmail(deps: Deps, userId: string, id: string): Promise<Email> {
   const row = await findEmail(deps.db, userId, id);
   if (!row) throw notFound('Email not found');
-  return { ...toSummary(row), html: row.html };
+  return {
+    ...toSummary(row),
+    html: row.html,
+    source: {
+      format: 'html',
+      // Null when inlining changed nothing, and on emails sent before the source was kept.
+      html: row.source_html ?? row.html,
+      inlineCss: row.inline_css,
+      text: row.text_override,
+    },
+    ...(await messageOf(deps, row)),
+    deliveries: toRecipientDeliveries(row.deliveries, row.to_addresses),
+  };
 }
 
 export async function removeEmail(deps: Deps, userId: string, id: string): Promise<void> {

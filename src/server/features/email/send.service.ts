@@ -1,15 +1,21 @@
-import { Buffer } from 'node:buffer';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
-import { AppError, badRequest, forbidden, tooManyRequests } from '../../http/errors.ts';
+import { forbidden, tooManyRequests } from '../../http/errors.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
-import { DEFAULT_SUBJECT, MAX_HTML_BYTES, SEND_MESSAGES } from '../../../shared/contract/email.ts';
+import type { TransformPool } from '../../prepare/transform-pool.ts';
+import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
 import type { Plan } from '../../../shared/plans.ts';
-import { parseRecipients } from '../../../shared/recipients.ts';
 import { insertEmail } from './email.repo.ts';
-import { inlineCss } from './inline-css.ts';
-import { monthOf, nextMonthStart, recordSend, takeMinuteSend, takeMonthlySend } from './usage.repo.ts';
+import { checkEmailInput, prepareEmail, type EmailInput } from './email-input.ts';
+import {
+  monthOf,
+  nextMonthStart,
+  recordSend,
+  releaseMonthlySend,
+  takeMinuteSend,
+  takeMonthlySend,
+} from './usage.repo.ts';
 
 export interface Sender {
   id: string;
@@ -18,63 +24,32 @@ export interface Sender {
   verified: boolean;
 }
 
-export interface SendInput {
-  to: string;
-  subject: string;
-  html: string;
-  inlineCss: boolean;
-}
-
-/** Strips CR/LF (header injection) and surrounding blanks; empty becomes the spec's default. */
-export function cleanSubject(subject: string): string {
-  const clean = subject.replace(/[\r\n]+/g, ' ').trim();
-  return clean === '' ? DEFAULT_SUBJECT : clean;
-}
+export type SendInput = EmailInput;
 
 function formatResetDate(at: Date): string {
   return at.toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
 }
 
 /**
- * A test send (docs/spec.md §5): validate, then in ONE transaction take the per-minute rate and the
- * monthly allowance, store the email, queue its delivery and record the charge. Any failure rolls
- * all of it back, so a rejected send leaves nothing behind.
+ * A test send (docs/spec.md §5, docs/decisions/0052-limits-before-work.md):
+ * 1. the cheap checks (verified, fields, sizes, recipients);
+ * 2. the limits, taken before any heavy work: one send of the monthly allowance, then the
+ *    per-minute rate (over it: the monthly send is given back). The rate counts every send that
+ *    gets as far as processing, so it also bounds how often one user can make the server work; a
+ *    user over either limit, even in a burst of parallel sends, reaches no processing;
+ * 3. the one door, `prepare`, on the transform pool (inlining, text part, measuring);
+ * 4. ONE transaction: store the email, queue its delivery, record the charge.
+ * A send refused by processing, or whose transaction fails, gives its monthly send back, so a
+ * rejected send is never charged.
  */
 export async function sendTestEmail(
-  deps: { db: Db; config: Config; clock: Clock },
+  deps: { db: Db; config: Config; clock: Clock; transforms: TransformPool },
   sender: Sender,
   input: SendInput,
 ): Promise<{ id: string }> {
   const { db, config, clock } = deps;
   if (!sender.verified) throw forbidden(SEND_MESSAGES.unverified, 'email_unverified');
-  if (!input.to.trim() || !input.html.trim()) {
-    throw badRequest(`${SEND_MESSAGES.missingTitle}: ${SEND_MESSAGES.missingDetail}`, 'missing_fields');
-  }
-  if (Buffer.byteLength(input.html, 'utf8') > MAX_HTML_BYTES) {
-    throw new AppError(413, 'HTML content is too large: the limit is 1 MB', 'html_too_large');
-  }
-  const parsed = parseRecipients(input.to);
-  if (!parsed.ok) {
-    if (parsed.reason === 'too_many') {
-      throw badRequest(
-        `${SEND_MESSAGES.tooManyTitle}: ${SEND_MESSAGES.tooManyDetail}`,
-        'too_many_recipients',
-      );
-    }
-    if (parsed.reason === 'missing') {
-      throw badRequest(`${SEND_MESSAGES.missingTitle}: ${SEND_MESSAGES.missingDetail}`, 'missing_fields');
-    }
-    throw badRequest(
-      `Invalid recipient: "${parsed.invalid}" is not a plain email address (use name@example.com)`,
-      'invalid_recipient',
-    );
-  }
-
-  const subject = cleanSubject(input.subject);
-  const html = input.inlineCss ? inlineCss(input.html) : input.html;
-  if (Buffer.byteLength(html, 'utf8') > MAX_HTML_BYTES) {
-    throw new AppError(413, 'HTML content is too large after inlining: the limit is 1 MB', 'html_too_large');
-  }
+  const recipients = checkEmailInput(input, { requireTo: true });
 
   const now = clock.now();
   const month = monthOf(now);
@@ -82,46 +57,77 @@ export async function sendTestEmail(
   const isPro = sender.plan === 'pro';
   const perMinute = isPro ? config.proSendsPerMinute : config.freeSendsPerMinute;
   const monthly = isPro ? config.proMonthlyLimit : config.freeMonthlyLimit;
+  const monthlyLimitReached = () => {
+    const resets = nextMonthStart(now);
+    return tooManyRequests(
+      isPro
+        ? `Fair-use limit reached: ${monthly} sends per month on the Pro plan. It resets on ${formatResetDate(resets)}.`
+        : `Free plan limit reached: ${monthly} sends per month. It resets on ${formatResetDate(resets)}; upgrade to Pro for unlimited sends.`,
+      'monthly_limit_reached',
+      (resets.getTime() - now.getTime()) / 1000,
+    );
+  };
+
+  if (!(await takeMonthlySend(db, sender.id, month, monthly))) throw monthlyLimitReached();
+  if (!(await takeMinuteSend(db, sender.id, minute, perMinute))) {
+    await releaseMonthlySend(db, sender.id, month);
+    const wait = Math.max(1, Math.ceil((minute.getTime() + 60_000 - now.getTime()) / 1000));
+    throw tooManyRequests(
+      `Sending too fast: the ${isPro ? 'Pro' : 'Free'} plan allows ${perMinute} sends per minute. ` +
+        `Try again in ${wait} second${wait === 1 ? '' : 's'}.`,
+      'send_rate_limited',
+      wait,
+    );
+  }
+
+  try {
+    return await storeAndQueue(deps, sender, input, recipients, now, month);
+  } catch (err) {
+    // The caller hears why the send failed, even if the database is why and the give-back fails too.
+    await releaseMonthlySend(db, sender.id, month).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Steps 3 and 4 of `sendTestEmail`: any failure here gives the monthly send back. */
+async function storeAndQueue(
+  deps: { db: Db; config: Config; clock: Clock; transforms: TransformPool },
+  sender: Sender,
+  input: SendInput,
+  recipients: string[],
+  now: Date,
+  month: string,
+): Promise<{ id: string }> {
+  const { db, config } = deps;
+  const isPro = sender.plan === 'pro';
+  const prepared = await prepareEmail(deps, input, { to: recipients[0]!, replyTo: sender.email });
 
   return db.transaction().execute(async (trx) => {
-    if (!(await takeMinuteSend(trx, sender.id, minute, perMinute))) {
-      const wait = Math.max(1, Math.ceil((minute.getTime() + 60_000 - now.getTime()) / 1000));
-      throw tooManyRequests(
-        `Sending too fast: the ${isPro ? 'Pro' : 'Free'} plan allows ${perMinute} sends per minute. ` +
-          `Try again in ${wait} second${wait === 1 ? '' : 's'}.`,
-        'send_rate_limited',
-      );
-    }
-    if (!(await takeMonthlySend(trx, sender.id, month, monthly))) {
-      const resets = formatResetDate(nextMonthStart(now));
-      throw tooManyRequests(
-        isPro
-          ? `Fair-use limit reached: ${monthly} sends per month on the Pro plan. It resets on ${resets}.`
-          : `Free plan limit reached: ${monthly} sends per month. It resets on ${resets}; upgrade to Pro for unlimited sends.`,
-        'monthly_limit_reached',
-      );
-    }
     const email = await insertEmail(trx, {
       userId: sender.id,
-      to: parsed.recipients.join(', '),
-      subject,
-      html,
+      to: recipients.join(', '),
+      subject: prepared.subject,
+      html: prepared.html,
       inlineCss: input.inlineCss,
       createdAt: now,
-    });
-    const outbox = await enqueueMail(
-      trx,
-      {
-        priority: isPro ? 'pro' : 'free',
-        to: parsed.recipients,
-        subject,
-        html,
-        replyTo: sender.email,
-        emailId: email.id,
+      message: {
+        sourceHtml: prepared.html === input.html ? null : input.html,
+        textOverride: input.text?.trim() ? input.text : null,
+        textPart: prepared.text,
+        headers: prepared.headers,
+        mailFrom: config.mailFrom,
+        htmlBytes: prepared.bytes.html,
+        messageBytes: prepared.bytes.message,
       },
+    });
+    // One message per recipient, each referencing the email for its content
+    // (docs/decisions/0038-one-outbox-row-per-recipient.md); the send is charged once.
+    await enqueueMail(
+      trx,
+      { priority: isPro ? 'pro' : 'free', to: recipients, replyTo: sender.email, emailId: email.id },
       { messageIdDomain: config.mailDomain },
     );
-    await recordSend(trx, { userId: sender.id, emailId: email.id, outboxId: outbox.id, month });
+    await recordSend(trx, { userId: sender.id, emailId: email.id, month });
     return { id: email.id };
   });
 }

@@ -33,6 +33,20 @@ export async function takeMonthlySend(
 }
 
 /**
+ * Gives back a send taken by `takeMonthlySend` for a send that then stored nothing (refused by
+ * processing, or its transaction failed): the user is never charged for it.
+ */
+export async function releaseMonthlySend(db: Executor, userId: string, month: string): Promise<void> {
+  await db
+    .updateTable('usage_counters')
+    .set((eb) => ({ count: eb('count', '-', 1) }))
+    .where('user_id', '=', userId)
+    .where('month', '=', sql<Date>`${month}::date`)
+    .where('count', '>', 0)
+    .execute();
+}
+
+/**
  * Per-minute send rate, enforced the same way as the monthly allowance. Past minutes are trimmed
  * by the housekeeping job (src/server/housekeeping).
  */
@@ -50,13 +64,17 @@ export async function takeMinuteSend(
   return row.rows.length > 0;
 }
 
+/**
+ * One ledger row per send, whatever its number of recipients; it is refunded when every recipient
+ * failed permanently (docs/decisions/0039-refund-when-every-recipient-failed.md).
+ */
 export async function recordSend(
   trx: Executor,
-  entry: { userId: string; emailId: string; outboxId: string; month: string },
+  entry: { userId: string; emailId: string; month: string },
 ): Promise<void> {
   await trx
     .insertInto('usage_ledger')
-    .values({ user_id: entry.userId, email_id: entry.emailId, outbox_id: entry.outboxId, month: entry.month })
+    .values({ user_id: entry.userId, email_id: entry.emailId, month: entry.month })
     .execute();
 }
 

@@ -1,4 +1,4 @@
-import { ArrowLeft, Check, Code, Copy, Eye, Globe, MailX, Share2, TriangleAlert } from 'lucide-react';
+import { ArrowLeft, Check, Code, Copy, Eye, Globe, MailX, Share2 } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Email } from '../../../shared/contract/email.ts';
@@ -17,6 +17,7 @@ import { useSession } from '../../lib/session.ts';
 import { useEmail } from './api.ts';
 import { copyText } from './copy-text.ts';
 import { DeliveryBadge } from '../../components/delivery-state.tsx';
+import { DeliveryList } from './delivery-list.tsx';
 import { ShareDialog } from './share-dialog.tsx';
 
 const backLink = buttonClasses({ variant: 'ghost', size: 'sm', className: '-ml-3' });
@@ -132,34 +133,6 @@ function Loading() {
   );
 }
 
-function DeliveryProblem({ email }: { email: Email }) {
-  const { state, error, attempts } = email.delivery;
-  if (state !== 'failed' && !(state === 'retrying' && error)) return null;
-  const failed = state === 'failed';
-  return (
-    <div
-      role={failed ? 'alert' : 'status'}
-      className={
-        failed
-          ? 'flex gap-3 rounded-lg border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900 dark:border-red-500/40 dark:bg-red-950/50 dark:text-red-200'
-          : 'flex gap-3 rounded-lg border border-yellow-300 bg-yellow-50 px-4 py-3 text-sm text-yellow-900 dark:border-yellow-500/40 dark:bg-yellow-950/40 dark:text-yellow-100'
-      }
-    >
-      <TriangleAlert aria-hidden="true" className="mt-0.5 size-4 shrink-0" />
-      <div className="min-w-0">
-        <p className="font-semibold">
-          {failed ? 'This email was not delivered' : `Delivery is being retried (attempt ${attempts})`}
-        </p>
-        {error ? (
-          <p className="mt-0.5 font-mono text-xs break-words" data-testid="delivery-error">
-            {error}
-          </p>
-        ) : null}
-      </div>
-    </div>
-  );
-}
-
 /** /app/email/{id} (docs/spec.md §2): the email's facts, Preview and HTML Source tabs, and sharing. */
 export function EmailDetailPage() {
   const { id = '' } = useParams();
@@ -183,6 +156,8 @@ export function EmailDetailPage() {
   if (!email.data) return <Loading />;
 
   const data = email.data;
+  // Only what reached a server reads "Sent" (its time); anything else shows when it was submitted.
+  const sentAt = data.delivery.sentAt;
   const canShare = (user?.plan ?? '').toLowerCase() === 'pro';
   return (
     <div className="space-y-6">
@@ -211,10 +186,12 @@ export function EmailDetailPage() {
             <dd className="break-all text-slate-900 dark:text-slate-100" data-testid="email-to">
               {data.to}
             </dd>
-            <dt className="text-slate-500 dark:text-slate-400">Sent</dt>
+            <dt className="text-slate-500 dark:text-slate-400" data-testid="email-time-label">
+              {sentAt ? 'Sent' : 'Submitted'}
+            </dt>
             <dd className="text-slate-900 dark:text-slate-100">
-              <time dateTime={data.createdAt} data-testid="email-sent-at">
-                {dateTime(data.createdAt)}
+              <time dateTime={sentAt ?? data.createdAt} data-testid="email-sent-at">
+                {dateTime(sentAt ?? data.createdAt)}
               </time>
             </dd>
           </dl>
@@ -225,7 +202,7 @@ export function EmailDetailPage() {
         </Button>
       </div>
 
-      <DeliveryProblem email={data} />
+      <DeliveryList email={data} />
 
       <Tabs value={tab} onValueChange={setTab}>
         <TabsList>

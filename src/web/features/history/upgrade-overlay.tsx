@@ -23,7 +23,7 @@ function sampleEmails(now: Date): EmailSummary[] {
     createdAt: new Date(now.getTime() - minutesAgo * MINUTE).toISOString(),
     isPublic,
     publicSlug: null,
-    delivery: { state: 'sent', attempts: 1, error: null, sentAt: null },
+    delivery: { state: 'sent', attempts: 1, error: null, sentAt: null, uncertain: false },
   }));
 }
 

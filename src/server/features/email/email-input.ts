@@ -1,0 +1,83 @@
+import { Buffer } from 'node:buffer';
+import type { Config } from '../../config.ts';
+import { AppError, badRequest } from '../../http/errors.ts';
+import type { TransformPool } from '../../prepare/transform-pool.ts';
+import { PrepareError, type Prepared } from '../../prepare/prepare.ts';
+import { MAX_HTML_BYTES, SEND_MESSAGES } from '../../../shared/contract/email.ts';
+import { parseRecipients } from '../../../shared/recipients.ts';
+
+/** What sending and previewing take from the user, checked alike (docs/spec.md §5). */
+export interface EmailInput {
+  to: string;
+  subject: string;
+  html: string;
+  inlineCss: boolean;
+  text?: string;
+}
+
+const missingFields = () =>
+  badRequest(`${SEND_MESSAGES.missingTitle}: ${SEND_MESSAGES.missingDetail}`, 'missing_fields');
+
+/**
+ * The cheap checks, before any limit is taken or any work done: required fields, the 1 MB caps,
+ * and the recipients rule. Returns the recipients (empty when `to` is optional and blank).
+ */
+export function checkEmailInput(input: EmailInput, { requireTo }: { requireTo: boolean }): string[] {
+  if ((requireTo && !input.to.trim()) || !input.html.trim()) throw missingFields();
+  if (Buffer.byteLength(input.html, 'utf8') > MAX_HTML_BYTES) {
+    throw new AppError(413, 'HTML content is too large: the limit is 1 MB', 'html_too_large');
+  }
+  if (input.text !== undefined && Buffer.byteLength(input.text, 'utf8') > MAX_HTML_BYTES) {
+    throw new AppError(413, 'Plain-text part is too large: the limit is 1 MB', 'text_too_large');
+  }
+  if (!requireTo && !input.to.trim()) return [];
+  const parsed = parseRecipients(input.to);
+  if (parsed.ok) return parsed.recipients;
+  if (parsed.reason === 'too_many') {
+    throw badRequest(`${SEND_MESSAGES.tooManyTitle}: ${SEND_MESSAGES.tooManyDetail}`, 'too_many_recipients');
+  }
+  // Only commas and blanks: no recipient at all.
+  if (parsed.reason === 'missing') {
+    if (requireTo) throw missingFields();
+    return [];
+  }
+  throw badRequest(
+    `Invalid recipient: "${parsed.invalid}" is not a plain email address (use name@example.com)`,
+    'invalid_recipient',
+  );
+}
+
+/**
+ * Runs the one door (src/server/prepare/prepare.ts) on the transform pool for this input, measured
+ * for `to`. A document the pipeline cannot process is a 422 naming the problem; a full pool is a 503.
+ */
+export async function prepareEmail(
+  deps: { config: Config; transforms: TransformPool; clock: { now(): Date } },
+  input: EmailInput,
+  envelope: { to: string; replyTo: string },
+): Promise<Prepared> {
+  try {
+    const prepared = await deps.transforms.prepare(
+      { html: input.html, subject: input.subject, inlineCss: input.inlineCss, text: input.text ?? null },
+      {
+        from: deps.config.mailFrom,
+        to: envelope.to,
+        replyTo: envelope.replyTo,
+        messageIdDomain: deps.config.mailDomain,
+        date: deps.clock.now(),
+      },
+    );
+    if (prepared.bytes.html > MAX_HTML_BYTES) {
+      throw new AppError(
+        413,
+        'HTML content is too large after inlining: the limit is 1 MB',
+        'html_too_large',
+      );
+    }
+    return prepared;
+  } catch (err) {
+    if (!(err instanceof PrepareError)) throw err;
+    if (err.code === 'busy') throw new AppError(503, err.message, 'busy', 5);
+    throw new AppError(422, err.message, err.code);
+  }
+}

@@ -1,0 +1,47 @@
+import type { FastifyReply } from 'fastify';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import { enforceRateLimits, type RateRule } from '../../http/rate-limit.ts';
+import type { TransformPool } from '../../prepare/transform-pool.ts';
+import type { PreviewEmailResponse } from '../../../shared/contract/email.ts';
+import { checkEmailInput, prepareEmail, type EmailInput } from './email-input.ts';
+
+function previewRule(config: Config): RateRule {
+  return {
+    name: 'email_preview',
+    limit: config.previewsPerMinute,
+    windowMs: 60_000,
+    message: (wait) =>
+      `Too many previews: at most ${config.previewsPerMinute} a minute. Try again in ${wait}.`,
+  };
+}
+
+/**
+ * What a send of this body would deliver, without sending (docs/architecture.md §9): the same
+ * checks as a send (recipients only when given), then the same `prepare` on the transform pool. It
+ * spends nothing, so it takes no send limit, but it is throttled per user since it costs a transform.
+ * An unverified user may preview: nothing leaves the server.
+ */
+export async function previewEmail(
+  deps: { db: Db; config: Config; clock: Clock; transforms: TransformPool },
+  user: { id: string; email: string },
+  input: EmailInput,
+  reply: FastifyReply,
+): Promise<PreviewEmailResponse> {
+  const recipients = checkEmailInput(input, { requireTo: false });
+  await enforceRateLimits(
+    deps.db,
+    reply,
+    [{ rule: previewRule(deps.config), subject: user.id }],
+    deps.clock.now(),
+  );
+  const prepared = await prepareEmail(deps, input, { to: recipients[0] ?? user.email, replyTo: user.email });
+  return {
+    html: prepared.html,
+    text: prepared.text,
+    subject: prepared.subject,
+    bytes: prepared.bytes,
+    notes: prepared.notes,
+  };
+}

@@ -1,0 +1,65 @@
+import { simpleParser } from 'mailparser';
+import { describe, expect, it } from 'vitest';
+import { buildMessage, headersOf, sharedHeadersOf, type MessageInput } from './message.ts';
+
+const input: MessageInput = {
+  from: 'Proofmail <no-reply@proofmail.test>',
+  to: ['client@example.com'],
+  replyTo: 'designer@studio.example',
+  subject: 'Grüße — proof 3 ✓',
+  html: '<p>Hello\nworld ✓</p>\n<p>.starts with a dot</p>',
+  text: 'Hello\nworld ✓',
+  messageId: '<0b7c1f1e-3f4a-4e0e-9a57-8f1d3c9b2a10@proofmail.test>',
+  date: new Date('2026-03-15T12:00:00Z'),
+};
+
+describe('buildMessage', () => {
+  it('builds the same bytes for the same input, with CRLF line ends only', async () => {
+    const a = await buildMessage(input);
+    const b = await buildMessage({ ...input });
+    expect(a.equals(b)).toBe(true);
+    expect(/[^\r]\n/.test(a.toString('latin1'))).toBe(false);
+  });
+
+  it('derives the boundary from the content', async () => {
+    const a = (await buildMessage(input)).toString();
+    const b = (await buildMessage({ ...input, html: '<p>other</p>' })).toString();
+    const boundary = (s: string) => /boundary="([^"]+)"/.exec(s)?.[1];
+    expect(boundary(a)).not.toBe(boundary(b));
+    expect(boundary(a)).toBe(boundary((await buildMessage({ ...input, to: ['x@example.org'] })).toString()));
+  });
+
+  it('decodes to the parts, headers and addresses it was given', async () => {
+    const parsed = await simpleParser(await buildMessage(input));
+    expect(parsed.subject).toBe(input.subject);
+    expect(parsed.messageId).toBe(input.messageId);
+    expect(parsed.date?.toISOString()).toBe('2026-03-15T12:00:00.000Z');
+    const lf = (s: string | false | undefined) => (typeof s === 'string' ? s.replace(/\r\n/g, '\n') : s);
+    expect(lf(parsed.html)).toBe(input.html);
+    expect(lf(parsed.text)).toBe(input.text);
+    expect(parsed.from?.value[0]).toMatchObject({ name: 'Proofmail', address: 'no-reply@proofmail.test' });
+    expect(parsed.replyTo?.text).toBe('designer@studio.example');
+  });
+
+  it('differs between recipients only in To, Message-ID and Date, and only by their lengths', async () => {
+    const one = await buildMessage(input);
+    const two = await buildMessage({
+      ...input,
+      to: ['someone.else@example.org'],
+      messageId: '<9a9a9a9a-1111-4222-8333-444455556666@proofmail.test>',
+      date: new Date('2027-11-02T08:30:00Z'),
+    });
+    expect(two.length - one.length).toBe('someone.else@example.org'.length - 'client@example.com'.length);
+    expect(sharedHeadersOf(two)).toEqual(sharedHeadersOf(one));
+    expect(headersOf(one).map((h) => h.name)).toEqual([
+      'From',
+      'To',
+      'Reply-To',
+      'Subject',
+      'Message-ID',
+      'Date',
+      'MIME-Version',
+      'Content-Type',
+    ]);
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { cleanText, textFromHtml, wrapText } from './text-part.ts';
+
+/** The text part rules (docs/decisions/0053-text-part-rules.md), on fixtures of what real emails contain. */
+describe('textFromHtml', () => {
+  it('drops the invisible padding after a preheader and keeps its words on one line', () => {
+    const html =
+      `<div style="display:none;max-height:0;overflow:hidden">Spring is here: 20% off everything` +
+      `${'&zwnj;&nbsp;'.repeat(60)}${'&#847; '.repeat(20)}&#8199;&#65279;&shy;</div><p>Hello</p>`;
+    expect(textFromHtml(html)).toBe('Spring is here: 20% off everything\n\nHello');
+  });
+
+  it.each([
+    ['&zwnj;&nbsp;', '&zwnj;&nbsp;'],
+    ['&#847;&zwnj;&nbsp;', '&#847;&zwnj;&nbsp;'],
+    ['&#8199;&#847; ', '&#8199;&#847; '],
+    ['&#8203;', '&#8203;'],
+    ['&#x2060;&#xFEFF;', '&#x2060;&#xFEFF;'],
+  ])('drops runs of %s', (_name, unit) => {
+    expect(textFromHtml(`<p>Preview text${unit.repeat(40)}</p><p>Body</p>`)).toBe('Preview text\n\nBody');
+  });
+
+  it('collapses the blank lines that layout tables leave, to at most one', () => {
+    const empty = '<tr><td>&nbsp;</td></tr><tr><td></td></tr><tr><td><br><br></td></tr>';
+    const html = `<table><tr><td><h1>Title</h1></td></tr>${empty.repeat(10)}<tr><td><p>Text</p></td></tr></table>`;
+    expect(textFromHtml(html)).toBe('TITLE\n\nText');
+  });
+
+  it('keeps links readable: the text, then the address in brackets, once', () => {
+    const html =
+      '<p>Read <a href="https://example.com/post?a=1&amp;b=2">the post</a> or go to ' +
+      '<a href="https://example.com">https://example.com</a>.</p>';
+    expect(textFromHtml(html)).toBe(
+      'Read the post [https://example.com/post?a=1&b=2] or go to https://example.com.',
+    );
+  });
+
+  it('keeps words written with joiners: Persian, emoji sequences, and hyphenation points', () => {
+    const html = '<p>می‌خواهم 👨‍👩‍👧 exam&shy;ple</p>';
+    expect(textFromHtml(html)).toBe('می‌خواهم 👨‍👩‍👧 example');
+  });
+
+  it('leaves lists indented and the head, styles and images out', () => {
+    const html =
+      '<head><title>T</title><style>p{color:red}</style></head><ul><li>one<ul><li>two</li></ul></li></ul><img src="x.png" alt="logo">';
+    expect(textFromHtml(html)).toBe(' * one\n   * two');
+  });
+});
+
+describe('wrapText', () => {
+  it('wraps at 78 at spaces, keeping list indentation and quote marks, and never cuts a link', () => {
+    const words = 'word '.repeat(30).trim();
+    const link = `https://example.com/${'x'.repeat(100)}`;
+    expect(wrapText(` * ${words}`).split('\n')).toEqual([
+      ` * ${'word '.repeat(15).trim()}`,
+      `   ${'word '.repeat(15).trim()}`,
+    ]);
+    expect(
+      wrapText(`> ${words}`)
+        .split('\n')
+        .every((l) => l.startsWith('> ') && l.length <= 78),
+    ).toBe(true);
+    expect(wrapText(`see ${link} now`).split('\n')).toEqual(['see', link, 'now']);
+  });
+});
+
+describe('cleanText', () => {
+  it('keeps a signature separator and strips other trailing blanks', () => {
+    expect(cleanText('Thanks  \n-- \nStudio \n')).toBe('Thanks\n-- \nStudio');
+  });
+
+  it('normalises line ends', () => {
+    expect(cleanText('a\r\nb\rc')).toBe('a\nb\nc');
+  });
+});

@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import { inline } from '@css-inline/css-inline';
+import { keepReason, normalizeSelector, splitCss, type CssItem } from './css-rules.ts';
+
+/**
+ * CSS inlining an email developer can trust (docs/decisions/0051-css-inliner.md).
+ *
+ * `@css-inline/css-inline` (a Rust inliner) writes the rules of each `<style>` block into the
+ * style attributes of the elements they match. Around it, this module keeps in the `<style>`
+ * block, in their original order, everything that cannot work from a style attribute:
+ * - every at-rule (`@import` web fonts, `@media`, `@font-face`, `@keyframes`, `@supports`, …);
+ * - rules for the universal selector (`*` resets), which would otherwise be copied onto every element;
+ * - pseudo-elements and dynamic pseudo-classes (`:hover`, `::before`, …);
+ * - every selector that matches nothing in the document: the client hacks (`#outlook a`,
+ *   `.ExternalClass`, `[x-apple-data-detectors]`, `#MessageViewBody`, `u + .body`, Gmail's `.a6S`)
+ *   match markup that the mail client adds, not ours.
+ * A `<style data-embed>` block is left exactly as written. `<link>` elements stay, and nothing is
+ * ever fetched. The document keeps its doctype, and a fragment stays a fragment.
+ */
+
+export interface InlineResult {
+  html: string;
+  /** Rules kept in a `<style>` block because they cannot be inlined. */
+  keptInStyle: number;
+}
+
+const STYLE_BLOCK = /<style\b((?:[^>"']|"[^"]*"|'[^']*')*)>([\s\S]*?)<\/style\s*>/gi;
+const DOCTYPE = /^\uFEFF?\s*(<!doctype[^>]*>\s*)/i;
+const DOCUMENT_TAGS = /<(?:html|head|body)[\s>]/i;
+
+interface Block {
+  /** The opening tag's attributes, as written. */
+  attributes: string;
+  items: CssItem[];
+  /** Per item: the selectors handed to the inliner (rules only). */
+  candidates: Map<number, string[]>;
+}
+
+function isEmbed(attributes: string): boolean {
+  return /(^|\s)data-embed(\s|=|$)/i.test(attributes);
+}
+
+/** Rules are handed to the inliner one selector each, so what it leaves over maps back by order. */
+function candidateCss(block: Block): string {
+  const rules: string[] = [];
+  block.items.forEach((item, index) => {
+    for (const selector of block.candidates.get(index) ?? []) {
+      if (item.kind === 'rule') rules.push(`${selector} ${item.block}`);
+    }
+  });
+  return rules.join('\n');
+}
+
+/**
+ * What the inliner left in a block (selectors that matched nothing), matched back to our
+ * candidates in order. Returns, per item index, the selectors to keep.
+ */
+function leftoverSelectors(block: Block, leftoverCss: string): Map<number, string[]> {
+  const left = splitCss(leftoverCss).flatMap((item) =>
+    item.kind === 'rule' ? item.selectors.map(normalizeSelector) : [],
+  );
+  const kept = new Map<number, string[]>();
+  let k = 0;
+  for (const [index, selectors] of block.candidates) {
+    for (const selector of selectors) {
+      if (k < left.length && left[k] === normalizeSelector(selector)) {
+        kept.set(index, [...(kept.get(index) ?? []), selector]);
+        k++;
+      }
+    }
+  }
+  return kept;
+}
+
+/** The block's CSS after inlining: what stays, in the order it was written. */
+function keptCss(
+  block: Block,
+  leftovers: Map<number, string[]>,
+  fragment: boolean,
+): { css: string; count: number } {
+  const out: string[] = [];
+  block.items.forEach((item, index) => {
+    if (item.kind === 'at-rule') {
+      out.push(item.text);
+      return;
+    }
+    const always = item.selectors.filter((s) => keepReason(s, { fragment }) !== null);
+    const unmatched = leftovers.get(index) ?? [];
+    const selectors = item.selectors.filter((s) => always.includes(s) || unmatched.includes(s));
+    if (selectors.length > 0) out.push(`${selectors.join(', ')} ${item.block}`);
+  });
+  return { css: out.join('\n'), count: out.length };
+}
+
+export function inlineCss(html: string): InlineResult {
+  // A marker no input can contain: it is derived from the input itself.
+  const nonce = createHash('sha256').update(html).digest('hex').slice(0, 16);
+  const embeds: string[] = [];
+  const blocks: Block[] = [];
+  const fragment = !DOCUMENT_TAGS.test(html);
+
+  const marked = html.replace(STYLE_BLOCK, (whole, attributes: string, css: string) => {
+    if (isEmbed(attributes)) {
+      embeds.push(whole);
+      return `<!--pm-${nonce}-embed-${embeds.length - 1}-->`;
+    }
+    const items = splitCss(css);
+    const candidates = new Map<number, string[]>();
+    items.forEach((item, index) => {
+      if (item.kind !== 'rule') return;
+      const selectors = item.selectors.filter((s) => keepReason(s, { fragment }) === null);
+      if (selectors.length > 0) candidates.set(index, selectors);
+    });
+    const block: Block = { attributes, items, candidates };
+    blocks.push(block);
+    return `<style data-pm-${nonce}="${blocks.length - 1}">${candidateCss(block)}</style>`;
+  });
+
+  let out = inline(marked, {
+    inlineStyleTags: true,
+    keepStyleTags: true,
+    removeInlinedSelectors: true,
+    keepAtRules: false,
+    keepLinkTags: true,
+    loadRemoteStylesheets: false,
+    applyWidthAttributes: true,
+    applyHeightAttributes: true,
+  });
+
+  let keptInStyle = 0;
+  const ours = new RegExp(`<style data-pm-${nonce}="(\\d+)"[^>]*>([\\s\\S]*?)</style>`, 'g');
+  out = out.replace(ours, (_whole, n: string, leftover: string) => {
+    const block = blocks[Number(n)]!;
+    const { css, count } = keptCss(block, leftoverSelectors(block, leftover), fragment);
+    keptInStyle += count;
+    return count === 0 ? '' : `<style${block.attributes}>\n${css}\n</style>`;
+  });
+  out = out.replace(
+    new RegExp(`<!--pm-${nonce}-embed-(\\d+)-->`, 'g'),
+    (_w, n: string) => embeds[Number(n)]!,
+  );
+
+  return { html: restoreShape(html, out), keptInStyle };
+}
+
+/** The parser rewrites the document's frame: give back the author's doctype, and a fragment stays a fragment. */
+function restoreShape(input: string, output: string): string {
+  const doctype = DOCTYPE.exec(input)?.[1];
+  if (!DOCUMENT_TAGS.test(input)) {
+    const head = /<head\b[^>]*>([\s\S]*?)<\/head>/.exec(output)?.[1] ?? '';
+    const bodyTag = /<body\b[^>]*>/.exec(output);
+    const bodyEnd = output.lastIndexOf('</body>');
+    const body =
+      bodyTag && bodyEnd > bodyTag.index ? output.slice(bodyTag.index + bodyTag[0].length, bodyEnd) : output;
+    // Comments before the first element end up ahead of <html>, and after the last one behind it.
+    const htmlStart = output.search(/<html\b/);
+    const before = htmlStart > 0 ? output.slice(0, htmlStart).replace(/^<!DOCTYPE[^>]*>/i, '') : '';
+    const htmlEnd = output.lastIndexOf('</html>');
+    const after = htmlEnd !== -1 ? output.slice(htmlEnd + 7) : '';
+    return `${doctype ?? ''}${before}${head}${body}${after}`;
+  }
+  if (doctype) return output.replace(/^<!DOCTYPE[^>]*>/i, () => doctype);
+  return output;
+}

@@ -1,0 +1,147 @@
+import { Buffer } from 'node:buffer';
+import { buildMessage, sharedHeadersOf, type MessageHeader } from '../mail/message.ts';
+import { textFromHtml } from '../mail/text-part.ts';
+import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
+import { documentDepth, MAX_DOCUMENT_DEPTH } from './document-depth.ts';
+import { inlineCss } from './inline-css.ts';
+
+/**
+ * The one door from what the user wrote to exactly what is sent (docs/architecture.md §9).
+ * Sending and previewing both call `prepare`, so a preview is the message a send delivers. It is a
+ * pure function of its arguments (no clock, no randomness, no I/O) and runs in the transform pool
+ * (transform-pool.ts), never on the event loop.
+ *
+ * Steps: measure the nesting depth → inline the CSS (when asked) → the text part (the user's, or
+ * generated) → build the MIME message exactly as it leaves, to measure it. Line ends become LF in
+ * the parts; the message carries them as CRLF, so a part decodes to the same text with CRLF.
+ */
+
+export interface PrepareInput {
+  /** The HTML as the user wrote it. */
+  html: string;
+  subject: string;
+  inlineCss: boolean;
+  /** The user's own plain-text part; null (or blank) to generate it from the HTML. */
+  text: string | null;
+}
+
+/** Who the message is from and to: what the measured message carries besides the content. */
+export interface PrepareEnvelope {
+  /** MAIL_FROM. */
+  from: string;
+  /** The recipient the size is measured for (see `bytes.message`). */
+  to: string;
+  replyTo: string | null;
+  /** The domain of the Message-IDs the outbox gives (MAIL_FROM's). */
+  messageIdDomain: string;
+  /** The Date header of the measured message. */
+  date: Date;
+}
+
+export interface Prepared {
+  /** The HTML part as sent. */
+  html: string;
+  /** The text part as sent. */
+  text: string;
+  subject: string;
+  bytes: {
+    /** UTF-8 bytes of the HTML part as sent. */
+    html: number;
+    /** UTF-8 bytes of the HTML as written. */
+    source: number;
+    /**
+     * The encoded MIME message for `envelope.to`. The Message-ID and Date of a real send have the
+     * same length as the measured ones, so another recipient's message differs only by the length of
+     * their address in `To:`.
+     */
+    message: number;
+  };
+  notes: { inlined: boolean; keptInStyle: number };
+  /** The headers every recipient gets alike (all but To, Message-ID and Date). */
+  headers: MessageHeader[];
+}
+
+/**
+ * Why a document was not processed: too deep, over its time budget, rejected by the inliner, an
+ * unexpected failure of a transform, or every transform process busy with a full queue.
+ */
+export type PrepareErrorCode =
+  'document_too_deep' | 'processing_timeout' | 'inline_failed' | 'processing_failed' | 'busy';
+
+/** A document the pipeline cannot process, with a message that names the problem and the way out. */
+export class PrepareError extends Error {
+  constructor(
+    readonly code: PrepareErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PrepareError';
+  }
+}
+
+/** Strips CR/LF (header injection) and surrounding blanks; empty becomes the spec's default. */
+export function cleanSubject(subject: string): string {
+  const clean = subject.replace(/[\r\n]+/g, ' ').trim();
+  return clean === '' ? DEFAULT_SUBJECT : clean;
+}
+
+/** A Message-ID of the outbox's shape (`<uuid@domain>`) and length, for measuring. */
+export function placeholderMessageId(domain: string): string {
+  return `<00000000-0000-0000-0000-000000000000@${domain}>`;
+}
+
+function tooDeep(depth: string): PrepareError {
+  return new PrepareError(
+    'document_too_deep',
+    `This HTML nests elements ${depth} levels deep; the limit is ${MAX_DOCUMENT_DEPTH}, where browsers stop nesting too. ` +
+      'Unclosed tags usually cause this: close your <div>, <table> and <td> elements.',
+  );
+}
+
+function inlined(html: string): { html: string; keptInStyle: number } {
+  try {
+    return inlineCss(html);
+  } catch (err) {
+    if (err instanceof RangeError) throw tooDeep('too many');
+    const reason = err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err);
+    throw new PrepareError(
+      'inline_failed',
+      `CSS inlining failed on this HTML (${reason}). Send it without Inline CSS, or fix the CSS it names.`,
+    );
+  }
+}
+
+export async function prepare(input: PrepareInput, envelope: PrepareEnvelope): Promise<Prepared> {
+  // One line-end form: the message carries CRLF (as SMTP requires), the API and the database LF.
+  const written = input.html.replace(/\r\n?/g, '\n');
+  const depth = documentDepth(written);
+  if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(String(depth));
+
+  const { html, keptInStyle } = input.inlineCss ? inlined(written) : { html: written, keptInStyle: 0 };
+  const override = input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null;
+  const text = override ?? textFromHtml(html);
+  const subject = cleanSubject(input.subject);
+
+  const message = await buildMessage({
+    from: envelope.from,
+    to: [envelope.to],
+    replyTo: envelope.replyTo,
+    subject,
+    html,
+    text,
+    messageId: placeholderMessageId(envelope.messageIdDomain),
+    date: envelope.date,
+  });
+  return {
+    html,
+    text,
+    subject,
+    bytes: {
+      html: Buffer.byteLength(html, 'utf8'),
+      source: Buffer.byteLength(input.html, 'utf8'),
+      message: message.length,
+    },
+    notes: { inlined: input.inlineCss, keptInStyle },
+    headers: sharedHeadersOf(message),
+  };
+}

@@ -1,0 +1,118 @@
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PrepareError } from './prepare.ts';
+import { createTransformPool, type TransformPool } from './transform-pool.ts';
+
+const envelope = {
+  from: 'Proofmail <no-reply@proofmail.test>',
+  to: 'client@example.com',
+  replyTo: 'me@studio.example',
+  messageIdDomain: 'proofmail.test',
+  date: new Date('2026-03-15T12:00:00Z'),
+};
+const quick = {
+  html: '<style>p { color: red }</style><p>Hi</p>',
+  subject: 'Hi',
+  inlineCss: true,
+  text: null,
+};
+/** Every rule matches every cell through the table's classes: minutes of native inlining. */
+function endless() {
+  const rules = Array.from({ length: 3000 }, (_, i) => `.c${i} td { color: red }`);
+  const cells = Array.from({ length: 6000 }, (_, i) => `<tr><td class="c${i % 3000}">${i}</td></tr>`);
+  const classes = Array.from({ length: 3000 }, (_, i) => `c${i}`).join(' ');
+  return {
+    html: `<style>${rules.join('\n')}</style><table class="${classes}">${cells.join('')}</table>`,
+    subject: 'x',
+    inlineCss: true,
+    text: null,
+  };
+}
+
+/** This process's transform processes that are still alive. */
+function transformProcesses(): number[] {
+  let out = '';
+  try {
+    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  } catch {
+    return []; // ps exits 1 when nothing matches
+  }
+  return out
+    .split('\n')
+    .filter((line) => line.includes('transform-worker'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+async function rejection(promise: Promise<unknown>): Promise<PrepareError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PrepareError);
+  return err as PrepareError;
+}
+
+describe('transform pool', () => {
+  let pool: TransformPool | undefined;
+  afterEach(async () => {
+    await pool?.close();
+    pool = undefined;
+  });
+
+  it('prepares in another process', async () => {
+    pool = createTransformPool({ processes: 1, budgetMs: 20_000 });
+    const prepared = await pool.prepare(quick, envelope);
+    expect(prepared.html).toBe('<p style="color: red;">Hi</p>');
+    expect(transformProcesses()).toHaveLength(1);
+  });
+
+  it('kills a job over its budget, really: no process keeps working on it', async () => {
+    pool = createTransformPool({ processes: 1, budgetMs: 1_500 });
+    await pool.prepare(quick, envelope); // a ready process, so the budget counts the job only
+    const started = Date.now();
+    const err = await rejection(pool.prepare(endless(), envelope));
+    expect(err.code).toBe('processing_timeout');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+    // SIGKILL is immediate, but the exit is reported asynchronously.
+    for (let i = 0; i < 50 && transformProcesses().length > 0; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(transformProcesses()).toEqual([]);
+    // The next job gets a fresh process.
+    expect((await pool.prepare(quick, envelope)).html).toContain('color: red');
+  });
+
+  it('fails the job of a process that dies, and carries on', async () => {
+    pool = createTransformPool({ processes: 1, budgetMs: 60_000 });
+    await pool.prepare(quick, envelope);
+    const job = pool.prepare(endless(), envelope);
+    await new Promise((r) => setTimeout(r, 300));
+    for (const pid of transformProcesses()) process.kill(pid, 'SIGKILL');
+    const err = await rejection(job);
+    expect(err.code).toBe('processing_failed');
+    expect(err.message).toMatch(/stopped the process that handled it \(signal SIGKILL\)/);
+    expect((await pool.prepare(quick, envelope)).subject).toBe('Hi');
+  });
+
+  it('answers busy at once when the queue is full', async () => {
+    pool = createTransformPool({ processes: 1, budgetMs: 60_000, maxQueue: 1 });
+    await pool.prepare(quick, envelope);
+    const running = rejection(pool.prepare(endless(), envelope));
+    const queued = rejection(pool.prepare(quick, envelope));
+    const err = await rejection(pool.prepare(quick, envelope));
+    expect(err.code).toBe('busy');
+    await pool.close();
+    expect((await running).code).toBe('busy');
+    expect((await queued).code).toBe('busy');
+    expect(transformProcesses()).toEqual([]);
+  });
+
+  it('answers busy when a job waited too long for a process', async () => {
+    pool = createTransformPool({ processes: 1, budgetMs: 60_000, maxWaitMs: 500 });
+    await pool.prepare(quick, envelope);
+    const running = rejection(pool.prepare(endless(), envelope));
+    const err = await rejection(pool.prepare(quick, envelope));
+    expect(err.code).toBe('busy');
+    await pool.close();
+    await running;
+  });
+});

@@ -1,0 +1,291 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PrepareError, type PrepareEnvelope, type Prepared, type PrepareInput } from './prepare.ts';
+import type { FromWorker, PrepareTask, ToWorker } from './transform-worker.ts';
+
+/**
+ * Runs `prepare` (and every later per-email transform) in a small pool of child processes, never on
+ * the event loop (docs/decisions/0050-transform-process-pool.md). Processes, not worker threads: the
+ * inliner is native code, and a thread's terminate() cannot stop native code (measured: it keeps
+ * running, and burning a core, after terminate() is called), while a process can always be killed.
+ * A crash of native code takes down one transform process, never the server.
+ *
+ * Each job has a time budget counted from the moment a ready process takes it. A job over budget
+ * has its process killed (the pool starts another when there is work) and fails with
+ * `processing_timeout`; a process that dies on a job (out of memory, a crash) fails it with
+ * `processing_failed`. When every process is busy, jobs wait in a bounded queue; a full queue, or a
+ * wait longer than `maxWaitMs` behind busy processes (not behind one that is starting), fails the
+ * job with `busy`.
+ */
+
+export interface TransformPoolOptions {
+  /** Processes at most; they start on demand and stop after `idleMs` without work. */
+  processes: number;
+  /** Milliseconds of processing one job may take. */
+  budgetMs: number;
+  /** Jobs waiting for a process, at most. */
+  maxQueue?: number;
+  /** How long a job may wait for a process before it fails with `busy`. */
+  maxWaitMs?: number;
+  idleMs?: number;
+  /** Heap cap of each process (MiB). */
+  maxOldSpaceMb?: number;
+}
+
+export interface TransformPool {
+  prepare(input: PrepareInput, envelope: PrepareEnvelope): Promise<Prepared>;
+  close(): Promise<void>;
+}
+
+/** One fewer than the cores (the event loop keeps one), and two to four. */
+export function defaultProcesses(): number {
+  return Math.max(2, Math.min(4, os.availableParallelism() - 1));
+}
+
+/**
+ * In the bundle (dist/server) the entry is plain JavaScript beside main.js. From source (dev, tests,
+ * benchmarks) it is bundled once per process with esbuild into node_modules/.cache, named by its
+ * content: a plain-JavaScript child starts two to three times faster than one run through tsx.
+ */
+let sourceEntry: string | undefined;
+async function workerEntry(): Promise<string> {
+  if (!import.meta.url.endsWith('.ts'))
+    return fileURLToPath(new URL('./transform-worker.js', import.meta.url));
+  if (sourceEntry) return sourceEntry;
+  // Only from source: the bundle never loads esbuild.
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL('./transform-worker.ts', import.meta.url))],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    write: false,
+    logLevel: 'silent',
+  });
+  const code = result.outputFiles[0]!.contents;
+  const dir = fileURLToPath(new URL('../../../node_modules/.cache/proofmail/', import.meta.url));
+  const file = path.join(
+    dir,
+    `transform-worker-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`,
+  );
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(dir, { recursive: true });
+    // Written aside and renamed: several test processes may do this at once.
+    const temp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, code);
+    fs.renameSync(temp, file);
+  }
+  return (sourceEntry = file);
+}
+
+/** Niceness of transform processes (0 is normal, 19 the lowest priority). */
+const TRANSFORM_NICENESS = 10;
+
+const timeout = (budgetMs: number) =>
+  new PrepareError(
+    'processing_timeout',
+    `Processing this email took longer than ${budgetMs / 1000} seconds and was stopped. ` +
+      'Send it without Inline CSS, or make the HTML smaller.',
+  );
+const busy = () =>
+  new PrepareError('busy', 'The server is busy processing other emails. Try again in a few seconds.');
+const died = (how: string) =>
+  new PrepareError(
+    'processing_failed',
+    `Processing this email stopped the process that handled it (${how}). Make the HTML smaller or simpler, or send it without Inline CSS.`,
+  );
+
+interface Job {
+  id: number;
+  task: PrepareTask;
+  resolve: (outcome: Prepared) => void;
+  reject: (err: Error) => void;
+  waitTimer?: NodeJS.Timeout;
+}
+
+interface Slot {
+  child: ChildProcess;
+  ready: boolean;
+  job?: Job;
+  budgetTimer?: NodeJS.Timeout;
+  idleTimer?: NodeJS.Timeout;
+  killed?: boolean;
+}
+
+export function createTransformPool(options: TransformPoolOptions): TransformPool {
+  const entry = workerEntry();
+  // A failed build is reported on the first job, not as an unhandled rejection.
+  entry.catch(() => undefined);
+  const maxQueue = options.maxQueue ?? 32;
+  const maxWaitMs = options.maxWaitMs ?? 30_000;
+  const idleMs = options.idleMs ?? 60_000;
+  const execArgv = [`--max-old-space-size=${options.maxOldSpaceMb ?? 384}`];
+  const slots = new Set<Slot>();
+  const queue: Job[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  /** An idle process must not keep the server's event loop alive; a busy one must. */
+  function hold(slot: Slot, busy: boolean): void {
+    const channel = slot.child.channel as { ref(): void; unref(): void } | undefined;
+    if (busy) {
+      slot.child.ref();
+      channel?.ref();
+    } else {
+      slot.child.unref();
+      channel?.unref();
+    }
+  }
+
+  function retire(slot: Slot): void {
+    if (slot.killed) return;
+    slot.killed = true;
+    clearTimeout(slot.budgetTimer);
+    clearTimeout(slot.idleTimer);
+    slots.delete(slot);
+    slot.child.kill('SIGKILL');
+  }
+
+  function finish(slot: Slot): Job | undefined {
+    const job = slot.job;
+    slot.job = undefined;
+    clearTimeout(slot.budgetTimer);
+    return job;
+  }
+
+  let spawning = 0;
+  function spawn(): void {
+    spawning++;
+    entry.then(
+      (file) => {
+        spawning--;
+        if (!closed) start(file);
+      },
+      (err: unknown) => {
+        spawning--;
+        // Without an entry nothing can run: fail what waits, rather than let it time out.
+        for (const job of queue.splice(0)) {
+          clearTimeout(job.waitTimer);
+          job.reject(died(`could not start: ${err instanceof Error ? err.message : String(err)}`));
+        }
+      },
+    );
+  }
+
+  function start(file: string): void {
+    const child = fork(file, [], {
+      execArgv,
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    // Below the web process in the scheduler: on a busy machine the event loop gets the CPU first.
+    if (child.pid !== undefined) {
+      try {
+        os.setPriority(child.pid, TRANSFORM_NICENESS);
+      } catch {
+        // Not permitted here (some containers): the pool works the same, only without the edge.
+      }
+    }
+    const slot: Slot = { child, ready: false };
+    slots.add(slot);
+    hold(slot, true);
+    child.on('message', (message: FromWorker) => {
+      if ('ready' in message) {
+        slot.ready = true;
+        hold(slot, false);
+        dispatch();
+        return;
+      }
+      const job = finish(slot);
+      if (!job || job.id !== message.id) return;
+      if (message.outcome.ok) job.resolve(message.outcome.prepared);
+      else job.reject(new PrepareError(message.outcome.code, message.outcome.message));
+      hold(slot, false);
+      slot.idleTimer = setTimeout(() => retire(slot), idleMs);
+      dispatch();
+    });
+    child.on('exit', (code, signal) => {
+      const job = finish(slot);
+      const wasKilled = slot.killed;
+      retire(slot);
+      if (job && !wasKilled) job.reject(died(signal ? `signal ${signal}` : `exit code ${code}`));
+      if (!closed) dispatch();
+    });
+    child.on('error', () => retire(slot));
+  }
+
+  function dispatch(): void {
+    if (closed) return;
+    while (queue.length > 0) {
+      const idle = [...slots].find((s) => s.ready && !s.job && !s.killed);
+      if (!idle) {
+        const starting = spawning + [...slots].filter((s) => !s.ready).length;
+        if (slots.size + spawning < options.processes && starting < queue.length) spawn();
+        return;
+      }
+      const job = queue.shift()!;
+      clearTimeout(job.waitTimer);
+      clearTimeout(idle.idleTimer);
+      idle.job = job;
+      hold(idle, true);
+      idle.budgetTimer = setTimeout(() => {
+        if (idle.job !== job) return;
+        finish(idle);
+        retire(idle);
+        job.reject(timeout(options.budgetMs));
+        dispatch();
+      }, options.budgetMs);
+      idle.child.send({ id: job.id, task: job.task } satisfies ToWorker);
+    }
+  }
+
+  return {
+    prepare(input, envelope) {
+      return new Promise<Prepared>((resolve, reject) => {
+        if (closed) return reject(busy());
+        if (queue.length >= maxQueue) return reject(busy());
+        const job: Job = {
+          id: nextId++,
+          task: { input, envelope: { ...envelope, date: envelope.date.getTime() } },
+          resolve,
+          reject,
+        };
+        // Waiting for a process that is still starting is not being turned away: wait again.
+        const giveUp = () => {
+          const at = queue.indexOf(job);
+          if (at === -1) return;
+          if (spawning > 0 || [...slots].some((s) => !s.ready && !s.killed)) {
+            job.waitTimer = setTimeout(giveUp, maxWaitMs);
+            return;
+          }
+          queue.splice(at, 1);
+          reject(busy());
+        };
+        job.waitTimer = setTimeout(giveUp, maxWaitMs);
+        queue.push(job);
+        dispatch();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) {
+        clearTimeout(job.waitTimer);
+        job.reject(busy());
+      }
+      const running = [...slots].filter((s) => s.child.exitCode === null && s.child.signalCode === null);
+      const exits = running.map((slot) => new Promise<void>((r) => slot.child.once('exit', () => r())));
+      for (const slot of [...slots]) {
+        const job = finish(slot);
+        retire(slot);
+        job?.reject(busy());
+      }
+      await Promise.all(exits);
+    },
+  };
+}
