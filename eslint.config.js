@@ -129,6 +129,7 @@ export default tseslint.config(
     // The config module is the one reader of process.env; tooling and tests may set it.
     files: [
       'src/server/config.ts',
+      'src/server/config.test.ts', // sets up the environment loadEnvFile reads
       'scripts/**',
       'tests/**',
       'bench/**',

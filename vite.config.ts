@@ -1,7 +1,7 @@
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { gzipSync } from 'node:zlib';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, loadEnv, type Plugin } from 'vite';
 
 /**
  * Prints the JavaScript the landing route needs on first load (the entry chunk, the landing
@@ -34,9 +34,15 @@ function landingBudget(limitKb = 130): Plugin {
   };
 }
 
+// The dev server proxies to the API on PORT, from the environment or .env like the server reads it.
+function apiTarget(mode: string): string {
+  const port = process.env.PORT || loadEnv(mode, process.cwd(), '').PORT || '3000';
+  return `http://127.0.0.1:${port}`;
+}
+
 // The SPA lives in src/web and builds to dist/web, which the server serves.
 // VITE_API_URL (build time) points the SPA at a separate API origin; default: same origin.
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   root: 'src/web',
   publicDir: 'public',
   envDir: '../..',
@@ -55,8 +61,8 @@ export default defineConfig({
     // changeOrigin: the API answers only the Host of PUBLIC_URL or a loopback name with its port
     // (src/server/http/host-allowlist.ts), so the proxy names the API server, not Vite's port.
     proxy: {
-      '/api': { target: 'http://127.0.0.1:3000', changeOrigin: true },
-      '/dev/mailbox': { target: 'http://127.0.0.1:3000', changeOrigin: true },
+      '/api': { target: apiTarget(mode), changeOrigin: true },
+      '/dev/mailbox': { target: apiTarget(mode), changeOrigin: true },
     },
   },
-});
+}));

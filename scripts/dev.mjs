@@ -1,5 +1,5 @@
 // `npm run dev`: the API server (restarts on change) and Vite (hot reload) side by side.
-// Open http://localhost:5173; Vite proxies /api and /dev/mailbox to the server on PORT (3000).
+// Open http://localhost:5173; Vite proxies /api and /dev/mailbox to the server on PORT (3000, or .env).
 import { spawn } from 'node:child_process';
 
 const children = [

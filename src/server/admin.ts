@@ -1,7 +1,7 @@
 import { PLANS, type Plan } from '../shared/plans.ts';
 import { findUserByEmail, markVerified, setPlan } from './accounts/users.repo.ts';
 import { systemClock } from './clock.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
 import { createDb, createPool, openDatabase, type Db } from './db/database.ts';
 import { runningEmbeddedConnectionString } from './db/embedded-postgres.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -19,8 +19,9 @@ Commands:
   verify EMAIL              Mark an account's email address as verified
   help                      Show this help
 
-Uses the same environment as the server: DATABASE_URL, or the embedded
-database in DATA_DIR, whether or not the server is running.`;
+Uses the same configuration as the server (the environment, then .env):
+DATABASE_URL, or the embedded database in DATA_DIR, whether or not the
+server is running.`;
 
 class UsageError extends Error {}
 
@@ -66,6 +67,7 @@ async function run(args: string[], out: (line: string) => void): Promise<number>
   }
   if (rest.length > (command === 'set-plan' ? 2 : 1)) throw new UsageError('Too many arguments.');
 
+  loadEnvFile();
   const config = loadConfig();
   const connection = await connect(config);
   try {

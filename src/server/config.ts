@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
@@ -33,7 +34,8 @@ const mailbox = z
 const envSchema = z.object({
   PORT: int(3000, 0, 65535),
   HOST: z.preprocess(emptyToUndefined, z.string().default('127.0.0.1')),
-  PUBLIC_URL: z.preprocess(emptyToUndefined, z.url().default('http://localhost:3000')),
+  // Unset: derived from HOST and PORT (defaultPublicUrl).
+  PUBLIC_URL: optionalUrl,
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
   DATABASE_URL: z.preprocess(
     emptyToUndefined,
@@ -120,7 +122,10 @@ export interface OAuthProviderConfig {
 export interface Config {
   port: number;
   host: string;
+  /** The base of every link we mail or redirect to (PUBLIC_URL, else derived from HOST and PORT). */
   publicUrl: string;
+  /** True when PUBLIC_URL was not set and publicUrl was derived from HOST and PORT. */
+  publicUrlDerived: boolean;
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
@@ -197,6 +202,29 @@ function originOf(url: string, variable: string, problems: string[]): string | u
   }
 }
 
+/** Listen addresses a browser on this machine reaches as localhost. */
+const LOCAL_OR_ANY_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|::1?|\[::1?\]|0\.0\.0\.0)$/i;
+
+/**
+ * The PUBLIC_URL a server listening on HOST:PORT has when none is set: http://localhost:PORT for a
+ * loopback or all-interfaces address (what a browser on this machine opens), else http://HOST:PORT.
+ * Undefined when HOST cannot be part of a URL.
+ */
+export function defaultPublicUrl(host: string, port: number): string | undefined {
+  const h = host.trim();
+  const name = LOCAL_OR_ANY_HOST.test(h) ? 'localhost' : h.includes(':') && !h.startsWith('[') ? `[${h}]` : h;
+  try {
+    return new URL(`http://${name}:${port}`).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True for a HOST only this machine can reach (so a derived PUBLIC_URL is right for everyone). */
+export function isLoopbackHost(host: string): boolean {
+  return /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(host.trim());
+}
+
 /** Names and ranges proxy-addr (behind Fastify's trustProxy) understands besides plain addresses. */
 const PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
@@ -267,13 +295,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     .map((o) => originOf(o, 'CORS_ORIGINS', problems))
     .filter((o): o is string => o !== undefined);
   const trustProxy = parseTrustProxy(e.TRUST_PROXY, problems);
-  if (problems.length > 0) throw new ConfigError(problems);
+  const publicUrl = e.PUBLIC_URL ?? defaultPublicUrl(e.HOST, e.PORT);
+  if (publicUrl === undefined) {
+    problems.push(`HOST: "${e.HOST}" cannot form a URL; set PUBLIC_URL to the address browsers use`);
+  }
+  if (problems.length > 0 || publicUrl === undefined) throw new ConfigError(problems);
 
   const domain = mailDomain(e.MAIL_FROM);
   return {
     port: e.PORT,
     host: e.HOST,
-    publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    publicUrlDerived: e.PUBLIC_URL === undefined,
     dataDir: path.resolve(cwd, e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
@@ -317,8 +350,46 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     corsOrigins,
     trustProxy,
     devMailbox:
-      e.DEV_MAILBOX === 'on' ||
-      (e.DEV_MAILBOX === 'auto' && isLoopbackHostname(new URL(e.PUBLIC_URL).hostname)),
+      e.DEV_MAILBOX === 'on' || (e.DEV_MAILBOX === 'auto' && isLoopbackHostname(new URL(publicUrl).hostname)),
     logLevel: e.LOG_LEVEL,
   };
+}
+
+/**
+ * Reads the `.env` file of the working directory (or the file ENV_FILE names; ENV_FILE= reads
+ * none) into process.env before loadConfig, for `npm start`, `npm run worker` and `npm run admin`.
+ * A variable already in the environment wins over the file, even when set to an empty value
+ * (process.loadEnvFile never overrides). Returns the file read, if any.
+ */
+export function loadEnvFile(cwd = process.cwd()): string | undefined {
+  const chosen = process.env.ENV_FILE;
+  if (chosen !== undefined && chosen.trim() === '') return undefined;
+  const file = path.resolve(cwd, chosen ?? '.env');
+  if (!fs.existsSync(file)) {
+    if (chosen !== undefined) throw new ConfigError([`ENV_FILE: ${file} does not exist`]);
+    return undefined;
+  }
+  try {
+    process.loadEnvFile(file);
+  } catch (err) {
+    throw new ConfigError([`${file}: cannot be read (${(err as Error).message})`]);
+  }
+  return file;
+}
+
+/**
+ * The configuration of a command started from the shell: the `.env` file, then the environment.
+ * An invalid one prints every problem and exits with status 1.
+ */
+export function configOrExit(): Config {
+  try {
+    loadEnvFile();
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { configOrExit, defaultPublicUrl, isLoopbackHost } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { startHousekeeping } from './housekeeping/housekeeping.ts';
 import { startMailDelivery, type MailDelivery } from './mail/mail-delivery.ts';
@@ -14,20 +14,8 @@ import { startMailDelivery, type MailDelivery } from './mail/mail-delivery.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const webRoot = path.resolve(here, '../../dist/web');
 
-function readConfig(): Config {
-  try {
-    return loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
-}
-
 async function main(): Promise<void> {
-  const config = readConfig();
+  const config = configOrExit();
   const log = (line: string) => console.log(line);
   const database = await openDatabase(config, { log });
   const app = await buildApp({ config, db: database.db, webRoot, mailCatcher: !config.smtpUrl });
@@ -81,10 +69,29 @@ async function main(): Promise<void> {
     await database.close();
     throw err;
   }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  if (config.publicUrlDerived && port !== config.port) {
+    // PORT=0: the system chose the port; links must name it. Nobody can have reached the server
+    // before this line (its port was unknown), so no mail carries the old value.
+    config.publicUrl = defaultPublicUrl(config.host, port) ?? config.publicUrl;
+  }
   console.log(
-    `Proofmail is running at ${config.publicUrl} (listening on ${config.host}:${config.port}, ` +
+    `Proofmail is running at ${config.publicUrl} (listening on ${config.host}:${port}, ` +
       `${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'external PostgreSQL'})`,
   );
+  // HOST=0.0.0.0 or :: without PUBLIC_URL: reachable from other machines, but the links say localhost.
+  if (
+    config.publicUrlDerived &&
+    !isLoopbackHost(config.host) &&
+    new URL(config.publicUrl).hostname === 'localhost'
+  ) {
+    console.log(
+      `PUBLIC_URL is not set, so it is taken to be ${config.publicUrl}: links in mail work on this ` +
+        'machine only, and requests naming any other host are refused (421). Set PUBLIC_URL to the ' +
+        'address people open.',
+    );
+  }
   if (!config.smtpUrl) {
     console.log(
       config.devMailbox

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { configOrExit } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { startHousekeeping } from './housekeeping/housekeeping.ts';
 import { startMailDelivery } from './mail/mail-delivery.ts';
@@ -10,18 +10,6 @@ import { startMailDelivery } from './mail/mail-delivery.ts';
  * what the web process gets when delivery is left to this command). Each also takes its turn at
  * the housekeeping job (one process at a time runs it).
  */
-
-function readConfig(): Config {
-  try {
-    return loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
-}
 
 function concurrencyArg(argv: string[]): number | undefined {
   const i = argv.findIndex((a) => a === '--concurrency' || a.startsWith('--concurrency='));
@@ -40,7 +28,7 @@ function stamp(level: string, message: string): string {
 }
 
 async function main(): Promise<void> {
-  const config = readConfig();
+  const config = configOrExit();
   const concurrency =
     concurrencyArg(process.argv.slice(2)) ?? (config.mailWorkers > 0 ? config.mailWorkers : 4);
   const log = (level: 'info' | 'warn' | 'error', message: string) =>

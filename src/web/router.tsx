@@ -1,4 +1,5 @@
 import { createBrowserRouter, type RouteObject } from 'react-router';
+import { FirstLoad } from './components/layout/first-load.tsx';
 import { RootLayout } from './components/layout/root-layout.tsx';
 import { RouteError } from './components/route-error.tsx';
 import { appRoutes } from './app/app-routes.tsx';
@@ -11,6 +12,7 @@ import { page } from './lib/lazy-page.ts';
 const routes: RouteObject[] = [
   {
     Component: RootLayout, // outlet + scroll restoration (new pages start at the top)
+    HydrateFallback: FirstLoad, // while the first page's lazy chunk (and loader) loads
     errorElement: <RouteError />,
     children: [
       // Signed-in visitors go to /app/send before the landing page renders (docs/spec.md §2).

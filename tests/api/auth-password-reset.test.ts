@@ -66,6 +66,17 @@ describe('password reset', () => {
     expect(res.json().error).toBe('Please enter your email address');
   });
 
+  it('refuses something that is not an email address, before any rate limit or lookup', async () => {
+    for (const email of ['abc', 'abc@', '@example.com', 'a b@example.com', 'Name <a@example.com>']) {
+      const res = await request(email);
+      expect(res.statusCode, email).toBe(400);
+      expect(res.json(), email).toEqual({
+        error: 'Please enter a valid email address',
+        code: 'invalid_email',
+      });
+    }
+  });
+
   it('POST /api/auth/reset-password sets the password, ends every session and sends a notice', async () => {
     const account = await signUp(ctx);
     const other = (await signIn(ctx, account.email)).json().token as string;

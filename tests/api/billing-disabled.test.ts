@@ -54,6 +54,20 @@ describe('billing off (no STRIPE_SECRET_KEY)', () => {
     });
   });
 
+  it('tells the operator, not the user, how to grant a plan: in the log at start and on each refusal', async () => {
+    const hint = 'An administrator can change a plan with: npm run admin -- set-plan EMAIL pro|free';
+    expect(ctx.logs()).toContain(`Billing is off (STRIPE_SECRET_KEY is not set). ${hint}`);
+    const u = await createUser(ctx.db);
+    const before = ctx.logs().length;
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/billing/create-portal',
+      headers: u.headers,
+    });
+    expect(res.json()).toEqual(DISABLED); // the answer names no command
+    expect(ctx.logs().slice(before)).toContain(`Billing portal refused: billing is off. ${hint}`);
+  });
+
   it(
     'the admin command grants Pro, which unlocks history; and takes it back',
     { timeout: 120_000 },

@@ -83,10 +83,12 @@ describe('npm start lifecycle (src/server/main.ts)', { timeout: 120_000 }, () =>
   });
 
   async function startServer(port: number) {
+    // A clean environment without PUBLIC_URL, and no .env: links and the start-up message derive it from PORT.
     const app = startScript('src/server/main.ts', [], {
-      env: { DATA_DIR: dataDir, PORT: String(port), MAIL_WORKERS: '0', LOG_LEVEL: 'warn' },
+      env: { ENV_FILE: '', DATA_DIR: dataDir, PORT: String(port), MAIL_WORKERS: '0', LOG_LEVEL: 'warn' },
     });
-    await app.waitForOutput(/Proofmail is running/);
+    const started = await app.waitForOutput(/Proofmail is running at \S+/);
+    expect(started[0]).toBe(`Proofmail is running at http://localhost:${port}`);
     return app;
   }
 

@@ -75,11 +75,11 @@ describe('the change-email card', () => {
     // The owner says it was not them: one click undoes it and signs every device out.
     const cancelPath = linkIn(notice, auth.server, '/cancel-email-change');
     await page.goto(cancelPath);
-    await page.getByRole('heading', { level: 1, name: 'Not you? Cancel the email change' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Not You? Cancel the Email Change' }).waitFor();
     expect(new URL(page.url()).search).toBe(''); // the token left the address bar
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/cancel-email-change.png`, fullPage: true });
-    await page.getByRole('button', { name: 'Cancel the change and sign out everywhere' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Email change cancelled' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel the Change and Sign Out Everywhere' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Email Change Cancelled' }).waitFor();
     expect(await page.getByRole('main').innerText()).toContain('every device was signed out');
     expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
 

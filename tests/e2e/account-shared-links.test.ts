@@ -53,17 +53,17 @@ describe('the public links card', () => {
     const page = await browser.signedInPage(server, owner);
     const problems = watchProblems(page);
     await page.goto('/app/account');
-    const card = page.getByRole('region', { name: 'Public links' });
+    const card = page.getByRole('region', { name: 'Public Links' });
     await card.waitFor();
     expect(await card.innerText()).toContain(
       '2 emails are still shared with a public link from your Pro plan. The links keep working until you stop sharing them; sharing another email needs Pro.',
     );
 
-    await card.getByRole('button', { name: 'Stop sharing all' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Stop sharing every email?' });
+    await card.getByRole('button', { name: 'Stop Sharing All' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Stop Sharing Every Email?' });
     await dialog.waitFor();
     expect(await dialog.innerText()).toContain('Every public link stops working at once (2 links).');
-    await dialog.getByRole('button', { name: 'Stop sharing all' }).click();
+    await dialog.getByRole('button', { name: 'Stop Sharing All' }).click();
     await expectToast(page, 'Sharing stopped', '2 links no longer work.');
     await card.waitFor({ state: 'detached' });
     expect(await Promise.all(slugs.map(publicStatus))).toEqual([404, 404]);
@@ -76,7 +76,7 @@ describe('the public links card', () => {
     const problems = watchProblems(page);
     await page.goto('/app/account');
     await page.getByRole('region', { name: 'Change email' }).waitFor();
-    expect(await page.getByRole('region', { name: 'Public links' }).count()).toBe(0);
+    expect(await page.getByRole('region', { name: 'Public Links' }).count()).toBe(0);
     expect(problems.all()).toEqual([]);
   });
 });

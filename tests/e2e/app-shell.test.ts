@@ -68,13 +68,22 @@ describe('app shell', () => {
     await heading(page, 'Emails').waitFor();
     expect(await tabs.getByRole('link', { name: 'Emails' }).getAttribute('aria-current')).toBe('page');
 
-    // Avatar menu: the email, then Account, Plan, Sign Out.
+    // Avatar menu: the email, then Profile, Account, Plan, Sign Out.
     const menuButton = header.getByRole('button', { name: 'Account menu' });
     await menuButton.click();
     const menu = page.getByRole('menu');
     expect(await menu.innerText()).toContain(user.email);
-    expect(await menu.getByRole('menuitem').allInnerTexts()).toEqual(['Account', 'Plan', 'Sign Out']);
-    await menu.getByRole('menuitem', { name: 'Account' }).click();
+    expect(await menu.getByRole('menuitem').allInnerTexts()).toEqual([
+      'Profile',
+      'Account',
+      'Plan',
+      'Sign Out',
+    ]);
+    await menu.getByRole('menuitem', { name: 'Profile' }).click();
+    await page.waitForURL('**/app/profile');
+    await heading(page, 'Profile').waitFor();
+    await menuButton.click();
+    await page.getByRole('menuitem', { name: 'Account' }).click();
     await page.waitForURL('**/app/account');
     await heading(page, 'Account').waitFor();
     await menuButton.click();
@@ -137,8 +146,10 @@ describe('app shell', () => {
     await second.waitForURL('**/signin');
   });
 
-  it('on a phone the tabs get their own row and nothing overflows', async () => {
-    const made = await createUser(auth.server.db);
+  it('on a phone the tabs get their own row and nothing overflows, not even the menu of a long address', async () => {
+    const made = await createUser(auth.server.db, {
+      email: `a.very.long.address.for.wrapping.${Date.now()}@subdomain.example-company.com`,
+    });
     const page = await browser.signedInPage(auth.server, made, { viewport: { width: 375, height: 740 } });
     await page.goto('/app/account');
     await heading(page, 'Account').waitFor();
@@ -148,6 +159,17 @@ describe('app shell', () => {
     expect(
       await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
     ).toBeLessThanOrEqual(0);
+    // The avatar menu stays on screen; the address is cut short with an ellipsis (its title has it whole).
+    await page.getByRole('button', { name: 'Account menu' }).click();
+    const menu = page.getByRole('menu');
+    const box = (await menu.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(375);
+    expect(await menu.getByTitle(made.user.email).isVisible()).toBe(true);
+    for (const item of await menu.getByRole('menuitem').all()) {
+      const itemBox = (await item.boundingBox())!;
+      expect(itemBox.x).toBeGreaterThanOrEqual(0);
+    }
   });
 });
 

@@ -58,19 +58,19 @@ describe('account journey', () => {
 
     // --- sign up, solving the real ALTCHA proof of work ---
     await page.goto('/signup');
-    await heading(page, 'Create your account').waitFor();
+    await heading(page, 'Create Your Account').waitFor();
     await page
       .getByTestId('free-plan-note')
       .getByText('Free plan includes 10 email sends per month', { exact: true })
       .waitFor(); // the figure comes from /api/config
     const submit = page.getByRole('button', { name: 'Create Account' });
     await page.locator('altcha-widget').waitFor({ state: 'attached' });
-    expect(await submit.isDisabled()).toBe(true);
+    expect(await submit.getAttribute('aria-disabled')).toBe('true'); // shown and announced as disabled
     await page.getByLabel('Email', { exact: true }).fill(email);
     const passwordField = page.getByLabel('Password', { exact: true });
     await passwordField.fill(' '.repeat(8));
     // Focusing the form starts the widget; Submit turns on when the challenge is solved.
-    await page.locator('button[type="submit"]:not([disabled])').waitFor({ timeout: 30_000 });
+    await page.locator('button[type="submit"]:not([aria-disabled])').waitFor({ timeout: 30_000 });
     expect(await page.locator('altcha-widget').getAttribute('name')).toBe('captchaToken');
     // Eight spaces are refused at the field (docs/decisions/0035-password-rule.md).
     await submit.click();
@@ -86,7 +86,7 @@ describe('account journey', () => {
     // --- verification mail → /verify → Start Sending Emails ---
     const verifyMail = await waitForMail(server, email, /^Verify your email/);
     await page.goto(linkIn(verifyMail, server, '/verify'));
-    await heading(page, 'Email verified!').waitFor();
+    await heading(page, 'Email Verified!').waitFor();
     await page.getByRole('link', { name: 'Start Sending Emails' }).click();
     await page.waitForURL('**/app/send');
     await heading(page, 'Send Test Email').waitFor();
@@ -103,20 +103,20 @@ describe('account journey', () => {
     // --- sign out, sign in ---
     await signOutThroughMenu(page);
     expect(await tokenOf(page)).toBeNull();
-    await heading(page, 'Welcome back').waitFor();
+    await heading(page, 'Welcome Back').waitFor();
     await signInThroughPage(page, email, PASSWORD);
 
     // --- forgot password → mail → reset → sign in with the new password ---
     await signOutThroughMenu(page);
     await page.getByRole('link', { name: 'Forgot password?' }).click();
-    await heading(page, 'Forgot your password?').waitFor();
+    await heading(page, 'Forgot Your Password?').waitFor();
     await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByRole('button', { name: 'Send Reset Link' }).click();
     await heading(page, 'Check Your Email').waitFor();
     const resetMail = await waitForMail(server, email, /^Reset your Proofmail password/);
     const resetLink = linkIn(resetMail, server, '/reset-password');
     await page.goto(resetLink);
-    await heading(page, 'Choose a new password').waitFor();
+    await heading(page, 'Choose a New Password').waitFor();
     await page.getByLabel('New password', { exact: true }).fill('short');
     await page.getByLabel('Confirm new password', { exact: true }).fill('short');
     await page.getByRole('button', { name: 'Reset Password' }).click();
@@ -139,7 +139,7 @@ describe('account journey', () => {
     await page.getByLabel('New password', { exact: true }).fill('another passphrase');
     await page.getByLabel('Confirm new password', { exact: true }).fill('another passphrase');
     await page.getByRole('button', { name: 'Reset Password' }).click();
-    await heading(page, 'Invalid Reset Link').waitFor();
+    await heading(page, 'Invalid reset link').waitFor();
     await page.getByRole('link', { name: 'Request a New Link' }).click();
     await page.waitForURL('**/forgot-password');
 

@@ -32,6 +32,24 @@ afterAll(async () => auth?.close());
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 
+/** The error a field shows under itself (what its aria-describedby names), or null. */
+async function fieldError(page: Page, label: string): Promise<string | null> {
+  const field = page.getByLabel(label, { exact: true });
+  if ((await field.getAttribute('aria-invalid')) !== 'true') return null;
+  const ids = (await field.getAttribute('aria-describedby'))?.split(' ') ?? [];
+  const error = ids.find((id) => id.endsWith('-error'));
+  return error ? (await page.locator(`#${error}`).innerText()).trim() : null;
+}
+
+/** Everything the auth card says, in reading order, on one line. */
+async function cardText(page: Page): Promise<string> {
+  const card = page.getByRole('group').filter({ has: page.locator('#auth-title') });
+  return (await card.innerText())
+    .replace(/\s+/g, ' ')
+    .replace(/^Close /, '')
+    .trim();
+}
+
 async function open(path: string, ignore: RegExp[] = []) {
   const page = await browser.newPage({ baseURL: auth.server.baseUrl });
   const problems = watchProblems(page, { ignore });
@@ -50,23 +68,64 @@ async function signUpThroughApi(email: string): Promise<string> {
 }
 
 describe('verification links', () => {
-  it('without a token: Invalid verification link, with ways on', async () => {
+  it('without a token: Invalid verification link, with a way on', async () => {
     const { page, problems } = await open('/verify');
     await heading(page, 'Invalid verification link').waitFor();
-    expect(await page.getByRole('link', { name: 'Request a new link' }).getAttribute('href')).toBe(
-      '/app/account',
+    expect(await cardText(page)).toBe(
+      'Invalid verification link This link is missing its verification code. Open the link from the email exactly as it was sent. Sign in to get a new one. Sign In',
     );
-    expect(await page.getByRole('link', { name: 'Back to sign in' }).getAttribute('href')).toBe('/signin');
+    expect(await page.getByRole('main').getByRole('link', { name: 'Sign In' }).getAttribute('href')).toBe(
+      '/signin',
+    );
     expect(problems.all()).toEqual([]);
   });
 
-  it('with an unknown token: Invalid verification link and the Verification failed. toast', async () => {
+  it('with an unknown token: says it once, on the page, in sentences', async () => {
     const { page, problems } = await open('/verify?token=not-a-real-token-at-all', [
       /verify-email 400/,
       /status of 400/,
     ]);
     await heading(page, 'Invalid verification link').waitFor();
-    await expectToast(page, 'Verification failed.', 'Invalid or expired verification link');
+    expect(await cardText(page)).toBe(
+      'Invalid verification link This link has expired or has already been used. Verification links work once and expire after 24 hours. Sign in to get a new one. Sign In',
+    );
+    // No toast repeats it.
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByRole('region', { name: 'Notifications' }).locator('[data-kind]').count()).toBe(0);
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('signed in and unverified, a dead link offers a new one right there', async () => {
+    const email = uniqueEmail('dead-link');
+    const token = await signUpThroughApi(email);
+    await waitForMail(auth.server, email, /^Verify your email/);
+    const seen = await seenMail(auth.server, email);
+    const { page } = await open('/', [/verify-email 400/, /status of 400/]);
+    await storeToken(page, token);
+    await page.goto('/verify?token=not-a-real-token-at-all');
+    await heading(page, 'Invalid verification link').waitFor();
+    expect(await cardText(page)).toContain('Send yourself a new one.');
+    await page.getByRole('button', { name: 'Send a New Link' }).click();
+    await expectToast(page, 'Verification email sent', 'Check your inbox for a new verification link');
+    await waitForMail(auth.server, email, /^Verify your email/, seen);
+  });
+
+  it('signed in and already verified, a used link says the address is verified, not that the link is invalid', async () => {
+    const email = uniqueEmail('twice');
+    const token = await signUpThroughApi(email);
+    const link = linkIn(await waitForMail(auth.server, email, /^Verify your email/), auth.server, '/verify');
+    const { page, problems } = await open('/', [/verify-email 400/, /status of 400/]);
+    await storeToken(page, token);
+    await page.goto(link);
+    await heading(page, 'Email Verified!').waitFor();
+    await page.goto(link); // the second click on the same mail
+    await heading(page, 'Email Already Verified').waitFor();
+    expect(await cardText(page)).toBe(
+      `Email Already Verified ${email} is verified, so there is nothing more to do here. You can send test emails. Start Sending Emails`,
+    );
+    expect(
+      await page.getByRole('region', { name: 'Notifications' }).locator('[data-kind="error"]').count(),
+    ).toBe(0);
     expect(problems.all()).toEqual([]);
   });
 
@@ -94,20 +153,22 @@ describe('verification links', () => {
     const second = await waitForMail(auth.server, email, /^Verify your email/, seen);
     const link = linkIn(second, auth.server, '/verify');
     await page.goto(link);
-    await heading(page, 'Email verified!').waitFor();
+    await heading(page, 'Email Verified!').waitFor();
     await page.goto(link);
     await heading(page, 'Invalid verification link').waitFor();
   });
 });
 
 describe('reset links', () => {
-  it('without a token: the Invalid Reset Link page with a button to request a new link', async () => {
+  it('without a token: the Invalid Reset Link page says so once, in sentences, with a way to a new link', async () => {
     const { page, problems } = await open('/reset-password');
-    await heading(page, 'Invalid Reset Link').waitFor();
-    expect(await page.getByText('Invalid reset link', { exact: true }).isVisible()).toBe(true);
+    await heading(page, 'Invalid reset link').waitFor();
+    expect(await cardText(page)).toBe(
+      'Invalid reset link This link is missing its reset code. Open the link from the email exactly as it was sent, or request a new one. Request a New Link Back to Sign In',
+    );
     await page.getByRole('link', { name: 'Request a New Link' }).click();
     await page.waitForURL('**/forgot-password');
-    await heading(page, 'Forgot your password?').waitFor();
+    await heading(page, 'Forgot Your Password?').waitFor();
     expect(problems.all()).toEqual([]);
   });
 
@@ -119,7 +180,10 @@ describe('reset links', () => {
     await page.getByLabel('New password', { exact: true }).fill('a long enough password');
     await page.getByLabel('Confirm new password', { exact: true }).fill('a long enough password');
     await page.getByRole('button', { name: 'Reset Password' }).click();
-    await heading(page, 'Invalid Reset Link').waitFor();
+    await heading(page, 'Invalid reset link').waitFor();
+    expect(await cardText(page)).toBe(
+      'Invalid reset link This link has expired or has already been used. Reset links work once and expire after 30 minutes. Request a New Link Back to Sign In',
+    );
     expect(problems.all()).toEqual([]);
   });
 
@@ -187,7 +251,7 @@ describe('reset links', () => {
     await signUpThroughApi(email);
     const { page } = await open('/forgot-password', [/reset-password 400/, /status of 400/]);
     await page.getByRole('button', { name: 'Send Reset Link' }).click();
-    expect(await page.getByRole('main').getByRole('alert').innerText()).toBe('Please fill in all fields');
+    expect(await fieldError(page, 'Email')).toBe('Please enter your email address');
     await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByRole('button', { name: 'Send Reset Link' }).click();
     await heading(page, 'Check Your Email').waitFor();
@@ -197,7 +261,7 @@ describe('reset links', () => {
     await page.getByLabel('New password', { exact: true }).fill('a long enough password');
     await page.getByLabel('Confirm new password', { exact: true }).fill('a long enough password');
     await page.getByRole('button', { name: 'Reset Password' }).click();
-    await heading(page, 'Invalid Reset Link').waitFor();
+    await heading(page, 'Invalid reset link').waitFor();
 
     // Nobody has this address: the page says exactly the same.
     const nobody = uniqueEmail('nobody');
@@ -206,6 +270,67 @@ describe('reset links', () => {
     await page.getByRole('button', { name: 'Send Reset Link' }).click();
     await heading(page, 'Check Your Email').waitFor();
     expect(await page.getByRole('main').innerText()).toContain(nobody);
+  });
+});
+
+describe('forgot password', () => {
+  it('checks the address at the field before asking the server', async () => {
+    const { page, problems } = await open('/forgot-password');
+    const asked: string[] = [];
+    page.on('request', (req) => {
+      if (req.url().includes('/api/auth/request-password-reset')) asked.push(req.postData() ?? '');
+    });
+    for (const typed of ['abc', 'abc@', 'someone@example']) {
+      await page.getByLabel('Email', { exact: true }).fill(typed);
+      await page.getByRole('button', { name: 'Send Reset Link' }).click();
+      expect(await fieldError(page, 'Email'), typed).toBe('Please enter a valid email address');
+      await heading(page, 'Forgot Your Password?').waitFor();
+    }
+    // Typing again clears the message.
+    await page.getByLabel('Email', { exact: true }).fill('someone@example.com');
+    expect(await fieldError(page, 'Email')).toBeNull();
+    expect(asked).toEqual([]);
+    await page.getByRole('button', { name: 'Send Reset Link' }).click();
+    await heading(page, 'Check Your Email').waitFor();
+    expect(asked).toHaveLength(1);
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('Check Your Email wraps a long address at its @ and dots on a phone, never inside a word', async () => {
+    const page = await browser.newPage({
+      baseURL: auth.server.baseUrl,
+      viewport: { width: 375, height: 740 },
+    });
+    const address = 'marketing.operations.team@newsletters.northwind-traders-international.example.com';
+    await page.goto('/forgot-password');
+    await page.getByLabel('Email', { exact: true }).fill(address);
+    await page.getByRole('button', { name: 'Send Reset Link' }).click();
+    await heading(page, 'Check Your Email').waitFor();
+    const shown = page.locator('[data-email-address]');
+    expect(await shown.innerText()).toBe(address);
+    // Each piece between the break points sits on one line, and the address took several lines.
+    const layout = await shown.evaluate((el) => {
+      const pieces = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE);
+      return pieces.map((piece) => {
+        const range = document.createRange();
+        range.selectNodeContents(piece);
+        return {
+          text: piece.textContent,
+          lines: new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size,
+        };
+      });
+    });
+    expect(
+      layout.every((piece) => piece.lines === 1),
+      JSON.stringify(layout),
+    ).toBe(true);
+    const tops = await shown.evaluate(
+      (el) => new Set([...el.getClientRects()].map((r) => Math.round(r.top))).size,
+    );
+    expect(tops).toBeGreaterThan(1);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+    ).toBeLessThanOrEqual(0);
   });
 });
 
@@ -253,7 +378,7 @@ describe('guards and forms', () => {
   it('the app redirects to /signin when signed out, and sign-in returns to the page asked for', async () => {
     const { page, problems } = await open('/app/account');
     await page.waitForURL('**/signin');
-    await heading(page, 'Welcome back').waitFor();
+    await heading(page, 'Welcome Back').waitFor();
     const email = uniqueEmail('guard');
     await signUpThroughApi(email);
     await submitSignIn(page, email, PASSWORD);
@@ -287,8 +412,12 @@ describe('guards and forms', () => {
       /signup (409|502)/,
       /status of (40[19]|50[23])/,
     ]);
-    // No social providers are configured on this server: no buttons.
-    expect(await page.getByRole('link', { name: /Continue with/ }).count()).toBe(0);
+    // No social providers are configured on this server; the spec's buttons show all the same.
+    await page.getByRole('link', { name: 'Continue with GitHub' }).waitFor();
+    expect(await page.getByRole('link', { name: /Continue with/ }).allInnerTexts()).toEqual([
+      'Continue with Google',
+      'Continue with GitHub',
+    ]);
     await page.getByRole('button', { name: 'Sign In', exact: true }).click();
     expect(await page.getByRole('main').getByRole('alert').innerText()).toBe('Please fill in all fields');
     await submitSignIn(page, uniqueEmail('nobody'), 'whatever-password');
@@ -302,7 +431,7 @@ describe('guards and forms', () => {
     expect(await password.getAttribute('type')).toBe('password');
 
     await page.getByRole('link', { name: 'Sign up' }).click();
-    await heading(page, 'Create your account').waitFor();
+    await heading(page, 'Create Your Account').waitFor();
     // No captcha on this server: nothing to solve, Submit is on.
     expect(await page.locator('altcha-widget').count()).toBe(0);
     const create = page.getByRole('button', { name: 'Create Account' });
@@ -332,6 +461,60 @@ describe('guards and forms', () => {
     await expectToast(page, 'Sign in failed', 'signin failed: 503');
   });
 
+  it('sign-up reports an invalid address at the field, not only in a toast, and sends nothing', async () => {
+    const { page, problems } = await open('/signup');
+    const sent: string[] = [];
+    page.on('request', (req) => {
+      if (req.url().endsWith('/api/auth/signup')) sent.push(req.url());
+    });
+    await page.getByLabel('Email', { exact: true }).fill('ana@example');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create Account' }).click();
+    expect(await fieldError(page, 'Email')).toBe('Please enter a valid email address');
+    expect(
+      await page.getByLabel('Email', { exact: true }).evaluate((el) => el === document.activeElement),
+    ).toBe(true);
+    expect(sent).toEqual([]);
+    await page.getByLabel('Email', { exact: true }).fill('ana@example.com');
+    expect(await fieldError(page, 'Email')).toBeNull();
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('sign-in: Tab goes from Email to Password; Forgot password? comes after the field', async () => {
+    const { page } = await open('/signin');
+    await page.getByLabel('Email', { exact: true }).focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('signin-password');
+    const order = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('main a, main input, main button')]
+        .filter((el) => el.tabIndex >= 0)
+        .map((el) => el.id || el.innerText.trim() || el.getAttribute('aria-label')),
+    );
+    expect(order.slice(order.indexOf('signin-email'))).toEqual([
+      'signin-email',
+      'signin-password',
+      'Show password',
+      'Forgot password?',
+      'Sign In',
+      'Sign up',
+    ]);
+  });
+
+  it('a provider this server has not set up is explained on either page it returns to', async () => {
+    for (const path of ['/signin', '/signup']) {
+      const { page } = await open(`${path}?error=provider_not_configured`);
+      expect(await page.getByRole('main').getByRole('alert').first().innerText()).toBe(
+        'That sign-in method is not available on this server.',
+      );
+      expect(await page.getByRole('link', { name: 'Continue with Google' }).getAttribute('href')).toBe(
+        '/api/auth/google',
+      );
+      expect(await page.getByRole('link', { name: 'Continue with GitHub' }).getAttribute('href')).toBe(
+        '/api/auth/github',
+      );
+    }
+  });
+
   it('the verify page after sign-in refreshes the user: the app stops asking to verify', async () => {
     const email = uniqueEmail('refresh');
     const token = await signUpThroughApi(email);
@@ -340,7 +523,7 @@ describe('guards and forms', () => {
     await page.getByTestId('unverified-warning').waitFor();
     const mail = await waitForMail(auth.server, email, /^Verify your email/);
     await page.goto(linkIn(mail, auth.server, '/verify'));
-    await heading(page, 'Email verified!').waitFor();
+    await heading(page, 'Email Verified!').waitFor();
     await page.getByRole('link', { name: 'Start Sending Emails' }).click();
     await page.waitForURL('**/app/send');
     await page.goto('/app/account');

@@ -29,11 +29,11 @@ const VIEWPORTS = {
 } as const;
 
 const PUBLIC_PAGES = [
-  ['/signup', 'Create your account'],
-  ['/signin', 'Welcome back'],
-  ['/forgot-password', 'Forgot your password?'],
-  ['/reset-password?token=abc', 'Choose a new password'],
-  ['/reset-password', 'Invalid Reset Link'],
+  ['/signup', 'Create Your Account'],
+  ['/signin', 'Welcome Back'],
+  ['/forgot-password', 'Forgot Your Password?'],
+  ['/reset-password?token=abc', 'Choose a New Password'],
+  ['/reset-password', 'Invalid reset link'],
   ['/verify', 'Invalid verification link'],
 ] as const;
 

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { runAdmin } from '../support/child-process.ts';
@@ -6,8 +6,9 @@ import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { createUser } from '../support/users.ts';
 
 /**
- * A server without Stripe (docs/decisions/0017-billing-off.md): upgrade and billing actions explain that
- * billing is off, and the admin command is how a plan changes; the UI then shows Pro features.
+ * A server without Stripe (docs/decisions/0057-billing-off-says-so.md): upgrade, billing and the
+ * payment return say plainly that billing is not enabled here, with no operator instructions and
+ * no billing calls; the admin command is how a plan changes, and the UI then shows Pro features.
  */
 
 const browser = setupBrowser();
@@ -17,6 +18,13 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => server?.close());
+
+/** What an end user reads: no commands, no settings, nothing only the operator can act on. */
+async function expectNoOperatorHints(dialog: Locator): Promise<void> {
+  const text = await dialog.innerText();
+  expect(text).toContain('nothing has been charged');
+  expect(text).not.toMatch(/npm run|admin --|STRIPE_|set-plan|command line/i);
+}
 
 async function historyApiStatus(page: Page): Promise<number> {
   return page.evaluate(async () => {
@@ -41,8 +49,8 @@ describe('billing off', () => {
     await plan.getByRole('button', { name: 'Upgrade to Pro' }).click();
     const dialog = page.getByRole('dialog', { name: 'Billing is not enabled on this server' });
     await dialog.waitFor();
-    expect(await dialog.textContent()).toContain('npm run admin -- set-plan selfhost@example.com pro');
-    await dialog.getByRole('button', { name: 'Got it' }).click();
+    await expectNoOperatorHints(dialog);
+    await dialog.getByRole('button', { name: 'Got It' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect(page.url()).toBe(`${server.baseUrl}/app/account`);
 
@@ -61,14 +69,44 @@ describe('billing off', () => {
     expect(await plan.getByTestId('subscription-details').textContent()).toContain(
       'granted by an administrator',
     );
-    // Manage Billing on a server without billing explains, too.
+    // Manage Billing on a server without billing explains, too, to an end user.
     await plan.getByRole('button', { name: 'Manage Billing' }).click();
-    await page.getByRole('dialog', { name: 'Billing is not enabled on this server' }).waitFor();
+    const manage = page.getByRole('dialog', { name: 'Billing is not enabled on this server' });
+    await manage.waitFor();
+    await expectNoOperatorHints(manage);
+    await manage.getByRole('button', { name: 'Got It' }).click();
 
     expect(await historyApiStatus(page)).toBe(200);
     await page.goto('/app/history');
     await page.getByRole('heading', { level: 1 }).waitFor();
     expect(await page.getByText('Upgrade to View History').count()).toBe(0);
     expect(problems.all()).toEqual([]);
+  });
+
+  it('the payment return says billing is not enabled, to Free and Pro users alike, and syncs nothing', async () => {
+    for (const plan of ['free', 'pro'] as const) {
+      const u = await createUser(server.db, { plan });
+      const page = await browser.signedInPage(server, u);
+      const problems = watchProblems(page);
+      const billingCalls: string[] = [];
+      page.on('request', (req) => {
+        if (req.url().includes('/api/billing/sync')) billingCalls.push(req.url());
+      });
+      await page.goto('/app/account?payment=success');
+      const banner = page.getByTestId('payment-return');
+      await banner.waitFor();
+      expect(await banner.getAttribute('data-state'), plan).toBe('billing-off');
+      expect((await banner.innerText()).replace(/\s+/g, ' ').trim(), plan).toBe(
+        'Billing is not enabled on this server No payment was taken, and your plan has not changed.',
+      );
+      await page.getByTestId('account-plan').waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(billingCalls, plan).toEqual([]);
+      expect(
+        await page.getByText(/Upgrade Successful|Processing Payment|Confirming your payment/).count(),
+        plan,
+      ).toBe(0);
+      expect(problems.all(), plan).toEqual([]);
+    }
   });
 });

@@ -38,7 +38,7 @@ function expectClean(problems: PageProblems) {
 describe('landing page', () => {
   it('shows the header, hero, feature cards, pricing and footer from the spec', async () => {
     const { page, problems } = await open('/');
-    await expectOneH1(page, 'Test your HTML emails in real inboxes');
+    await expectOneH1(page, 'Test Your HTML Emails in Real Inboxes');
     expect(await page.title()).toMatch(/^Proofmail/);
 
     const header = page.getByRole('banner');
@@ -142,7 +142,7 @@ describe('free allowance from the server', () => {
     );
 
     await page.getByRole('banner').getByRole('link', { name: 'Pricing' }).click();
-    await expectOneH1(page, 'Plans and pricing');
+    await expectOneH1(page, 'Plans and Pricing');
     expect(await text(page.locator('[data-plan="free"]').getByTestId('free-allowance'))).toBe(
       '50 emails per month',
     );
@@ -170,38 +170,63 @@ describe('free allowance from the server', () => {
 describe('theme', () => {
   const isDark = (page: Page) => page.evaluate(() => document.documentElement.classList.contains('dark'));
   const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const saved = (page: Page) => page.evaluate(() => localStorage.getItem('theme'));
+  /** Opens the theme menu (its button names the current preference) and picks one. */
+  async function pick(page: Page, current: string, choice: 'Light' | 'Dark' | 'System') {
+    await page.getByRole('button', { name: `Theme: ${current}` }).click();
+    const item = page.getByRole('menuitemradio', { name: choice });
+    await item.click();
+    await page.getByRole('button', { name: `Theme: ${choice}` }).waitFor();
+  }
 
-  it('the toggle switches dark and light, and the choice persists across reloads', async () => {
+  it('the menu picks dark or light, and the choice persists across reloads', async () => {
     const { page, problems } = await open('/', { colorScheme: 'light' });
     expect(await isDark(page)).toBe(false);
     const lightBackground = await background(page);
 
-    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    await pick(page, 'System', 'Dark');
     expect(await isDark(page)).toBe(true);
     expect(await background(page)).not.toBe(lightBackground);
-    expect(await page.evaluate(() => localStorage.getItem('theme'))).toBe('dark');
+    expect(await saved(page)).toBe('dark');
 
     await page.reload();
     await page.getByRole('heading', { level: 1 }).waitFor();
     expect(await isDark(page)).toBe(true);
-    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await pick(page, 'Dark', 'Light');
     expect(await isDark(page)).toBe(false);
     expect(await background(page)).toBe(lightBackground);
 
     await page.goto('/plan');
     await page.getByRole('heading', { level: 1 }).waitFor();
     expect(await isDark(page)).toBe(false);
-    expect(await page.evaluate(() => localStorage.getItem('theme'))).toBe('light');
+    expect(await saved(page)).toBe('light');
     expectClean(problems);
   });
 
-  it('follows the system setting until the user picks, and a pick beats the system', async () => {
+  it('follows the system until the user picks; a pick beats the system; System follows it again', async () => {
     const { page, problems } = await open('/', { colorScheme: 'dark' });
     expect(await isDark(page)).toBe(true);
-    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await page.getByRole('button', { name: 'Theme: System' }).click();
+    expect(await page.getByRole('menuitemradio', { name: 'System' }).getAttribute('aria-checked')).toBe(
+      'true',
+    );
+    await page.keyboard.press('Escape');
+
+    await pick(page, 'System', 'Light');
     await page.reload();
     await page.getByRole('heading', { level: 1 }).waitFor();
     expect(await isDark(page)).toBe(false);
+
+    // Back to following the system: the pick is forgotten, and a change of the system shows at once.
+    await pick(page, 'Light', 'System');
+    expect(await saved(page)).toBeNull();
+    expect(await isDark(page)).toBe(true);
+    await page.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(() => isDark(page)).toBe(false);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.reload();
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    expect(await isDark(page)).toBe(true);
     expectClean(problems);
   });
 });
@@ -212,8 +237,8 @@ describe('public pages', () => {
 
     await page.getByRole('banner').getByRole('link', { name: 'Pricing' }).click();
     await page.waitForURL('**/plan');
-    await expectOneH1(page, 'Plans and pricing');
-    expect(await page.title()).toBe('Plans and pricing · Proofmail');
+    await expectOneH1(page, 'Plans and Pricing');
+    expect(await page.title()).toBe('Plans and Pricing · Proofmail');
     const getStarted = page.getByRole('main').getByRole('link', { name: 'Get Started', exact: true });
     expect(await getStarted.count()).toBe(2);
     for (const question of [
@@ -241,11 +266,11 @@ describe('public pages', () => {
     await footer.getByRole('link', { name: 'Privacy Policy' }).click();
     await page.waitForURL('**/privacy');
     await expectOneH1(page, 'Privacy Policy');
-    expect(await text(page.getByRole('main'))).toContain('What we store and for how long');
+    expect(await text(page.getByRole('main'))).toContain('What We Store and for How Long');
 
     await footer.getByRole('link', { name: 'Contact' }).click();
     await page.waitForURL('**/contact');
-    await expectOneH1(page, 'Contact us');
+    await expectOneH1(page, 'Contact Us');
     expect(await text(page.getByRole('main'))).toContain('24-48 hours');
     const mailto = await page.getByRole('link', { name: 'Email support' }).getAttribute('href');
     expect(mailto).toBe(`mailto:${server.config.supportEmail}`);
@@ -259,7 +284,7 @@ describe('public pages', () => {
     const { page, problems } = await open('/terms');
     await page.getByRole('banner').getByRole('link', { name: 'Features' }).click();
     await page.waitForURL('**/#features');
-    await page.getByRole('heading', { name: 'From markup to client sign-off' }).waitFor();
+    await page.getByRole('heading', { name: 'From Markup to Client Sign-Off' }).waitFor();
     const top = () => page.evaluate(() => document.getElementById('features')!.getBoundingClientRect().top);
     await expect.poll(top, { timeout: 5000 }).toBeLessThan(200);
     expect(await top()).toBeGreaterThanOrEqual(0);
@@ -268,10 +293,10 @@ describe('public pages', () => {
 
   it('direct loads of every public route render (history fallback)', async () => {
     for (const [path, h1] of [
-      ['/plan', 'Plans and pricing'],
+      ['/plan', 'Plans and Pricing'],
       ['/terms', 'Terms of Service'],
       ['/privacy', 'Privacy Policy'],
-      ['/contact', 'Contact us'],
+      ['/contact', 'Contact Us'],
     ] as const) {
       const { page, problems } = await open(path);
       await expectOneH1(page, h1);
@@ -281,11 +306,11 @@ describe('public pages', () => {
 
   it('an unknown path shows the not-found page with a way home', async () => {
     const { page, problems } = await open('/no/such/page');
-    await expectOneH1(page, 'Page not found');
-    expect(await page.title()).toBe('Page not found · Proofmail');
-    await page.getByRole('link', { name: 'Back to home' }).click();
+    await expectOneH1(page, 'Page Not Found');
+    expect(await page.title()).toBe('Page Not Found · Proofmail');
+    await page.getByRole('link', { name: 'Back to Home' }).click();
     await page.waitForURL(`${server.baseUrl}/`);
-    await expectOneH1(page, 'Test your HTML emails in real inboxes');
+    await expectOneH1(page, 'Test Your HTML Emails in Real Inboxes');
     expectClean(problems);
   });
 
@@ -296,6 +321,21 @@ describe('public pages', () => {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, `horizontal overflow on ${path}`).toBeLessThanOrEqual(0);
       expectClean(problems);
+      if (path === '/privacy') {
+        // The retention table becomes one card per row: every column readable, none cut off.
+        expect(await page.locator('table').isVisible()).toBe(false);
+        const cards = page.getByTestId('retention-cards').locator(':scope > div');
+        const rows = await page.locator('table tbody tr').count();
+        expect(rows).toBeGreaterThan(0);
+        expect(await cards.count()).toBe(rows);
+        for (const card of await cards.all()) {
+          expect(await card.isVisible()).toBe(true);
+          const box = (await card.boundingBox())!;
+          expect(box.x).toBeGreaterThanOrEqual(0);
+          expect(box.x + box.width).toBeLessThanOrEqual(375);
+          expect(await card.locator('dt').allInnerTexts()).toEqual(['WHAT IT CONTAINS', 'KEPT']);
+        }
+      }
       if (path !== '/') continue;
       const menuButton = page.getByRole('button', { name: 'Open menu' });
       expect(await menuButton.getAttribute('aria-expanded')).toBe('false');

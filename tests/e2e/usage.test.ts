@@ -36,6 +36,36 @@ describe('usage bar on /app/profile and /app/account', () => {
     }
   });
 
+  it("says when the free allowance starts over, in the reader's time zone, on send, profile and account", async () => {
+    const u = await createUser(server.db);
+    const now = new Date();
+    const resetsAt = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+    const day = (timeZone: string) =>
+      new Intl.DateTimeFormat('en-US', { timeZone, month: 'long', day: 'numeric' }).format(resetsAt);
+    // UTC: the reset is at midnight, so the day alone. Los Angeles: the evening before, with its time.
+    for (const [timeZone, expected] of [
+      ['UTC', day('UTC')],
+      [
+        'America/Los_Angeles',
+        `${day('America/Los_Angeles')} at ${new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', hour: 'numeric', minute: '2-digit' }).format(resetsAt)}`,
+      ],
+    ] as const) {
+      const page = await browser.signedInPage(server, u, { timezoneId: timeZone, locale: 'en-US' });
+      await page.goto('/app/send');
+      await page.getByTestId('usage-banner').getByText('5 of 5 sends remaining this month').waitFor();
+      expect(await page.getByTestId('usage-banner').getByTestId('usage-resets').innerText()).toBe(
+        `Resets on ${expected}`,
+      );
+      for (const path of ['/app/profile', '/app/account']) {
+        await page.goto(path);
+        expect(await page.getByTestId('usage-meter').getByTestId('usage-resets').innerText(), path).toBe(
+          `Your monthly allowance resets on ${expected}.`,
+        );
+      }
+      await page.close();
+    }
+  });
+
   it('shows Pro users their sends without a limit', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const page = await browser.signedInPage(server, u);

@@ -36,8 +36,15 @@ export function allowedHosts(publicUrl: string, listenPort: number): Set<string>
 export const MISDIRECTED_MESSAGE = 'This server does not answer for that host name';
 
 export function registerHostAllowlist(app: FastifyInstance, config: Config): void {
-  const hosts = allowedHosts(config.publicUrl, config.port);
+  // Worked out at the first request, once the server listens: with PORT=0 the system picks the
+  // port, and a PUBLIC_URL derived from it is only known then (src/server/main.ts).
+  let hosts: Set<string> | undefined;
   app.addHook('onRequest', (request, _reply, done) => {
+    const address = app.server.address();
+    hosts ??= allowedHosts(
+      config.publicUrl,
+      typeof address === 'object' && address ? address.port : config.port,
+    );
     const host = request.host?.toLowerCase();
     if (host !== undefined && hosts.has(host)) return done();
     done(new AppError(421, MISDIRECTED_MESSAGE, 'misdirected_request'));

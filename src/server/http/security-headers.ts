@@ -15,11 +15,12 @@ import type { Config } from '../config.ts';
 /**
  * Powerful browser features the app never uses, off for our pages and every frame in them
  * (docs/decisions/0037-response-headers-and-framework-errors.md). Clipboard writing (Copy link) needs no policy.
+ * Only features Chromium knows: an unknown one ("bluetooth") is a console warning on every page
+ * (tests/e2e/every-route.test.ts).
  */
 const PERMISSIONS_POLICY = [
   'accelerometer=()',
   'autoplay=()',
-  'bluetooth=()',
   'browsing-topics=()',
   'camera=()',
   'display-capture=()',

@@ -1,4 +1,4 @@
-import { redirect, type RouteObject } from 'react-router';
+import { Navigate, type RouteObject } from 'react-router';
 import { page } from '../lib/lazy-page.ts';
 
 /**
@@ -9,7 +9,8 @@ export const appRoutes: RouteObject[] = [
     path: '/app',
     lazy: page(() => import('./app-shell.tsx'), 'AppShell'),
     children: [
-      { index: true, loader: () => redirect('/app/send') },
+      // An element, not a loader redirect: a leaf route without one makes React Router warn.
+      { index: true, element: <Navigate to="/app/send" replace /> },
       { path: 'send', lazy: page(() => import('../features/send/send-page.tsx'), 'SendPage') },
       { path: 'history', lazy: page(() => import('../features/history/history-page.tsx'), 'HistoryPage') },
       {

@@ -23,7 +23,7 @@ export function AppShell() {
             href="#main"
             className="sr-only rounded-md bg-white px-4 py-2 text-sm font-medium text-slate-900 shadow-lg focus:not-sr-only focus:fixed focus:top-3 focus:left-3 focus:z-50 focus:outline-2 focus:outline-brand-600 dark:bg-slate-900 dark:text-white"
           >
-            Skip to content
+            Skip to Content
           </a>
           <AppHeader user={user} />
           <MailCatcherBanner />

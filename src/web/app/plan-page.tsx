@@ -5,7 +5,7 @@ import { PlanPageView } from '../features/public/plan-page.tsx';
 
 /** /plan (docs/spec.md §2): the public page's cards and FAQ, with the billing feature's buttons. */
 export function PlanPage() {
-  useDocumentTitle('Plans and pricing');
+  useDocumentTitle('Plans and Pricing');
   const { dialog, ...billing } = usePlanPageBilling();
   return (
     <PublicLayout>

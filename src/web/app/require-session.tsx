@@ -32,12 +32,12 @@ export function RequireSession({ children }: { children: (user: User) => ReactNo
           <CloudOff aria-hidden="true" className="size-6" />
         </span>
         <div role="alert" className="space-y-1">
-          <h1 className="text-xl font-semibold">Can&apos;t reach Proofmail</h1>
+          <h1 className="text-xl font-semibold">Can&apos;t Reach Proofmail</h1>
           <p className="max-w-sm text-sm text-slate-600 dark:text-slate-400">
             We could not check your session: {session.error.message}
           </p>
         </div>
-        <Button onClick={session.retry}>Try again</Button>
+        <Button onClick={session.retry}>Try Again</Button>
       </main>
     );
   }

@@ -1,4 +1,4 @@
-import { CreditCard, LogOut, UserRound } from 'lucide-react';
+import { CircleUserRound, CreditCard, LogOut, Settings } from 'lucide-react';
 import { useNavigate } from 'react-router';
 import type { User } from '../../shared/contract/auth.ts';
 import { Badge } from '../components/ui/badge.tsx';
@@ -13,7 +13,7 @@ import { useSignOut } from '../features/auth/session-actions.ts';
 
 const onSignOutError = (err: Error) => toast.error('Sign out failed', err.message);
 
-/** The avatar menu (docs/spec.md §2): Account, Plan, Sign Out (then /signin). */
+/** The avatar menu (docs/spec.md §2): Account, Plan, Sign Out (then /signin), and Profile first. */
 export function UserMenu({ user }: { user: User }) {
   const navigate = useNavigate();
   const signOut = useSignOut({ onError: onSignOutError });
@@ -45,7 +45,10 @@ export function UserMenu({ user }: { user: User }) {
         </Badge>
       </DropdownMenuLabel>
       <DropdownMenuSeparator />
-      <DropdownMenuItem icon={<UserRound />} onSelect={() => void navigate('/app/account')}>
+      <DropdownMenuItem icon={<CircleUserRound />} onSelect={() => void navigate('/app/profile')}>
+        Profile
+      </DropdownMenuItem>
+      <DropdownMenuItem icon={<Settings />} onSelect={() => void navigate('/app/account')}>
         Account
       </DropdownMenuItem>
       <DropdownMenuItem icon={<CreditCard />} onSelect={() => void navigate('/plan')}>

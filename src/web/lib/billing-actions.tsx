@@ -5,7 +5,6 @@ import { BillingDisabledDialog } from '../components/billing/billing-disabled-di
 import { toast } from '../components/ui/toast.tsx';
 import { ApiError, api, errorMessage } from './api.ts';
 import { usePublicConfig } from './public-config.ts';
-import { useOptionalUser } from './session.ts';
 
 /**
  * The actions that leave the app for Stripe (docs/spec.md §7): Checkout to upgrade, the billing portal to
@@ -56,7 +55,6 @@ export interface BillingActions {
 
 export function useBillingActions(context: BillingContext): BillingActions {
   const config = usePublicConfig();
-  const user = useOptionalUser();
   const [busy, setBusy] = useState<BillingAction | null>(null);
   const busyRef = useRef<BillingAction | null>(null);
   const [explainOpen, setExplainOpen] = useState(false);
@@ -102,6 +100,6 @@ export function useBillingActions(context: BillingContext): BillingActions {
     manageBilling: () => void run('billing', createPortalSession),
     busy,
     billingEnabled,
-    dialog: <BillingDisabledDialog open={explainOpen} onOpenChange={setExplainOpen} email={user?.email} />,
+    dialog: <BillingDisabledDialog open={explainOpen} onOpenChange={setExplainOpen} />,
   };
 }

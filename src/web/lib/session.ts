@@ -3,7 +3,7 @@ import { useCallback, useSyncExternalStore } from 'react';
 import type { User } from '../../shared/contract/auth.ts';
 import { api, ApiError, getToken, setToken, TOKEN_KEY } from './api.ts';
 import { queryClient } from './query-client.ts';
-import { ME_KEY } from './query-keys.ts';
+import { isUserData, ME_KEY } from './query-keys.ts';
 
 /**
  * The session (docs/spec.md §4): the token lives in localStorage under `auth_token`; the user is the
@@ -33,12 +33,41 @@ function onStorage(e: StorageEvent): void {
   }
 }
 
+// --- news between this browser's tabs (storage events only carry the token) ---
+
+type SessionNews = { type: 'verified' };
+const CHANNEL = 'proofmail-session';
+let channel: BroadcastChannel | null = null;
+
+function onNews(e: MessageEvent<SessionNews>): void {
+  // The address was verified in another tab: ask again (meQuery then reloads the rest).
+  if (e.data?.type === 'verified') void queryClient.invalidateQueries({ queryKey: ME_KEY });
+}
+
+/** Tells this browser's other tabs that the signed-in user's address is now verified. */
+export function announceVerified(): void {
+  if (typeof BroadcastChannel === 'undefined') return;
+  const sender = new BroadcastChannel(CHANNEL);
+  sender.postMessage({ type: 'verified' } satisfies SessionNews);
+  sender.close();
+}
+
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
-  if (listeners.size === 1) window.addEventListener('storage', onStorage);
+  if (listeners.size === 1) {
+    window.addEventListener('storage', onStorage);
+    if (typeof BroadcastChannel !== 'undefined') {
+      channel = new BroadcastChannel(CHANNEL);
+      channel.addEventListener('message', onNews);
+    }
+  }
   return () => {
     listeners.delete(listener);
-    if (listeners.size === 0) window.removeEventListener('storage', onStorage);
+    if (listeners.size === 0) {
+      window.removeEventListener('storage', onStorage);
+      channel?.close();
+      channel = null;
+    }
   };
 }
 
@@ -53,7 +82,16 @@ export function meQuery() {
     queryKey: ME_KEY,
     queryFn: async ({ signal }): Promise<User> => {
       try {
-        return (await api<{ user: User }>('/api/auth/me', { signal })).user;
+        const { user } = await api<{ user: User }>('/api/auth/me', { signal });
+        const before = queryClient.getQueryData<User>(ME_KEY);
+        if (before?.id === user.id && !before.verified && user.verified) {
+          // Verified elsewhere: every other view of the account (the send screen's notice, the
+          // account page's warning, the settings) reloads too.
+          void queryClient.invalidateQueries({
+            predicate: (q) => isUserData(q) && q.queryKey[0] !== ME_KEY[0],
+          });
+        }
+        return user;
       } catch (err) {
         // 401: the stored token is expired or revoked; forget it (the user is signed out).
         if (err instanceof ApiError && err.status === 401) setSessionToken(null);
@@ -61,6 +99,9 @@ export function meQuery() {
       }
     },
     staleTime: 60_000,
+    // An unverified user may verify from a mail opened elsewhere (another browser, the phone):
+    // coming back to this tab asks again. A verified user's answer follows the app's default.
+    refetchOnWindowFocus: (query) => (query.state.data?.verified === false ? 'always' : false),
   });
 }
 

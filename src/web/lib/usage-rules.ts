@@ -27,3 +27,27 @@ export function usageMessage(remaining: number): { text: string; tone: 'danger' 
   }
   return { text: `${remaining} emails remaining this month`, tone: 'normal' };
 }
+
+/**
+ * When the monthly allowance starts over (the API's `resetsAt`, the first of next month in UTC,
+ * docs/decisions/0014-usage-month-and-charging.md), in the reader's time zone: "December 1", or
+ * with the time where that moment is not midnight ("November 30 at 4:00 PM").
+ */
+export function resetDay(resetsAt: string, locale?: string, timeZone?: string): string {
+  const at = new Date(resetsAt);
+  if (Number.isNaN(at.getTime())) return '';
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hour: 'numeric',
+    minute: 'numeric',
+    hourCycle: 'h23',
+  })
+    .formatToParts(at)
+    .filter((p) => p.type === 'hour' || p.type === 'minute')
+    .map((p) => Number(p.value));
+  const midnight = parts.every((n) => n === 0);
+  const day = new Intl.DateTimeFormat(locale, { timeZone, month: 'long', day: 'numeric' }).format(at);
+  if (midnight) return day;
+  const time = new Intl.DateTimeFormat(locale, { timeZone, hour: 'numeric', minute: '2-digit' }).format(at);
+  return `${day} at ${time}`;
+}

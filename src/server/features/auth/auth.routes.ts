@@ -17,6 +17,7 @@ import {
   AUTH_MESSAGES,
   type CaptchaChallenge,
 } from '../../../shared/contract/auth.ts';
+import { isPlainAddress } from '../../../shared/recipients.ts';
 import { validateNewPassword } from '../../accounts/account-rules.ts';
 import type { ClientInfo } from '../../accounts/sessions.ts';
 import { toUserResponse } from '../../accounts/user-view.ts';
@@ -185,6 +186,8 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
       async (request, reply) => {
         const email = request.body.email.trim();
         if (!email) throw badRequest(AUTH_MESSAGES.missingEmail, 'missing_fields');
+        // The shape of an address says nothing about whether an account has it.
+        if (!isPlainAddress(email)) throw badRequest(AUTH_MESSAGES.invalidEmail, 'invalid_email');
         await enforceRateLimits(
           deps.db,
           reply,

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
+  BILLING_MESSAGES,
   createCheckoutRequest,
   emptyRequest,
   redirectUrlResponse,
@@ -41,6 +42,14 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
     clock: deps.clock,
     stripe: deps.stripe ?? createStripeClient(deps.config),
   };
+  // Billing off: end users are only told that it is off (docs/decisions/0057-billing-off-says-so.md);
+  // how to grant a plan is for the operator, here and in the README.
+  if (!billing.stripe)
+    app.log.info(`Billing is off (STRIPE_SECRET_KEY is not set). ${BILLING_MESSAGES.adminHint}`);
+  const refuseBilling = (request: FastifyRequest, action: string) => {
+    request.log.info(`${action} refused: billing is off. ${BILLING_MESSAGES.adminHint}`);
+    return billingDisabled();
+  };
   if (billing.stripe && !deps.config.stripe?.webhookSecret) {
     app.log.warn(
       'Billing is on but STRIPE_WEBHOOK_SECRET is not set: plans will only change through /api/billing/sync',
@@ -74,7 +83,7 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       { schema: { body: createCheckoutRequest, response: { 200: redirectUrlResponse } } },
       async (request, reply) => {
         const user = requireUser(request);
-        if (!billing.stripe) throw billingDisabled();
+        if (!billing.stripe) throw refuseBilling(request, 'Checkout');
         await enforceRateLimits(
           deps.db,
           reply,
@@ -90,7 +99,7 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       { schema: { body: emptyRequest, response: { 200: redirectUrlResponse } } },
       async (request, reply) => {
         const user = requireUser(request);
-        if (!billing.stripe) throw billingDisabled();
+        if (!billing.stripe) throw refuseBilling(request, 'Billing portal');
         await enforceRateLimits(
           deps.db,
           reply,
@@ -106,7 +115,7 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       { schema: { body: emptyRequest, response: { 200: syncResponse } } },
       async (request, reply) => {
         const user = requireUser(request);
-        if (!billing.stripe) throw billingDisabled();
+        if (!billing.stripe) throw refuseBilling(request, 'Billing sync');
         await enforceRateLimits(
           deps.db,
           reply,

@@ -3,37 +3,29 @@ import { Button } from '../ui/button.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 
 /**
- * What an upgrade or billing action shows on a server without Stripe (docs/decisions/0017-billing-off.md):
- * why nothing can be bought here, and how an administrator changes a plan instead.
+ * What an upgrade or billing action shows on a server without Stripe: plainly that billing is not
+ * enabled here. How an operator grants a plan is in the README and the server log, not in front of
+ * end users (docs/decisions/0057-billing-off-says-so.md).
  */
 export function BillingDisabledDialog({
   open,
   onOpenChange,
-  email,
 }: {
   open: boolean;
   onOpenChange: (open: boolean) => void;
-  email?: string;
 }) {
-  const command = `npm run admin -- set-plan ${email ?? 'EMAIL'} pro`;
   return (
     <Dialog
       open={open}
       onOpenChange={onOpenChange}
+      size="sm"
       title={BILLING_MESSAGES.disabled}
-      description="Online payments are turned off for this installation of Proofmail, so plans cannot be bought or managed here."
-      footer={<Button onClick={() => onOpenChange(false)}>Got it</Button>}
+      description="Plans cannot be bought, changed or cancelled online here, and nothing has been charged."
+      footer={<Button onClick={() => onOpenChange(false)}>Got It</Button>}
     >
-      <div className="space-y-3 text-sm text-slate-700 dark:text-slate-300" data-testid="billing-disabled">
-        <p>An administrator of this server can give your account the Pro plan from the command line:</p>
-        <pre className="overflow-x-auto rounded-lg bg-slate-100 px-3 py-2 font-mono text-xs text-slate-900 dark:bg-slate-800 dark:text-slate-100">
-          <code>{command}</code>
-        </pre>
-        <p className="text-slate-600 dark:text-slate-400">
-          Ask them to run it, then reload this page. To sell plans online, the server needs Stripe settings
-          (STRIPE_SECRET_KEY and friends).
-        </p>
-      </div>
+      <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="billing-disabled">
+        If you need a different plan, ask whoever runs this server.
+      </p>
     </Dialog>
   );
 }

@@ -11,7 +11,7 @@ export function PublicLayout({ children, className }: { children: ReactNode; cla
         href="#main"
         className="sr-only rounded-md bg-white px-4 py-2 text-sm font-medium text-slate-900 shadow-lg focus:not-sr-only focus:fixed focus:top-3 focus:left-3 focus:z-50 focus:outline-2 focus:outline-brand-600 dark:bg-slate-900 dark:text-white"
       >
-        Skip to content
+        Skip to Content
       </a>
       <SiteHeader />
       <main id="main" tabIndex={-1} className={cx('flex-1 outline-none', className)}>

@@ -1,23 +1,38 @@
-import { useTheme } from '../../lib/theme.ts';
-import { Button } from '../ui/button.tsx';
-import { MoonIcon, SunIcon } from '../ui/icons.tsx';
+import { useThemePreference, type ThemePreference } from '../../lib/theme.ts';
+import { DropdownMenu, DropdownMenuItem } from '../ui/dropdown-menu.tsx';
+import { MonitorIcon, MoonIcon, SunIcon } from '../ui/icons.tsx';
 
-/** Flips light/dark; the choice is remembered (lib/theme.ts), otherwise the system setting wins. */
+const CHOICES: { value: ThemePreference; label: string; Icon: typeof SunIcon }[] = [
+  { value: 'light', label: 'Light', Icon: SunIcon },
+  { value: 'dark', label: 'Dark', Icon: MoonIcon },
+  { value: 'system', label: 'System', Icon: MonitorIcon },
+];
+
+/**
+ * The theme menu: Light, Dark, or System (follow the operating system, the default). The button
+ * shows the theme in use; a light or dark pick is remembered (lib/theme.ts).
+ */
 export function ThemeToggle({ className }: { className?: string }) {
-  const [theme, setTheme] = useTheme();
-  const next = theme === 'dark' ? 'light' : 'dark';
-  const label = `Switch to ${next} theme`;
+  const { theme, preference, setPreference } = useThemePreference();
+  const current = CHOICES.find((c) => c.value === preference)?.label ?? 'System';
   return (
-    <Button
-      variant="ghost"
-      size="icon"
+    <DropdownMenu
       className={className}
-      aria-label={label}
-      title={label}
-      data-theme-toggle=""
-      onClick={() => setTheme(next)}
+      label={`Theme: ${current}`}
+      triggerVariant="ghost"
+      triggerSize="icon"
+      trigger={theme === 'dark' ? <MoonIcon /> : <SunIcon />}
     >
-      {theme === 'dark' ? <SunIcon /> : <MoonIcon />}
-    </Button>
+      {CHOICES.map(({ value, label, Icon }) => (
+        <DropdownMenuItem
+          key={value}
+          icon={<Icon />}
+          checked={preference === value}
+          onSelect={() => setPreference(value)}
+        >
+          {label}
+        </DropdownMenuItem>
+      ))}
+    </DropdownMenu>
   );
 }

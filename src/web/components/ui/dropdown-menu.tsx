@@ -11,6 +11,7 @@ import {
 } from 'react';
 import { buttonClasses, type ButtonSize, type ButtonVariant } from './button.tsx';
 import { cx } from './cx.ts';
+import { CheckIcon } from './icons.tsx';
 
 interface MenuState {
   close: (returnFocus: boolean) => void;
@@ -31,7 +32,7 @@ export interface DropdownMenuProps {
   children: ReactNode;
 }
 
-const ITEM = '[role="menuitem"]:not([aria-disabled="true"])';
+const ITEM = '[role^="menuitem"]:not([aria-disabled="true"])';
 
 /**
  * A menu button (WAI-ARIA): Enter/Space/ArrowDown open it on the first item, ArrowUp on the last;
@@ -156,7 +157,7 @@ export function DropdownMenu({
             tabIndex={-1}
             onKeyDown={onMenuKeyDown}
             className={cx(
-              'absolute z-50 mt-2 min-w-48 origin-top rounded-lg border border-slate-200 bg-white p-1 text-slate-900 shadow-lg transition duration-100 starting:scale-95 starting:opacity-0 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100',
+              'absolute z-50 mt-2 max-w-[min(20rem,calc(100vw-2rem))] min-w-48 origin-top rounded-lg border border-slate-200 bg-white p-1 text-slate-900 shadow-lg transition duration-100 starting:scale-95 starting:opacity-0 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100',
               align === 'end' ? 'right-0' : 'left-0',
             )}
           >
@@ -171,6 +172,8 @@ export function DropdownMenu({
 export interface DropdownMenuItemProps {
   onSelect: () => void;
   icon?: ReactNode;
+  /** Makes it one of a set of choices (menuitemradio): true for the current one. */
+  checked?: boolean;
   disabled?: boolean;
   destructive?: boolean;
   className?: string;
@@ -180,6 +183,7 @@ export interface DropdownMenuItemProps {
 export function DropdownMenuItem({
   onSelect,
   icon,
+  checked,
   disabled,
   destructive,
   className,
@@ -193,7 +197,8 @@ export function DropdownMenuItem({
   };
   return (
     <div
-      role="menuitem"
+      role={checked === undefined ? 'menuitem' : 'menuitemradio'}
+      aria-checked={checked}
       tabIndex={-1}
       aria-disabled={disabled || undefined}
       onClick={select}
@@ -213,6 +218,7 @@ export function DropdownMenuItem({
     >
       {icon ? <span className="text-current opacity-70">{icon}</span> : null}
       {children}
+      {checked ? <CheckIcon className="ml-auto text-brand-600 dark:text-brand-400" /> : null}
     </div>
   );
 }

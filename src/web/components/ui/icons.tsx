@@ -68,6 +68,13 @@ export const SunIcon = icon(
   </>,
 );
 
+export const MonitorIcon = icon(
+  <>
+    <rect width="20" height="14" x="2" y="3" rx="2" />
+    <path d="M8 21h8m-4-4v4" />
+  </>,
+);
+
 export const MenuIcon = icon(<path d="M4 5h16M4 12h16M4 19h16" />);
 
 export const XIcon = icon(<path d="M18 6 6 18M6 6l12 12" />);

@@ -80,8 +80,6 @@ export interface FieldProps {
   label: ReactNode;
   hint?: ReactNode;
   error?: ReactNode;
-  /** Extra content on the label's line (e.g. a "Forgot password?" link). */
-  labelAside?: ReactNode;
   className?: string;
   children: ReactNode;
 }
@@ -90,18 +88,11 @@ export interface FieldProps {
  * Label + control + hint + error, stacked with consistent spacing. The control must set
  * `aria-describedby={fieldDescription(id, { hint, error }).describedBy}` and `invalid={!!error}`.
  */
-export function Field({ id, label, hint, error, labelAside, className, children }: FieldProps) {
+export function Field({ id, label, hint, error, className, children }: FieldProps) {
   const { hintId, errorId } = fieldDescription(id, { hint, error });
   return (
     <div className={cx('space-y-1.5', className)}>
-      {labelAside ? (
-        <div className="flex items-center justify-between gap-2">
-          <Label htmlFor={id}>{label}</Label>
-          {labelAside}
-        </div>
-      ) : (
-        <Label htmlFor={id}>{label}</Label>
-      )}
+      <Label htmlFor={id}>{label}</Label>
       {children}
       <FieldHint id={hintId}>{hint}</FieldHint>
       <FieldError id={errorId}>{error}</FieldError>

@@ -1,9 +1,12 @@
 import { Progress } from '../ui/progress.tsx';
 import { cx } from '../ui/cx.ts';
 import type { Usage } from '../../../shared/contract/email.ts';
-import { barColor, usageMessage } from '../../lib/usage-rules.ts';
+import { barColor, resetDay, usageMessage } from '../../lib/usage-rules.ts';
 
-/** Profile and account usage (docs/spec.md §4): bar green < 80 %, yellow from 80 %, red at 100 %. */
+/**
+ * Profile and account usage (docs/spec.md §4): bar green < 80 %, yellow from 80 %, red at 100 %, and
+ * when a limited allowance starts over.
+ */
 export function UsageMeter({ usage }: { usage: Usage }) {
   const total = (
     <p className="text-sm text-slate-600 dark:text-slate-400">
@@ -47,6 +50,9 @@ export function UsageMeter({ usage }: { usage: Usage }) {
         )}
       >
         {message.text}
+      </p>
+      <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="usage-resets">
+        Your monthly allowance resets on {resetDay(usage.resetsAt)}.
       </p>
       {total}
     </div>

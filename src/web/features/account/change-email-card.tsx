@@ -69,7 +69,7 @@ export function ChangeEmailCard({
   return (
     <Section
       id="change-email"
-      title="Change email"
+      title="Change Email"
       description="We will send a confirmation link to the new address and a notice to this one. Your email changes when you open the link, and you then sign in again with the new address."
     >
       <form noValidate onSubmit={onSubmit} className="space-y-4">

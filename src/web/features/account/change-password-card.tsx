@@ -22,7 +22,7 @@ export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
 
   if (!hasPassword) {
     return (
-      <Section id="change-password" title="Change password">
+      <Section id="change-password" title="Change Password">
         <p className="text-sm text-slate-600 dark:text-slate-400">
           You sign in with Google or GitHub, so your account has no password yet. To add one, use{' '}
           <Link
@@ -67,7 +67,7 @@ export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
   return (
     <Section
       id="change-password"
-      title="Change password"
+      title="Change Password"
       description="Signing in elsewhere ends when you change it."
     >
       <form noValidate onSubmit={onSubmit} className="space-y-4">

@@ -36,7 +36,7 @@ export function LoadError({
           <p className="text-sm text-slate-600 dark:text-slate-400">{errorMessage(error)}</p>
         </div>
         <Button variant="outline" busy={retrying} onClick={onRetry}>
-          Try again
+          Try Again
         </Button>
       </CardContent>
     </Card>

@@ -25,7 +25,7 @@ export function PlanCard({
   const status = user.subscriptionStatus === 'none' ? null : SUBSCRIPTION_BADGE[user.subscriptionStatus];
   const freeLimit = config.data?.freeMonthlyLimit;
   return (
-    <Section id="plan" title="Plan and billing">
+    <Section id="plan" title="Plan and Billing">
       <div className="space-y-4">
         <div className="flex flex-wrap items-center justify-between gap-4">
           <div className="space-y-1">

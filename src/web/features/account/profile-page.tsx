@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { Badge } from '../../components/ui/badge.tsx';
 import { buttonClasses } from '../../components/ui/button.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
+import { EmailAddress } from '../../components/ui/email-address.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { UsageCard } from '../../components/usage/usage-card.tsx';
@@ -22,7 +23,7 @@ export function ProfilePage() {
         actions={
           <Link to="/app/account" className={buttonClasses({ variant: 'outline', size: 'sm' })}>
             <Settings aria-hidden="true" />
-            Account settings
+            Account Settings
           </Link>
         }
       />
@@ -50,10 +51,10 @@ export function ProfilePage() {
                     <div>
                       <dt className="sr-only">Email</dt>
                       <dd
-                        className="text-lg font-semibold break-all text-slate-900 dark:text-white"
+                        className="text-lg font-semibold text-slate-900 dark:text-white"
                         data-testid="profile-email"
                       >
-                        {profile.data.email}
+                        <EmailAddress address={profile.data.email} />
                       </dd>
                     </div>
                     <div className="flex flex-wrap items-center gap-x-4 gap-y-2 text-sm text-slate-600 dark:text-slate-400">

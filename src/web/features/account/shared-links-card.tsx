@@ -21,7 +21,7 @@ export function SharedLinksCard({ plan }: { plan: 'free' | 'pro' }) {
   return (
     <Section
       id="shared-links"
-      title="Public links"
+      title="Public Links"
       description={
         plan === 'pro'
           ? `${emails} shared with a public link. Each link works until you stop sharing it.`
@@ -30,15 +30,15 @@ export function SharedLinksCard({ plan }: { plan: 'free' | 'pro' }) {
     >
       <div className="flex justify-end">
         <Button variant="outline" onClick={() => setConfirming(true)}>
-          Stop sharing all
+          Stop Sharing All
         </Button>
       </div>
       <ConfirmDialog
         open={confirming}
         onOpenChange={setConfirming}
-        title="Stop sharing every email?"
+        title="Stop Sharing Every Email?"
         description={`Every public link stops working at once (${count === 1 ? '1 link' : `${count} links`}). Sharing an email again makes a new link.`}
-        confirmLabel="Stop sharing all"
+        confirmLabel="Stop Sharing All"
         destructive
         busy={withdraw.isPending}
         onConfirm={() =>

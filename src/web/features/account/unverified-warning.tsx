@@ -1,5 +1,6 @@
 import { MailWarning } from 'lucide-react';
 import { Button } from '../../components/ui/button.tsx';
+import { EmailAddress } from '../../components/ui/email-address.tsx';
 import { useResendVerification } from '../../lib/resend-verification.ts';
 
 /** The account page's warning for an unverified address, with a way to get a new link. */
@@ -16,7 +17,7 @@ export function UnverifiedWarning({ email }: { email: string }) {
         <div>
           <p className="font-semibold">Please verify your email address</p>
           <p>
-            Check your inbox at <span className="font-medium break-all">{email}</span> for a verification
+            Check your inbox at <EmailAddress address={email} className="font-medium" /> for a verification
             link. You need to verify before you can send emails.
           </p>
         </div>
@@ -28,7 +29,7 @@ export function UnverifiedWarning({ email }: { email: string }) {
         busy={resend.isPending}
         onClick={() => resend.mutate()}
       >
-        Resend verification email
+        Resend Verification Email
       </Button>
     </div>
   );

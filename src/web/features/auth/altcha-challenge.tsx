@@ -8,15 +8,20 @@ import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { loadAltcha } from './load-altcha.ts';
 import { waitFor } from './wait-for.ts';
 
-/** What the form can do with the challenge after a failed submit (a solution is single-use). */
+/** What the form can do with the challenge: start it, or replace a spent solution (single-use). */
 export interface AltchaChallengeHandle {
+  /** Starts solving unless it is solving or solved already. */
+  start: () => void;
+  /** Drops the solution and starts solving a fresh challenge. */
   reset: () => void;
 }
 
 interface WidgetElement extends HTMLElement {
   /** Present once the widget script has upgraded the element. */
   configure?: (config: Record<string, unknown>) => Promise<void>;
+  getState?: () => string;
   reset?: () => void;
+  verify?: () => Promise<unknown>;
 }
 
 interface StateChangeDetail {
@@ -51,12 +56,23 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
     onChangeRef.current = onChange;
   });
 
-  useImperativeHandle(ref, () => ({
-    reset: () => {
-      widgetRef.current?.reset?.();
-      onChangeRef.current(null);
-    },
-  }));
+  useImperativeHandle(ref, () => {
+    const start = () => {
+      const widget = widgetRef.current;
+      const state = widget?.getState?.();
+      if (state === 'unverified' || state === 'expired' || state === 'error') {
+        widget?.verify?.().catch(() => undefined); // a failure shows in the widget itself
+      }
+    };
+    return {
+      start,
+      reset: () => {
+        widgetRef.current?.reset?.();
+        onChangeRef.current(null);
+        start(); // the form is filled in: solve the fresh challenge straight away
+      },
+    };
+  });
 
   useEffect(() => {
     const controller = new AbortController();
@@ -72,6 +88,12 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
       });
       if (controller.signal.aborted) return;
       setPhase(ready ? 'ready' : 'failed');
+      // The widget starts on the form's first focus; someone who got there before the widget
+      // loaded (autofocus, a quick typist) would otherwise wait for nothing.
+      const widget = widgetRef.current;
+      if (ready && widget?.closest('form')?.contains(document.activeElement)) {
+        widget.verify?.().catch(() => undefined);
+      }
     })();
     return () => controller.abort();
   }, [attempt]);
@@ -106,11 +128,11 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
             }}
           >
             <RotateCw aria-hidden="true" />
-            Try again
+            Try Again
           </Button>
         </div>
       ) : null}
-      {/* Keyed wrapper: "Try again" mounts a fresh widget. Its variables theme the widget like our inputs. */}
+      {/* Keyed wrapper: "Try Again" mounts a fresh widget. Its variables theme the widget like our inputs. */}
       <div
         key={attempt}
         className={cx(

@@ -16,7 +16,7 @@ const exchanges = new Map<string, Promise<unknown>>();
  * user goes to /app/send. Failures go back to /signin with `error`.
  */
 export function AuthCallbackPage() {
-  useDocumentTitle('Signing in');
+  useDocumentTitle('Signing In');
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const queryClient = useQueryClient();

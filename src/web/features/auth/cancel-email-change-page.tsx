@@ -41,20 +41,20 @@ export function CancelEmailChangePage() {
   if (!token || deadLink !== null) {
     return (
       <AuthLayout
-        title="Invalid or expired link"
+        title="Invalid or Expired Link"
         icon={
           <ResultIcon tone="error">
             <Link2Off aria-hidden="true" />
           </ResultIcon>
         }
-        description={`${deadLink ?? 'This link is incomplete.'}. It works once, for 7 days. If someone else may be using your account, reset your password.`}
+        description={`${(deadLink ?? 'This link is incomplete').replace(/\.$/, '')}. It works once, for 7 days. If someone else may be using your account, reset your password.`}
       >
         <div className="grid gap-3">
           <Link to="/forgot-password" className={buttonClasses({ className: 'w-full' })}>
-            Reset password
+            Reset Password
           </Link>
           <Link to="/signin" className={buttonClasses({ variant: 'outline', className: 'w-full' })}>
-            Back to sign in
+            Back to Sign In
           </Link>
         </div>
       </AuthLayout>
@@ -65,7 +65,7 @@ export function CancelEmailChangePage() {
 
   return (
     <AuthLayout
-      title="Not you? Cancel the email change"
+      title="Not You? Cancel the Email Change"
       icon={
         <ResultIcon tone="error">
           <ShieldAlert aria-hidden="true" />
@@ -81,10 +81,10 @@ export function CancelEmailChangePage() {
           busyLabel="Cancelling…"
           onClick={() => cancel.mutate()}
         >
-          Cancel the change and sign out everywhere
+          Cancel the Change and Sign Out Everywhere
         </Button>
         <Link to="/" className={buttonClasses({ variant: 'outline', className: 'w-full' })}>
-          It was me: keep the change
+          It Was Me: Keep the Change
         </Link>
       </div>
     </AuthLayout>
@@ -100,7 +100,7 @@ function Cancelled({ result }: { result: CancelEmailChangeResponse }) {
     : 'If someone else may know your password, reset it now.';
   return (
     <AuthLayout
-      title="Email change cancelled"
+      title="Email Change Cancelled"
       icon={
         <ResultIcon tone="success">
           <CircleCheck aria-hidden="true" />
@@ -115,10 +115,10 @@ function Cancelled({ result }: { result: CancelEmailChangeResponse }) {
     >
       <div className="grid gap-3">
         <Link to="/forgot-password" className={buttonClasses({ className: 'w-full' })}>
-          Reset password
+          Reset Password
         </Link>
         <Link to="/signin" className={buttonClasses({ variant: 'outline', className: 'w-full' })}>
-          Sign in
+          Sign In
         </Link>
       </div>
     </AuthLayout>

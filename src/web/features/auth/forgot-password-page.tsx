@@ -1,15 +1,16 @@
 import { useMutation } from '@tanstack/react-query';
 import { ArrowLeft, MailCheck } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { Button, buttonClasses } from '../../components/ui/button.tsx';
-import { Field, Input } from '../../components/ui/input.tsx';
+import { EmailAddress } from '../../components/ui/email-address.tsx';
+import { Field, Input, fieldDescription } from '../../components/ui/input.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { requestPasswordReset } from './api.ts';
 import { AuthLayout, ResultIcon, authLink } from './auth-layout.tsx';
-import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
+import { isPlainAddress } from '../../../shared/recipients.ts';
 
 /**
  * /forgot-password: ask for a reset link. Afterwards the Check Your Email confirmation is shown
@@ -18,7 +19,8 @@ import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
  */
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
-  const [formError, setFormError] = useState<string | null>(null);
+  const [emailError, setEmailError] = useState<string | null>(null);
+  const emailRef = useRef<HTMLInputElement>(null);
   const [sentTo, setSentTo] = useState<string | null>(null);
   const request = useMutation({
     mutationFn: requestPasswordReset,
@@ -32,10 +34,17 @@ export function ForgotPasswordPage() {
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
-    if (!email.trim()) return setFormError(AUTH_MESSAGES.fillAllFields);
-    setFormError(null);
-    request.mutate(email.trim());
+    const address = email.trim();
+    const problem = !address
+      ? AUTH_MESSAGES.missingEmail
+      : isPlainAddress(address)
+        ? null
+        : AUTH_MESSAGES.invalidEmail;
+    setEmailError(problem);
+    if (problem) return emailRef.current?.focus();
+    request.mutate(address);
   };
+  const emailDesc = fieldDescription('forgot-email', { error: emailError });
 
   if (sentTo !== null) {
     return (
@@ -49,14 +58,16 @@ export function ForgotPasswordPage() {
         description={
           <>
             If an account exists for{' '}
-            <strong className="font-medium break-all text-slate-900 dark:text-white">{sentTo}</strong>, we
-            have sent a link to reset your password. It expires in 30 minutes.
+            <strong className="font-medium text-slate-900 dark:text-white">
+              <EmailAddress address={sentTo} />
+            </strong>
+            , we have sent a link to reset your password. It expires in 30 minutes.
           </>
         }
       >
         <div className="grid gap-3">
           <Link to="/signin" className={buttonClasses({ className: 'w-full' })}>
-            Back to sign in
+            Back to Sign In
           </Link>
           <Button
             variant="ghost"
@@ -66,7 +77,7 @@ export function ForgotPasswordPage() {
               setSentTo(null);
             }}
           >
-            Didn&apos;t get it? Try again
+            Didn&apos;t Get It? Try Again
           </Button>
         </div>
       </AuthLayout>
@@ -75,19 +86,19 @@ export function ForgotPasswordPage() {
 
   return (
     <AuthLayout
-      title="Forgot your password?"
+      title="Forgot Your Password?"
       description="Enter the email address of your account and we will send you a link to choose a new password."
       footer={
         <Link to="/signin" className={`${authLink} inline-flex items-center gap-1.5`}>
           <ArrowLeft aria-hidden="true" className="size-4" />
-          Back to sign in
+          Back to Sign In
         </Link>
       }
     >
       <form noValidate onSubmit={onSubmit} className="space-y-4">
-        <FormAlert>{formError}</FormAlert>
-        <Field id="forgot-email" label="Email">
+        <Field id="forgot-email" label="Email" error={emailError}>
           <Input
+            ref={emailRef}
             id="forgot-email"
             type="email"
             name="email"
@@ -96,8 +107,12 @@ export function ForgotPasswordPage() {
             autoFocus
             placeholder="you@example.com"
             value={email}
-            invalid={formError !== null}
-            onChange={(e) => setEmail(e.target.value)}
+            invalid={emailError !== null}
+            aria-describedby={emailDesc.describedBy}
+            onChange={(e) => {
+              setEmail(e.target.value);
+              setEmailError(null);
+            }}
           />
         </Field>
         <Button type="submit" className="w-full" busy={request.isPending} busyLabel="Sending…">

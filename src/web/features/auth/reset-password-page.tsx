@@ -41,7 +41,7 @@ export function ResetPasswordPage() {
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const [formError, setFormError] = useState<string | null>(null);
-  const [deadLink, setDeadLink] = useState<string | null>(null);
+  const [deadLink, setDeadLink] = useState(false);
 
   const reset = useMutation({
     mutationFn: (newPassword: string) => resetPassword(token ?? '', newPassword),
@@ -55,29 +55,27 @@ export function ResetPasswordPage() {
       await navigate('/signin', { replace: true, state });
     },
     onError: (err) => {
-      if (isDeadLink(err)) return setDeadLink(errorMessage(err));
+      if (isDeadLink(err)) return setDeadLink(true);
       toast.error('Failed to reset password', errorMessage(err));
       if (err instanceof ApiError && err.code === 'weak_password') setFormError(err.message);
     },
   });
 
-  if (!token || deadLink !== null) {
+  if (!token || deadLink) {
+    // The Invalid Reset Link page (docs/spec.md §2) says it once: the spec's message (§5) as the
+    // heading, then why and what next.
     return (
       <AuthLayout
-        title="Invalid Reset Link"
+        title={AUTH_MESSAGES.invalidResetLink}
         icon={
           <ResultIcon tone="error">
             <Link2Off aria-hidden="true" />
           </ResultIcon>
         }
         description={
-          <>
-            <p className="font-medium text-slate-900 dark:text-white">{AUTH_MESSAGES.invalidResetLink}</p>
-            <p className="mt-1">
-              {deadLink ?? 'This password reset link is incomplete.'} Reset links work once and expire after
-              30 minutes; request a new one to continue.
-            </p>
-          </>
+          token
+            ? 'This link has expired or has already been used. Reset links work once and expire after 30 minutes.'
+            : 'This link is missing its reset code. Open the link from the email exactly as it was sent, or request a new one.'
         }
       >
         <div className="grid gap-3">
@@ -85,7 +83,7 @@ export function ResetPasswordPage() {
             Request a New Link
           </Link>
           <Link to="/signin" className={buttonClasses({ variant: 'outline', className: 'w-full' })}>
-            Back to sign in
+            Back to Sign In
           </Link>
         </div>
       </AuthLayout>
@@ -104,7 +102,7 @@ export function ResetPasswordPage() {
 
   return (
     <AuthLayout
-      title="Choose a new password"
+      title="Choose a New Password"
       icon={
         <ResultIcon tone="info">
           <KeyRound aria-hidden="true" />
@@ -113,7 +111,7 @@ export function ResetPasswordPage() {
       description="After the change you will be signed out everywhere; sign in again with the new password."
       footer={
         <Link to="/signin" className={authLink}>
-          Back to sign in
+          Back to Sign In
         </Link>
       }
     >

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { Link, Navigate, useLocation, useNavigate } from 'react-router';
 import { Button } from '../../components/ui/button.tsx';
 import { Field, Input } from '../../components/ui/input.tsx';
 import { toast } from '../../components/ui/toast.tsx';
@@ -7,26 +7,23 @@ import { errorMessage } from '../../lib/api.ts';
 import { AuthLayout, authLink } from './auth-layout.tsx';
 import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
-import { socialErrorMessage } from './messages.ts';
 import { noticeOf, returnTarget } from './navigation.ts';
 import { PasswordInput } from '../../components/ui/password-input.tsx';
 import { useSession } from '../../lib/session.ts';
 import { useSignIn } from './session-actions.ts';
 import { SocialButtons } from './social-buttons.tsx';
+import { SocialErrorAlert } from './social-error-alert.tsx';
 
 /** /signin: social buttons, email + password (show/hide), Forgot password, link to sign up. */
 export function SignInPage() {
   const session = useSession();
   const location = useLocation();
   const navigate = useNavigate();
-  const [params] = useSearchParams();
   const signIn = useSignIn();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [formError, setFormError] = useState<string | null>(null);
 
-  const providerError = params.get('error');
-  const social = providerError ? socialErrorMessage(providerError) : null;
   const notice = noticeOf(location);
 
   // Already signed in (and not in the middle of signing in here): straight to the app.
@@ -55,7 +52,7 @@ export function SignInPage() {
 
   return (
     <AuthLayout
-      title="Welcome back"
+      title="Welcome Back"
       description="Sign in to send and share your test emails."
       footer={
         <>
@@ -67,14 +64,7 @@ export function SignInPage() {
       }
     >
       <div className="space-y-5">
-        {social ? (
-          <FormAlert>
-            {social.message}
-            {social.code ? (
-              <span className="mt-1 block text-xs opacity-80">Error code: {social.code}</span>
-            ) : null}
-          </FormAlert>
-        ) : null}
+        <SocialErrorAlert />
         {notice ? <FormAlert tone="info">{notice}</FormAlert> : null}
         <SocialButtons />
         <form noValidate onSubmit={onSubmit} className="space-y-4">
@@ -93,15 +83,7 @@ export function SignInPage() {
               onChange={(e) => setEmail(e.target.value)}
             />
           </Field>
-          <Field
-            id="signin-password"
-            label="Password"
-            labelAside={
-              <Link to="/forgot-password" className={`${authLink} text-sm`}>
-                Forgot password?
-              </Link>
-            }
-          >
+          <Field id="signin-password" label="Password">
             <PasswordInput
               id="signin-password"
               name="password"
@@ -110,6 +92,12 @@ export function SignInPage() {
               invalid={formError !== null && !password}
               onChange={(e) => setPassword(e.target.value)}
             />
+            {/* After the field, not on its label's line: Tab goes from Email straight to Password. */}
+            <p className="text-right">
+              <Link to="/forgot-password" className={`${authLink} text-sm`}>
+                Forgot password?
+              </Link>
+            </p>
           </Field>
           <Button type="submit" className="w-full" busy={signIn.isPending} busyLabel="Signing in…">
             Sign In

@@ -3,7 +3,6 @@ import type { OAuthProvider } from '../../../shared/contract/auth.ts';
 import { buttonClasses } from '../../components/ui/button.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { API_BASE } from '../../lib/api.ts';
-import { usePublicConfig } from '../../lib/public-config.ts';
 
 function GoogleIcon() {
   return (
@@ -42,12 +41,12 @@ const PROVIDERS: Record<OAuthProvider, { label: string; icon: () => React.JSX.El
 };
 
 /**
- * Continue with Google / GitHub, only for providers the server has configured. Each is a plain
- * link: the browser leaves for the provider and comes back to /auth/callback. Renders nothing
- * when no provider is configured.
+ * Continue with Google / GitHub (docs/spec.md §2), shown whether or not the server has configured
+ * them: each is a plain link; the browser leaves for the provider and comes back to
+ * /auth/callback, or, for a provider this server has not set up, straight back with
+ * error=provider_not_configured, which the page explains (messages.ts).
  */
 export function SocialButtons() {
-  const config = usePublicConfig();
   const [leaving, setLeaving] = useState<OAuthProvider | null>(null);
   useEffect(() => {
     // Back from the provider's page (bfcache): the spinner must not stay on.
@@ -57,12 +56,10 @@ export function SocialButtons() {
     window.addEventListener('pageshow', onPageShow);
     return () => window.removeEventListener('pageshow', onPageShow);
   }, []);
-  const enabled = (['google', 'github'] as const).filter((p) => config.data?.providers[p]);
-  if (enabled.length === 0) return null;
   return (
     <div className="space-y-5">
       <div className="grid gap-3">
-        {enabled.map((provider) => {
+        {(['google', 'github'] as const).map((provider) => {
           const { label, icon: Icon } = PROVIDERS[provider];
           return (
             <a

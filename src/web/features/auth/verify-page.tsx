@@ -3,9 +3,12 @@ import { CircleCheck, CircleX, MailCheck } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Button, buttonClasses } from '../../components/ui/button.tsx';
+import { EmailAddress } from '../../components/ui/email-address.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { toast } from '../../components/ui/toast.tsx';
-import { ApiError, errorMessage } from '../../lib/api.ts';
+import { ApiError, errorMessage, getToken } from '../../lib/api.ts';
+import { useResendVerification } from '../../lib/resend-verification.ts';
+import { announceVerified, meQuery, useSession } from '../../lib/session.ts';
 import { verifyEmail } from './api.ts';
 import { AuthLayout, ResultIcon } from './auth-layout.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
@@ -16,10 +19,14 @@ import { clearSession } from './session-actions.ts';
 type Outcome =
   | { phase: 'loading' }
   | { phase: 'success' }
+  /** The link is dead, but the signed-in user's address is verified (an earlier click did it). */
+  | { phase: 'already'; email: string }
   /** The server refused the link (unknown, used or expired token). */
-  | { phase: 'invalid'; message: string }
+  | { phase: 'invalid' }
+  /** The server refused for another reason (address taken meanwhile, too many attempts). */
+  | { phase: 'refused'; message: string }
   /** The server could not be reached or failed; the link may still be good. */
-  | { phase: 'failed'; message: string };
+  | { phase: 'failed' };
 
 // A token is single-use: one request per token per page load, whatever React re-runs.
 const attempts = new Map<string, Promise<{ emailChanged: boolean }>>();
@@ -34,9 +41,10 @@ function verifyOnce(token: string) {
 }
 
 /**
- * /verify?token=: loading, then success or error (docs/spec.md §4). A changed email signs the user out and
- * sends them to sign in with the new address; otherwise the user is refreshed and offered Start
- * Sending Emails.
+ * /verify?token=: loading, then success or error (docs/spec.md §4). A changed email signs the user out
+ * and sends them to sign in with the new address; otherwise the user is refreshed (in every tab)
+ * and offered Start Sending Emails. A dead link says so once, on the page; for a signed-in user
+ * whose address is verified already it says that instead.
  */
 export function VerifyPage() {
   const [params] = useSearchParams();
@@ -62,21 +70,25 @@ export function VerifyPage() {
           return;
         }
         await queryClient.invalidateQueries({ queryKey: ME_KEY });
+        announceVerified();
         setOutcome({ phase: 'success' });
       },
-      (err: unknown) => {
+      async (err: unknown) => {
         if (!active) return;
         if (err instanceof ApiError && err.status === 400) {
-          // Unknown, used, expired or malformed token.
-          toast.error('Verification failed.', errorMessage(err));
-          setOutcome({ phase: 'invalid', message: errorMessage(err) });
+          // Unknown, used, expired or malformed token. Signed in and verified: nothing to do.
+          const me = getToken()
+            ? await queryClient.fetchQuery({ ...meQuery(), staleTime: 0 }).catch(() => null)
+            : null;
+          if (!active) return;
+          setOutcome(me?.verified ? { phase: 'already', email: me.email } : { phase: 'invalid' });
         } else if (err instanceof ApiError && err.status > 400 && err.status < 500) {
           // e.g. the new address was taken meanwhile, or too many attempts.
-          toast.error('Verification failed.', errorMessage(err));
-          setOutcome({ phase: 'failed', message: errorMessage(err) });
+          toast.error('Verification failed.');
+          setOutcome({ phase: 'refused', message: errorMessage(err) });
         } else {
           toast.error('Failed to verify email. Please try again.');
-          setOutcome({ phase: 'failed', message: 'Failed to verify email. Please try again.' });
+          setOutcome({ phase: 'failed' });
         }
       },
     );
@@ -85,23 +97,32 @@ export function VerifyPage() {
     };
   }, [token, attempt, navigate, queryClient]);
 
-  if (!token) {
+  if (!token || outcome.phase === 'invalid') {
     return (
-      <InvalidLink message="This link is missing its verification code. Open the link from the email exactly as it was sent, or request a new one." />
+      <InvalidLink
+        reason={
+          token
+            ? 'This link has expired or has already been used. Verification links work once and expire after 24 hours.'
+            : 'This link is missing its verification code. Open the link from the email exactly as it was sent.'
+        }
+      />
     );
   }
-  if (outcome.phase === 'invalid') return <InvalidLink message={outcome.message} />;
 
-  if (outcome.phase === 'failed') {
+  if (outcome.phase === 'refused' || outcome.phase === 'failed') {
     return (
       <AuthLayout
-        title="Verification failed."
+        title="We Could Not Verify Your Email"
         icon={
           <ResultIcon tone="error">
             <CircleX aria-hidden="true" />
           </ResultIcon>
         }
-        description={outcome.message}
+        description={
+          outcome.phase === 'refused'
+            ? outcome.message
+            : 'Proofmail could not be reached. Check your connection, then try again.'
+        }
       >
         <Button
           className="w-full"
@@ -110,22 +131,31 @@ export function VerifyPage() {
             setAttempt((n) => n + 1);
           }}
         >
-          Try again
+          Try Again
         </Button>
       </AuthLayout>
     );
   }
 
-  if (outcome.phase === 'success') {
+  if (outcome.phase === 'success' || outcome.phase === 'already') {
     return (
       <AuthLayout
-        title="Email verified!"
+        title={outcome.phase === 'success' ? 'Email Verified!' : 'Email Already Verified'}
         icon={
           <ResultIcon tone="success">
             <CircleCheck aria-hidden="true" />
           </ResultIcon>
         }
-        description="Your email address is confirmed. You can now send test emails."
+        description={
+          outcome.phase === 'success' ? (
+            'Your email address is confirmed. You can now send test emails.'
+          ) : (
+            <>
+              <EmailAddress address={outcome.email} className="font-medium text-slate-900 dark:text-white" />{' '}
+              is verified, so there is nothing more to do here. You can send test emails.
+            </>
+          )
+        }
       >
         <Link to="/app/send" className={buttonClasses({ className: 'w-full' })}>
           Start Sending Emails
@@ -136,7 +166,7 @@ export function VerifyPage() {
 
   return (
     <AuthLayout
-      title="Verifying your email"
+      title="Verifying Your Email"
       icon={
         <ResultIcon tone="info">
           <MailCheck aria-hidden="true" />
@@ -151,7 +181,14 @@ export function VerifyPage() {
   );
 }
 
-function InvalidLink({ message }: { message: string }) {
+/**
+ * Invalid verification link (docs/spec.md §5), said once: the heading is the spec's text, the
+ * body says why and what to do. A signed-in, unverified user can get a new link right here.
+ */
+function InvalidLink({ reason }: { reason: string }) {
+  const session = useSession();
+  const resend = useResendVerification();
+  const canResend = session.status === 'authenticated' && !session.user.verified;
   return (
     <AuthLayout
       title={AUTH_MESSAGES.invalidVerificationLink}
@@ -160,15 +197,28 @@ function InvalidLink({ message }: { message: string }) {
           <CircleX aria-hidden="true" />
         </ResultIcon>
       }
-      description={message}
+      description={
+        canResend
+          ? `${reason} Send yourself a new one.`
+          : session.status === 'authenticated'
+            ? reason
+            : `${reason} Sign in to get a new one.`
+      }
     >
       <div className="grid gap-3">
-        <Link to="/app/account" className={buttonClasses({ className: 'w-full' })}>
-          Request a new link
-        </Link>
-        <Link to="/signin" className={buttonClasses({ variant: 'outline', className: 'w-full' })}>
-          Back to sign in
-        </Link>
+        {canResend ? (
+          <Button className="w-full" busy={resend.isPending} onClick={() => resend.mutate()}>
+            Send a New Link
+          </Button>
+        ) : session.status === 'authenticated' ? (
+          <Link to="/app/send" className={buttonClasses({ className: 'w-full' })}>
+            Start Sending Emails
+          </Link>
+        ) : (
+          <Link to="/signin" className={buttonClasses({ className: 'w-full' })}>
+            Sign In
+          </Link>
+        )}
       </div>
     </AuthLayout>
   );

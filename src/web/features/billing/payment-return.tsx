@@ -1,29 +1,43 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { CircleCheck, Clock } from 'lucide-react';
+import { CircleCheck, Clock, Info } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { BILLING_MESSAGES } from '../../../shared/contract/billing.ts';
 import { PAYMENT_SYNC_ATTEMPTS } from '../../../shared/plans.ts';
 import { Button, buttonClasses } from '../../components/ui/button.tsx';
 import { cx } from '../../components/ui/cx.ts';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { isUserData, ME_KEY } from '../../lib/query-keys.ts';
+import { usePublicConfig } from '../../lib/public-config.ts';
 import { meQuery } from '../../lib/session.ts';
 import { syncBilling } from './api.ts';
 import { confirmUpgrade } from './payment-return-flow.ts';
 
-type ReturnState = 'checking' | 'success' | 'processing';
+type ReturnState = 'checking' | 'success' | 'processing' | 'billing-off';
 
 /**
  * The return from Stripe Checkout on /app/account?payment=success (docs/spec.md §4). Runs the sync loop;
  * Pro → "Upgrade Successful!" and every cached view reloads (settings first); otherwise
- * "Processing Payment" and a refresh later runs the loop again. Renders nothing on other visits.
+ * "Processing Payment" and a refresh later runs the loop again. On a server without billing no
+ * payment can have happened: it says so and makes no call (docs/decisions/0057-billing-off-says-so.md).
+ * Renders nothing on other visits.
  */
 export function PaymentReturn() {
   const [params, setParams] = useSearchParams();
   const returning = params.get('payment') === 'success';
   const queryClient = useQueryClient();
-  const [state, setState] = useState<ReturnState | null>(returning ? 'checking' : null);
+  const config = usePublicConfig();
+  // Unknown until /api/config answers; if it cannot, try the flow as if billing were on.
+  const billingEnabled = config.isError ? true : config.data?.billingEnabled;
+  const [loopState, setState] = useState<ReturnState | null>(returning ? 'checking' : null);
+  const state: ReturnState | null = !returning
+    ? loopState
+    : billingEnabled === undefined
+      ? null
+      : billingEnabled
+        ? loopState
+        : 'billing-off';
   const [attempt, setAttempt] = useState(0);
   // setParams changes identity with the URL; the running flow must not restart because of it.
   const setParamsRef = useRef(setParams);
@@ -32,7 +46,7 @@ export function PaymentReturn() {
   });
 
   useEffect(() => {
-    if (!returning) return;
+    if (!returning || billingEnabled !== true) return;
     const controller = new AbortController();
     setState('checking');
     confirmUpgrade(
@@ -64,7 +78,7 @@ export function PaymentReturn() {
       () => undefined, // aborted: the page was left
     );
     return () => controller.abort();
-  }, [returning, queryClient]);
+  }, [returning, billingEnabled, queryClient]);
 
   if (state === null) return null;
   const tone = {
@@ -74,6 +88,8 @@ export function PaymentReturn() {
       'border-green-300 bg-green-50 text-green-950 dark:border-green-500/40 dark:bg-green-950/40 dark:text-green-100',
     processing:
       'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-500/40 dark:bg-amber-950/40 dark:text-amber-100',
+    'billing-off':
+      'border-slate-200 bg-slate-50 text-slate-800 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-200',
   }[state];
 
   return (
@@ -95,6 +111,8 @@ export function PaymentReturn() {
             aria-hidden="true"
             className="mt-0.5 size-5 shrink-0 text-green-600 dark:text-green-400"
           />
+        ) : state === 'billing-off' ? (
+          <Info aria-hidden="true" className="mt-0.5 size-5 shrink-0 text-slate-500 dark:text-slate-400" />
         ) : (
           <Clock aria-hidden="true" className="mt-0.5 size-5 shrink-0" />
         )}
@@ -107,6 +125,11 @@ export function PaymentReturn() {
                 {attempt > 1 ? ` (check ${attempt} of ${PAYMENT_SYNC_ATTEMPTS})` : ''}. This usually takes a
                 few seconds.
               </p>
+            </>
+          ) : state === 'billing-off' ? (
+            <>
+              <p className="font-semibold">{BILLING_MESSAGES.disabled}</p>
+              <p>No payment was taken, and your plan has not changed.</p>
             </>
           ) : state === 'success' ? (
             <>
@@ -136,7 +159,7 @@ export function PaymentReturn() {
             className: 'self-start sm:self-center',
           })}
         >
-          Open your history
+          Open Your History
         </Link>
       ) : state === 'processing' ? (
         <Button

@@ -60,7 +60,7 @@ function matches(m: CaughtMessage, q: string): boolean {
 }
 
 export function MailboxPage() {
-  useDocumentTitle('Local mailbox');
+  useDocumentTitle('Local Mailbox');
   const mailbox = useMailbox();
   const clear = useClearMailbox();
   const [params, setParams] = useSearchParams();
@@ -93,7 +93,7 @@ export function MailboxPage() {
         <div className="flex flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:px-6">
           <Logo />
           <div className="flex min-w-0 items-center gap-2">
-            <h1 className="text-base font-semibold text-slate-900 dark:text-white">Local mailbox</h1>
+            <h1 className="text-base font-semibold text-slate-900 dark:text-white">Local Mailbox</h1>
             <Badge color="yellow">Caught locally · not delivered</Badge>
           </div>
           <div className="ml-auto flex items-center gap-2">
@@ -122,10 +122,10 @@ export function MailboxPage() {
               size="sm"
               onClick={() => setConfirming(true)}
               disabled={messages.length === 0}
-              aria-label="Delete all"
+              aria-label="Delete All"
             >
               <Trash2 aria-hidden="true" />
-              <span className="hidden sm:inline">Delete all</span>
+              <span className="hidden sm:inline">Delete All</span>
             </Button>
           </div>
         </div>
@@ -142,7 +142,7 @@ export function MailboxPage() {
           icon={<MailWarning className="size-8" aria-hidden="true" />}
           title="Could not load the mailbox"
           text={errorMessage(mailbox.error)}
-          action={<Button onClick={() => void mailbox.refetch()}>Try again</Button>}
+          action={<Button onClick={() => void mailbox.refetch()}>Try Again</Button>}
         />
       ) : mailbox.isPending ? (
         <div
@@ -239,9 +239,9 @@ export function MailboxPage() {
       <ConfirmDialog
         open={confirming}
         onOpenChange={setConfirming}
-        title="Delete all caught mail?"
+        title="Delete All Caught Mail?"
         description="This empties the local mailbox. It cannot be undone."
-        confirmLabel="Delete all"
+        confirmLabel="Delete All"
         onConfirm={onClear}
         busy={clear.isPending}
         destructive
@@ -262,7 +262,8 @@ function Notice({
   action?: ReactNode;
 }) {
   return (
-    <div className="flex flex-1 items-center justify-center p-6">
+    // A message, so its title is in sentence case (docs/copy-style.md).
+    <div data-message="" className="flex flex-1 items-center justify-center p-6">
       <div className="max-w-md text-center">
         <div className="mx-auto mb-4 flex size-14 items-center justify-center rounded-full bg-slate-100 text-slate-500 dark:bg-slate-800 dark:text-slate-400">
           {icon}
@@ -314,7 +315,7 @@ function MessageView({ message }: { message: CaughtMessage }) {
           aria-label="Links in this mail"
         >
           <h3 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">
-            Links in this mail
+            Links in This Mail
           </h3>
           <ul className="mt-2 space-y-1">
             {links.map((href) => (

@@ -171,7 +171,7 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
                   rel="noopener noreferrer"
                   className="inline-flex items-center gap-1 font-medium text-brand-600 hover:underline dark:text-brand-400"
                 >
-                  Open link
+                  Open Link
                   <ExternalLink aria-hidden="true" className="size-3.5" />
                 </a>
               </div>

@@ -92,7 +92,8 @@ function EmptyState({
   action: ReactNode;
 }) {
   return (
-    <div className="flex flex-col items-center gap-3 px-6 py-16 text-center">
+    // A message, so its title is in sentence case like the spec's (docs/copy-style.md).
+    <div data-message="" className="flex flex-col items-center gap-3 px-6 py-16 text-center">
       <span className="flex size-12 items-center justify-center rounded-full bg-slate-100 text-slate-500 dark:bg-slate-800 dark:text-slate-400 [&_svg]:size-6">
         {icon}
       </span>
@@ -157,7 +158,7 @@ export function HistoryPage() {
           <p className="text-sm text-slate-600 dark:text-slate-400">{errorMessage(loadError)}</p>
         </div>
         <Button variant="outline" busy={list.isFetching} onClick={() => void list.refetch()}>
-          Try again
+          Try Again
         </Button>
       </div>
     );
@@ -226,7 +227,7 @@ export function HistoryPage() {
         actions={
           <Link to="/app/send" className={buttonClasses({ variant: 'outline', size: 'sm' })}>
             <Send aria-hidden="true" />
-            New email
+            New Email
           </Link>
         }
       />
@@ -275,7 +276,7 @@ export function HistoryPage() {
         onOpenChange={(open) => {
           if (!open) setToDelete(null);
         }}
-        title="Delete email"
+        title="Delete Email"
         description="Are you sure you want to delete this email?"
         confirmLabel="Delete"
         destructive

@@ -61,7 +61,7 @@ export function ContactPage() {
       <PageContainer className="py-14 sm:py-20">
         <div className="mx-auto max-w-2xl text-center">
           <h1 className="text-4xl font-semibold tracking-tight text-slate-900 sm:text-5xl dark:text-white">
-            Contact us
+            Contact Us
           </h1>
           <p className="mt-4 text-lg leading-8 text-slate-600 dark:text-slate-400">
             Questions, feedback or a problem with a send? Real people read every message.
@@ -85,7 +85,7 @@ export function ContactPage() {
           <ContactCard
             icon={<LifeBuoy aria-hidden="true" />}
             title="Support"
-            action={<MailButton address={support} label="Email support" variant="primary" />}
+            action={<MailButton address={support} label="Email Support" variant="primary" />}
           >
             <p>
               Help with your account, sending, deliverability or anything else. Write to{' '}
@@ -101,10 +101,10 @@ export function ContactPage() {
           </ContactCard>
           <ContactCard
             icon={<CreditCard aria-hidden="true" />}
-            title="Plans and billing"
+            title="Plans and Billing"
             action={
               <Link to="/plan" className={buttonClasses({ variant: 'outline', className: 'w-full' })}>
-                See plans and FAQ
+                See Plans and FAQ
               </Link>
             }
           >

@@ -27,15 +27,15 @@ const FEATURES = [
 
 const STEPS = [
   {
-    title: 'Paste your HTML',
+    title: 'Paste Your HTML',
     text: 'Drop in the markup from your builder or editor. Inline the CSS if your styles live in a <style> block.',
   },
   {
-    title: 'Send a real test',
+    title: 'Send a Real Test',
     text: 'Proofmail delivers it to up to five addresses, so you see what Gmail, Outlook and Apple Mail really do.',
   },
   {
-    title: 'Share the result',
+    title: 'Share the Result',
     text: 'Send your client one link instead of screenshots. Turn sharing off again whenever you like.',
   },
 ] as const;
@@ -73,7 +73,7 @@ export function LandingPage() {
               For people who build emails for clients
             </p>
             <h1 className="mt-5 text-4xl leading-[1.1] font-semibold tracking-tight text-balance text-slate-900 sm:text-5xl dark:text-white">
-              Test your HTML emails in real inboxes
+              Test Your HTML Emails in Real Inboxes
             </h1>
             <p className="mt-5 text-lg leading-8 text-pretty text-slate-600 dark:text-slate-300">
               Paste your HTML, inline the CSS, and send a real test to up to five inboxes. Keep every version
@@ -113,7 +113,7 @@ export function LandingPage() {
               id="features-title"
               className="mt-2 text-3xl font-semibold tracking-tight text-slate-900 sm:text-4xl dark:text-white"
             >
-              From markup to client sign-off
+              From Markup to Client Sign-Off
             </h2>
             <p className="mt-4 text-lg leading-8 text-slate-600 dark:text-slate-400">
               Stop forwarding screenshots. Proofmail sends the real thing and keeps a record of it.
@@ -143,7 +143,7 @@ export function LandingPage() {
             id="steps-title"
             className="text-center text-3xl font-semibold tracking-tight text-slate-900 sm:text-4xl dark:text-white"
           >
-            How it works
+            How It Works
           </h2>
           <ol className="mt-12 grid gap-8 md:grid-cols-3">
             {STEPS.map((step, i) => (
@@ -175,7 +175,7 @@ export function LandingPage() {
               tabIndex={-1}
               className="mt-2 rounded-md text-3xl font-semibold tracking-tight text-slate-900 outline-none sm:text-4xl dark:text-white"
             >
-              Start free, upgrade when you need more
+              Start Free, Upgrade When You Need More
             </h2>
             <p className="mt-4 text-lg leading-8 text-slate-600 dark:text-slate-400">
               Simple monthly pricing. Cancel any time and keep the Free plan.
@@ -199,7 +199,7 @@ export function LandingPage() {
         <PageContainer>
           <div className="relative overflow-hidden rounded-3xl bg-brand-600 px-6 py-12 text-center shadow-lg sm:px-12 dark:bg-brand-700">
             <h2 id="cta-title" className="text-2xl font-semibold tracking-tight text-white sm:text-3xl">
-              Your next test email is one paste away
+              Your Next Test Email Is One Paste Away
             </h2>
             <p className="mx-auto mt-3 max-w-xl text-brand-100">
               Create an account in under a minute. Verify your email, paste your HTML and press send.
@@ -208,7 +208,7 @@ export function LandingPage() {
               to="/signup"
               className={buttonClasses({ variant: 'inverse', size: 'lg', className: 'mt-8' })}
             >
-              Create your free account
+              Create Your Free Account
             </Link>
           </div>
         </PageContainer>

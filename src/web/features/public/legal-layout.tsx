@@ -37,7 +37,7 @@ export function LegalLayout({
             className="mt-10 rounded-2xl border border-slate-200 bg-slate-50 p-6 dark:border-slate-800 dark:bg-slate-900/60"
           >
             <h2 id="toc-title" className="text-sm font-semibold text-slate-900 dark:text-white">
-              On this page
+              On This Page
             </h2>
             <ol className="mt-3 list-decimal gap-x-10 pl-7 text-sm marker:text-slate-400 sm:columns-2 [&>li]:mb-1.5 [&>li]:break-inside-avoid">
               {sections.map((s) => (

@@ -79,7 +79,7 @@ export function PlanPageView({ notice, ...cards }: PlanPageViewProps) {
     <PageContainer className="py-14 sm:py-20">
       <div className="mx-auto max-w-2xl text-center">
         <h1 className="text-4xl font-semibold tracking-tight text-slate-900 sm:text-5xl dark:text-white">
-          Plans and pricing
+          Plans and Pricing
         </h1>
         <p className="mt-4 text-lg leading-8 text-slate-600 dark:text-slate-400">
           Send real test emails for free. Go Pro for unlimited sends, a searchable history and links you can
@@ -93,7 +93,7 @@ export function PlanPageView({ notice, ...cards }: PlanPageViewProps) {
           id="faq-title"
           className="text-center text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl dark:text-white"
         >
-          Frequently asked questions
+          Frequently Asked Questions
         </h2>
         <div className="mt-8 divide-y divide-slate-200 rounded-2xl border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-800 dark:bg-slate-900">
           {FAQ.map((item) => (

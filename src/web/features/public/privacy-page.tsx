@@ -56,11 +56,12 @@ export function PrivacyPage() {
       sections={[
         {
           id: 'what-we-store',
-          title: 'What we store and for how long',
+          title: 'What We Store and for How Long',
           body: (
             <>
-              <div className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-800">
-                <table className="w-full min-w-[36rem] text-left text-sm">
+              {/* A table from sm up; on a phone each row is a card, so no column hides off-screen. */}
+              <div className="hidden overflow-hidden rounded-xl border border-slate-200 sm:block dark:border-slate-800">
+                <table className="w-full text-left text-sm">
                   <caption className="sr-only">Data we store and how long we keep it</caption>
                   <thead className="bg-slate-50 text-slate-900 dark:bg-slate-900 dark:text-white">
                     <tr>
@@ -88,6 +89,30 @@ export function PrivacyPage() {
                   </tbody>
                 </table>
               </div>
+              <div className="space-y-3 sm:hidden" data-testid="retention-cards">
+                {RETENTION.map(([name, what, kept]) => (
+                  <div
+                    key={name}
+                    className="rounded-xl border border-slate-200 p-4 text-sm dark:border-slate-800"
+                  >
+                    <p className="font-semibold text-slate-900 dark:text-white">{name}</p>
+                    <dl className="mt-2 space-y-2">
+                      <div>
+                        <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">
+                          What it contains
+                        </dt>
+                        <dd className="mt-0.5">{what}</dd>
+                      </div>
+                      <div>
+                        <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">
+                          Kept
+                        </dt>
+                        <dd className="mt-0.5">{kept}</dd>
+                      </div>
+                    </dl>
+                  </div>
+                ))}
+              </div>
               <p>
                 When you delete an email it disappears from your history and its share link stops working.
                 Deleting an email does not reset your monthly count (the Free plan includes <FreeAllowance />
@@ -98,7 +123,7 @@ export function PrivacyPage() {
         },
         {
           id: 'recipients',
-          title: "Your recipients' addresses",
+          title: "Your Recipients' Addresses",
           body: (
             <>
               <p>
@@ -119,7 +144,7 @@ export function PrivacyPage() {
         },
         {
           id: 'use',
-          title: 'How we use your data',
+          title: 'How We Use Your Data',
           body: (
             <ul>
               <li>to deliver your emails and show them in your history and on the share links you create;</li>
@@ -134,7 +159,7 @@ export function PrivacyPage() {
         },
         {
           id: 'processors',
-          title: 'Who else handles it',
+          title: 'Who Else Handles It',
           body: (
             <>
               <p>We use a small number of providers, each only for its job:</p>
@@ -158,7 +183,7 @@ export function PrivacyPage() {
         },
         {
           id: 'share-links',
-          title: 'Public share links',
+          title: 'Public Share Links',
           body: (
             <p>
               When you share an email, anyone with its link can see the subject, the date and the email
@@ -170,7 +195,7 @@ export function PrivacyPage() {
         },
         {
           id: 'storage',
-          title: 'Cookies and local storage',
+          title: 'Cookies and Local Storage',
           body: (
             <p>
               We do not use advertising or analytics cookies. Your browser keeps your session token and your
@@ -193,7 +218,7 @@ export function PrivacyPage() {
         },
         {
           id: 'rights',
-          title: 'Your choices and rights',
+          title: 'Your Choices and Rights',
           body: (
             <>
               <p>
@@ -210,7 +235,7 @@ export function PrivacyPage() {
         },
         {
           id: 'changes',
-          title: 'Changes to this policy',
+          title: 'Changes to This Policy',
           body: (
             <p>
               If we change how we handle your data we will update this page and its date, and email you before

@@ -22,7 +22,7 @@ export function TermsPage() {
       sections={[
         {
           id: 'service',
-          title: 'The service',
+          title: 'The Service',
           body: (
             <p>
               Proofmail lets you compose or paste HTML email, optionally inline its CSS, send it as a test to
@@ -34,7 +34,7 @@ export function TermsPage() {
         },
         {
           id: 'account',
-          title: 'Your account',
+          title: 'Your Account',
           body: (
             <ul>
               <li>You must give a valid email address and verify it before you can send.</li>
@@ -48,7 +48,7 @@ export function TermsPage() {
         },
         {
           id: 'plans',
-          title: 'Plans, limits and fair use',
+          title: 'Plans, Limits and Fair Use',
           body: (
             <>
               <p>
@@ -72,7 +72,7 @@ export function TermsPage() {
         },
         {
           id: 'recipients',
-          title: 'Recipients and consent',
+          title: 'Recipients and Consent',
           body: (
             <>
               <p>
@@ -89,7 +89,7 @@ export function TermsPage() {
         },
         {
           id: 'acceptable-use',
-          title: 'Acceptable use',
+          title: 'Acceptable Use',
           body: (
             <>
               <p>You must not use Proofmail to send or share:</p>
@@ -107,7 +107,7 @@ export function TermsPage() {
         },
         {
           id: 'abuse',
-          title: 'Reporting abuse and enforcement',
+          title: 'Reporting Abuse and Enforcement',
           body: (
             <>
               <p>
@@ -125,7 +125,7 @@ export function TermsPage() {
         },
         {
           id: 'content',
-          title: 'Your content',
+          title: 'Your Content',
           body: (
             <p>
               You keep all rights to the HTML, text and images you send. You give us permission to store,
@@ -137,7 +137,7 @@ export function TermsPage() {
         },
         {
           id: 'share-links',
-          title: 'Public share links',
+          title: 'Public Share Links',
           body: (
             <p>
               A share link can be opened by anyone who has it, without signing in. Share only what you are
@@ -149,7 +149,7 @@ export function TermsPage() {
         },
         {
           id: 'billing',
-          title: 'Billing and cancellation',
+          title: 'Billing and Cancellation',
           body: (
             <ul>
               <li>
@@ -170,7 +170,7 @@ export function TermsPage() {
         },
         {
           id: 'availability',
-          title: 'Availability and changes to the service',
+          title: 'Availability and Changes to the Service',
           body: (
             <p>
               We work to keep Proofmail available and your data safe, but we do not promise that the service
@@ -182,7 +182,7 @@ export function TermsPage() {
         },
         {
           id: 'liability',
-          title: 'Disclaimers and liability',
+          title: 'Disclaimers and Liability',
           body: (
             <p>
               The service is provided &quot;as is&quot;. To the extent the law allows, we are not liable for
@@ -194,7 +194,7 @@ export function TermsPage() {
         },
         {
           id: 'changes',
-          title: 'Changes to these terms',
+          title: 'Changes to These Terms',
           body: (
             <p>
               We may update these terms. The date at the top shows the latest version. For important changes

@@ -1,9 +1,12 @@
 import { cx } from '../../components/ui/cx.ts';
 import type { Usage } from '../../../shared/contract/email.ts';
 import { UpgradeButton } from '../../components/billing/upgrade-button.tsx';
-import { bannerTone } from '../../lib/usage-rules.ts';
+import { bannerTone, resetDay } from '../../lib/usage-rules.ts';
 
-/** Send screen, free plan (docs/spec.md §4): "N of M sends remaining this month", orange ≤ 2, red at 0. */
+/**
+ * Send screen, free plan (docs/spec.md §4): "N of M sends remaining this month", orange ≤ 2, red at
+ * 0, and when the allowance starts over.
+ */
 export function UsageBanner({ usage }: { usage: Usage }) {
   if (usage.limit === null || usage.remaining === null) return null;
   const tone = bannerTone(usage.remaining);
@@ -28,6 +31,9 @@ export function UsageBanner({ usage }: { usage: Usage }) {
         {tone === 'empty' ? <p className="font-semibold">Free plan limit reached</p> : null}
         <p>
           {usage.remaining} of {usage.limit} sends remaining this month
+        </p>
+        <p className="text-xs opacity-80" data-testid="usage-resets">
+          Resets on {resetDay(usage.resetsAt)}
         </p>
       </div>
       {tone !== 'normal' ? (

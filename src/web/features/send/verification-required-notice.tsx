@@ -20,7 +20,7 @@ export function VerificationRequiredNotice() {
         </div>
       </div>
       <Button size="sm" variant="outline" busy={resend.isPending} onClick={() => resend.mutate()}>
-        Send a new verification link
+        Resend Verification Email
       </Button>
     </div>
   );

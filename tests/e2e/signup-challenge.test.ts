@@ -1,0 +1,134 @@
+import type { Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { startAuthServer, type AuthServer } from '../support/auth-browser.ts';
+import { expectToast } from '../support/toasts.ts';
+import { PASSWORD, uniqueEmail } from '../support/users.ts';
+
+/**
+ * Sign-up and its bot challenge (docs/spec.md §2, §5): submitting before the challenge is solved
+ * says "Please complete the CAPTCHA" however the form is submitted; a solved challenge survives an
+ * answer that did not use it and is replaced after one that did.
+ */
+
+const browser = setupBrowser();
+let auth: AuthServer;
+
+beforeAll(async () => {
+  auth = await startAuthServer();
+});
+afterAll(async () => auth?.close());
+
+const submit = (page: Page) => page.getByRole('button', { name: 'Create Account' });
+const formAlert = (page: Page) => page.locator('#signup-form-error');
+
+/** Holds the challenge download until `release()`: the challenge cannot be solved before. */
+async function holdChallenge(page: Page): Promise<() => void> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/api/auth/captcha/challenge', async (route: Route) => {
+    await released;
+    await route.continue();
+  });
+  return release;
+}
+
+async function fill(page: Page, email: string): Promise<void> {
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+}
+
+/** The payload of every sign-up request the page sends. */
+function signUpTokens(page: Page): string[] {
+  const tokens: string[] = [];
+  page.on('request', (req) => {
+    if (req.url().endsWith('/api/auth/signup') && req.method() === 'POST') {
+      tokens.push((JSON.parse(req.postData() ?? '{}') as { captchaToken?: string }).captchaToken ?? '');
+    }
+  });
+  return tokens;
+}
+
+const solved = (page: Page) =>
+  page.locator('button[type="submit"]:not([aria-disabled])').waitFor({ timeout: 30_000 });
+
+describe('sign-up before the challenge is solved', () => {
+  it('Enter, a click and a password manager’s submit all say "Please complete the CAPTCHA"', async () => {
+    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const problems = watchProblems(page);
+    const release = await holdChallenge(page);
+    const tokens = signUpTokens(page);
+    await page.goto('/signup');
+    await page.locator('altcha-widget').waitFor({ state: 'attached' });
+    // Announced and shown as disabled (docs/spec.md §2: Submit is disabled until it is solved).
+    expect(await submit(page).getAttribute('aria-disabled')).toBe('true');
+    await fill(page, uniqueEmail('early'));
+
+    await page.getByLabel('Password', { exact: true }).press('Enter');
+    expect(await formAlert(page).innerText()).toBe('Please complete the CAPTCHA');
+
+    await page.reload();
+    await fill(page, uniqueEmail('early'));
+    await page.evaluate(() => document.querySelector('form')!.requestSubmit());
+    expect(await formAlert(page).innerText()).toBe('Please complete the CAPTCHA');
+    await submit(page).dispatchEvent('click'); // what a script clicking the button does
+    expect(await formAlert(page).innerText()).toBe('Please complete the CAPTCHA');
+    expect(tokens).toEqual([]);
+
+    // Once solved, the message goes and the same submit goes through.
+    release();
+    await solved(page);
+    expect(await formAlert(page).count()).toBe(0);
+    await page.getByLabel('Password', { exact: true }).press('Enter');
+    await expectToast(page, 'Account created successfully!');
+    await page.waitForURL('**/app/send');
+    expect(tokens).toHaveLength(1);
+    expect(problems.all()).toEqual([]);
+  });
+});
+
+describe('after a failed sign-up', () => {
+  it('keeps a solution the server never used, so the next try needs no new one', async () => {
+    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const problems = watchProblems(page, { ignore: [/signup/, /ERR_CONNECTION_RESET/] });
+    const tokens = signUpTokens(page);
+    await page.goto('/signup');
+    await fill(page, uniqueEmail('kept'));
+    await solved(page);
+    // The request never reaches the server (the connection drops).
+    await page.route('**/api/auth/signup', (route) => route.abort('connectionreset'), { times: 1 });
+    await submit(page).click();
+    await expectToast(page, 'Sign up failed', 'Network error: check your connection and try again');
+    expect(await submit(page).getAttribute('aria-disabled')).toBeNull();
+    await submit(page).click();
+    await expectToast(page, 'Account created successfully!');
+    expect(tokens).toHaveLength(2);
+    expect(tokens[1]).toBe(tokens[0]);
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('replaces a solution the server spent (an address already taken)', async () => {
+    const email = uniqueEmail('taken');
+    const first = await browser.newPage({ baseURL: auth.server.baseUrl });
+    await first.goto('/signup');
+    await fill(first, email);
+    await solved(first);
+    await submit(first).click();
+    await expectToast(first, 'Account created successfully!');
+
+    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const tokens = signUpTokens(page);
+    await page.goto('/signup');
+    await fill(page, email);
+    await solved(page);
+    await submit(page).click();
+    await expectToast(page, 'Sign up failed', 'An account with this email already exists');
+    // The used solution is gone: a fresh challenge is solved before the next try.
+    await solved(page);
+    await page.getByLabel('Email', { exact: true }).fill(uniqueEmail('second-try'));
+    await submit(page).click();
+    await expectToast(page, 'Account created successfully!');
+    expect(tokens).toHaveLength(2);
+    expect(tokens[1]).not.toBe(tokens[0]);
+  });
+});
