@@ -7,6 +7,7 @@ import type { PreviewEmailResponse } from '../../src/shared/contract/email.ts';
 import { startMailDelivery, type MailDelivery } from '../../src/server/mail/mail-delivery.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { poll } from '../support/poll.ts';
 import { SmtpSink } from '../support/smtp-sink.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
@@ -212,7 +213,7 @@ describe('the detail page shows what was written and what was sent', () => {
       method: 'POST',
       headers: { ...u.headers, 'content-type': 'application/json' },
       body: JSON.stringify({
-        to: 'client@example.com',
+        to: 'client@example.com, boss@example.com',
         subject: 'Spring sale, proof 2',
         html: EMAIL,
         inlineCss: true,
@@ -221,8 +222,10 @@ describe('the detail page shows what was written and what was sent', () => {
     });
     expect(res.status).toBe(200);
     const { id } = (await res.json()) as { id: string };
-    await sink.waitForCount(before + 1);
-    const received = sink.messages.at(-1)!;
+    // One message per recipient, each with only its own address in To:.
+    await sink.waitForCount(before + 2);
+    const to = (address: string) => sink.messages.slice(before).find((m) => m.envelopeTo[0] === address)!;
+    const received = to('client@example.com');
     const delivered = await sink.parse(received);
 
     const page = await browser.signedInPage(server, u, { viewport: { width: 1280, height: 900 } });
@@ -267,10 +270,17 @@ describe('the detail page shows what was written and what was sent', () => {
     const eml = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download .eml' }).click();
     const emlFile = await eml;
-    expect(emlFile.suggestedFilename()).toBe(`email-${id}.eml`);
+    expect(emlFile.suggestedFilename()).toBe(`email-${id}-client@example.com.eml`);
     const emlPath = path.join(os.tmpdir(), `proofmail-${id}.eml`);
     await emlFile.saveAs(emlPath);
     expect(Buffer.compare(await fs.readFile(emlPath), received.raw)).toBe(0);
+
+    // The other recipient's message: its own To and Message-ID, the same body.
+    await page.getByLabel('Message to').selectOption({ label: 'boss@example.com' });
+    await poll(async () => (await mime.inputValue()).includes('To: boss@example.com'));
+    const boss = to('boss@example.com');
+    expect(await mime.inputValue()).toBe(boss.raw.toString('utf8').replace(/\r\n/g, '\n'));
+    expect(await mime.inputValue()).not.toContain('client@example.com');
     await Promise.all([fs.rm(htmlPath), fs.rm(emlPath)]);
     expect(problems.all()).toEqual([]);
   });

@@ -45,14 +45,16 @@ export function useUnshareEmail() {
 }
 
 /**
- * The message as it left for its first recipient (GET /api/email/{id}/message.eml): the Blob to
- * download and its text to read. Fetched when first shown; it never changes.
+ * The message as it left for one recipient (GET /api/email/{id}/message.eml?delivery=…; the first
+ * without a delivery id): the Blob to download and its text to read. Fetched when first shown; it
+ * never changes.
  */
-export function useMessageSource(id: string) {
+export function useMessageSource(id: string, deliveryId?: string) {
   return useQuery({
-    queryKey: [...emailKeys.detail(id), 'message.eml'],
+    queryKey: [...emailKeys.detail(id), 'message.eml', deliveryId ?? 'first'],
     queryFn: async ({ signal }) => {
-      const blob = await apiBlob(`/api/email/${encodeURIComponent(id)}/message.eml`, { signal });
+      const query = deliveryId ? `?delivery=${encodeURIComponent(deliveryId)}` : '';
+      const blob = await apiBlob(`/api/email/${encodeURIComponent(id)}/message.eml${query}`, { signal });
       return { blob, text: await blob.text() };
     },
     staleTime: Infinity,

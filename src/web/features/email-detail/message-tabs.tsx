@@ -149,10 +149,34 @@ export function PlainTextTab({ email }: { email: Email }) {
  * The Raw tab: the headers every recipient got alike, and the whole MIME message as it left for
  * the first recipient (GET /api/email/{id}/message.eml), to read or download as .eml.
  */
+/** `email-{id}.eml`, or with the recipient's address when there are several. */
+function emlName(id: string, recipient: string | undefined): string {
+  return recipient ? `email-${id}-${recipient.replace(/[^A-Za-z0-9@._-]/g, '_')}.eml` : `email-${id}.eml`;
+}
+
 export function RawTab({ email }: { email: Email }) {
-  const message = useMessageSource(email.id);
+  const [deliveryId, setDeliveryId] = useState(email.deliveries[0]?.id);
+  const message = useMessageSource(email.id, deliveryId);
+  const recipient =
+    email.deliveries.length > 1 ? email.deliveries.find((d) => d.id === deliveryId)?.to : undefined;
   return (
     <div className="space-y-4">
+      {email.deliveries.length > 1 ? (
+        <label className="flex flex-wrap items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
+          Message to
+          <select
+            value={deliveryId}
+            onChange={(e) => setDeliveryId(e.target.value)}
+            className="h-9 max-w-full min-w-0 rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-900 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
+          >
+            {email.deliveries.map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.to}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
       <section
         aria-labelledby="raw-headers-title"
         className="rounded-xl border border-slate-200 dark:border-slate-800"
@@ -187,7 +211,7 @@ export function RawTab({ email }: { email: Email }) {
           actions={
             <>
               <CopyButton text={message.data.text} what="message" />
-              <DownloadButton onClick={() => saveFile(message.data.blob, `email-${email.id}.eml`)}>
+              <DownloadButton onClick={() => saveFile(message.data.blob, emlName(email.id, recipient))}>
                 Download .eml
               </DownloadButton>
             </>
