@@ -12,6 +12,7 @@ import { createUser } from '../support/users.ts';
 import type { FastifyInstance } from 'fastify';
 import { freePort } from '../support/free-port.ts';
 import { poll } from '../support/poll.ts';
+import { injectWithPublicHost } from '../support/test-app.ts';
 
 /**
  * PostgreSQL restarted under load. While it is down, requests fail with 503 (never a
@@ -52,6 +53,7 @@ describe('database restart under load', () => {
     db = createDb(createPool(url, config.databasePoolSize));
     await migrateToLatest(db);
     app = await buildApp({ config, db });
+    injectWithPublicHost(app, config.publicUrl);
     await app.ready();
   });
 

@@ -13,6 +13,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/server/d
 import { migrateToLatest } from '../../src/server/db/migrate.ts';
 import { poll } from '../support/poll.ts';
 import { createUser } from '../support/users.ts';
+import { injectWithPublicHost } from '../support/test-app.ts';
 
 /**
  * A real full disk under the embedded PostgreSQL: its data directory on a small tmpfs that the
@@ -73,6 +74,7 @@ describe.runIf(mountable)('embedded PostgreSQL on a full disk', () => {
     db = createDb(createPool(url, 4));
     await migrateToLatest(db);
     app = await buildApp({ config, db });
+    injectWithPublicHost(app, config.publicUrl);
     await app.ready();
     admin = new pg.Pool({ connectionString: url, max: 1 });
     admin.on('error', () => undefined);

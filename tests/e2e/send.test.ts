@@ -28,13 +28,26 @@ async function typeHtml(page: Page, html: string) {
   await page.keyboard.insertText(html);
 }
 
-const outboxOf = (u: TestUser) =>
-  server.db
-    .selectFrom('mail_outbox')
-    .selectAll()
-    .where('reply_to', '=', u.user.email)
+/** The user's sent emails, oldest first, each with the addresses of its outbox rows (one per recipient). */
+const sentOf = async (u: TestUser) => {
+  const emails = await server.db
+    .selectFrom('emails')
+    .select(['id', 'subject', 'html', 'to_addresses'])
+    .where('user_id', '=', u.user.id)
     .orderBy('created_at')
     .execute();
+  const outbox = await server.db
+    .selectFrom('mail_outbox')
+    .select(['email_id', 'to_addresses'])
+    .where('reply_to', '=', u.user.email)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return emails.map((e) => ({
+    ...e,
+    recipients: outbox.filter((o) => o.email_id === e.id).flatMap((o) => o.to_addresses),
+  }));
+};
 
 describe('/app/send', () => {
   it('sends with and without inline CSS, clears the form and counts down the banner', async () => {
@@ -57,13 +70,15 @@ describe('/app/send', () => {
     await banner.getByText('2 of 3 sends remaining this month').waitFor();
     expect(await banner.getAttribute('data-tone')).toBe('low'); // orange at 2 or fewer
 
-    let rows = await outboxOf(u);
+    let rows = await sentOf(u);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       subject: 'Spring sale',
-      to_addresses: ['client@example.com', 'boss@example.com'],
+      to_addresses: 'client@example.com, boss@example.com',
       html,
     });
+    // Both rows are inserted by one statement: compare the recipients as a set.
+    expect([...rows[0]!.recipients].sort()).toEqual(['boss@example.com', 'client@example.com']);
 
     // Inline CSS on, sent with Ctrl+Enter from the editor.
     await page.getByLabel('To', { exact: true }).fill('client@example.com');
@@ -72,7 +87,7 @@ describe('/app/send', () => {
     await page.keyboard.press('Control+Enter');
     await expectToast(page, 'Email sent successfully!');
     await banner.getByText('1 of 3 sends remaining this month').waitFor();
-    rows = await outboxOf(u);
+    rows = await sentOf(u);
     expect(rows).toHaveLength(2);
     expect(rows[1]?.html).toMatch(/<p class="lead" style="color: #ff0000;?">Hello<\/p>/);
     expect(rows[1]?.subject).toBe('Test Email');
@@ -83,7 +98,7 @@ describe('/app/send', () => {
     await page.keyboard.press('Control+Enter'); // from inside the editor: sends once, adds no line
     await expectToast(page, 'Email sent successfully!');
     await banner.getByText('0 of 3 sends remaining this month').waitFor();
-    rows = await outboxOf(u);
+    rows = await sentOf(u);
     expect(rows).toHaveLength(3);
     expect(rows[2]?.html).toBe('<p>last</p>');
     expect(await banner.getAttribute('data-tone')).toBe('empty');
@@ -104,7 +119,7 @@ describe('/app/send', () => {
     await page.getByRole('button', { name: 'Send Test Email' }).click();
     const tooMany = page.getByRole('alert').filter({ hasText: 'Too many recipients' });
     await tooMany.getByText('Maximum 5 recipient email addresses allowed').waitFor();
-    expect(await outboxOf(u)).toHaveLength(0);
+    expect(await sentOf(u)).toHaveLength(0);
   });
 
   it('tells an unverified user to verify and sends a new link on request', async () => {
@@ -112,7 +127,7 @@ describe('/app/send', () => {
     const page = await openSend(u);
     const notice = page.getByTestId('verification-required');
     await notice.getByText('To send emails you must verify your email first.', { exact: false }).waitFor();
-    await notice.getByRole('button', { name: 'Send a new verification link' }).click();
+    await notice.getByRole('button', { name: 'Resend Verification Email' }).click();
     await expectToast(page, 'Verification email sent');
     await page.getByText('Check your inbox for a new verification link', { exact: true }).waitFor();
 
@@ -120,7 +135,7 @@ describe('/app/send', () => {
     await typeHtml(page, '<p>x</p>');
     await page.getByRole('button', { name: 'Send Test Email' }).click();
     await page.getByRole('alert').getByText('To send emails you must verify your email first.').waitFor();
-    expect(await outboxOf(u)).toHaveLength(0);
+    expect(await sentOf(u)).toHaveLength(0);
   });
 
   it('does not show the usage banner to Pro users', async () => {

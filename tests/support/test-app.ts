@@ -31,7 +31,7 @@ export type TestApp = Omit<TestContext, 'clock'>;
  * host of PUBLIC_URL (src/server/http/host-allowlist.ts). Injected requests here name PUBLIC_URL's
  * host, as a browser on that address would; a test that sets `headers.host` or `authority` wins.
  */
-function injectWithPublicHost(app: FastifyInstance, publicUrl: string): void {
+export function injectWithPublicHost(app: FastifyInstance, publicUrl: string): void {
   const authority = new URL(publicUrl).host;
   const inject = app.inject.bind(app);
   app.inject = ((options?: InjectOptions | string, callback?: LightMyRequestCallback) => {
