@@ -92,8 +92,9 @@ describe('heavy work off the event loop', () => {
       `inlining took ${Math.round(result.ms)} ms; ${latencies.length} health calls meanwhile: ` +
         `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms`,
     );
-    // The window is long enough to mean something: the job took over a second of work.
-    expect(result.ms).toBeGreaterThan(1_000);
+    // The window is long enough to mean something: at least 20 health calls (≥ 10 ms apart) fell
+    // inside the job. Its wall time depends on the machine (about 1 s on an idle two-core one), so
+    // it is logged above rather than asserted.
     expect(latencies.length).toBeGreaterThanOrEqual(20);
     expect(p99).toBeLessThan(200);
     // The job is seconds of CPU by design and runs at lower priority than the app

@@ -140,7 +140,13 @@ describe('crash safety', () => {
     const flagged = rows.filter((r) => r.uncertain);
     expect(lost).toEqual([]);
     expect(duplicated.filter((r) => !r.uncertain)).toEqual([]);
-    expect(rows.filter((r) => r.state === 'failed' || r.state === 'unconfirmed')).toEqual([]);
+    expect(rows.filter((r) => r.state === 'failed')).toEqual([]);
+    // A mail whose final dot went out unanswered in two killed runs is not sent a third time: it
+    // ends `unconfirmed` (docs/decisions/0041-uncertain-means-maybe-twice.md). Rare, but a run of
+    // five random kills can do it; nothing else may end there.
+    expect(
+      rows.filter((r) => r.state === 'unconfirmed' && !(r.uncertain && r.uncertain_attempts === 2)),
+    ).toEqual([]);
     // The kills really hit claimed mail (it came back through lease expiry and was tried again)…
     expect(rows.filter((r) => r.attempts > 1).length).toBeGreaterThan(0);
     // …but only what may have been delivered is flagged: no more than the deliveries in flight.

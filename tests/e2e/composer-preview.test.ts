@@ -121,7 +121,7 @@ describe('the live preview in the composer', () => {
     expect(await page.getByTestId('preview-subject').innerText()).toBe('Spring sale, proof 1');
 
     // The plain-text part: generated, then the user's own.
-    await page.getByRole('tab', { name: 'Plain text' }).click();
+    await page.getByRole('tab', { name: 'Plain Text' }).click();
     const plain = page.getByRole('textbox', { name: 'Plain text' });
     expect(await plain.inputValue()).toBe(preview.text);
     expect(preview.text).toContain('SPRING SALE');
@@ -254,7 +254,7 @@ describe('the detail page shows what was written and what was sent', () => {
     expect(await fs.readFile(htmlPath, 'utf8')).toBe(delivered.html);
 
     // Plain text: the user's own part, as delivered.
-    await page.getByRole('tab', { name: 'Plain text' }).click();
+    await page.getByRole('tab', { name: 'Plain Text' }).click();
     expect(await page.getByRole('textbox', { name: 'Plain text' }).inputValue()).toBe(delivered.text);
     await page.getByText('Written by you').waitFor();
 

@@ -310,7 +310,7 @@ describe('colours', () => {
     const { page, problems, warnings } = await open(`/app/email/${emails.responsive.id}`);
     const before = await inFrame(page);
     expect(before.card).toBe('rgb(255, 255, 255)');
-    await radio(page, 'Colours', 'Forced dark, an approximation').click();
+    await radio(page, 'Colours', 'Forced Dark, an approximation').click();
     await expect.poll(async () => luminance((await inFrame(page)).card ?? '')).toBeLessThan(0.02);
     const seen = await inFrame(page);
     expect(seen.prefersDark).toBe(false); // these clients do not apply the email's dark rules
@@ -337,7 +337,7 @@ describe('images off', () => {
 
     images.requests.length = 0;
     const { page, problems, warnings } = await open(`/app/email/${id}?images=off`);
-    expect(await page.getByRole('button', { name: 'Images off' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByRole('button', { name: 'Images Off' }).getAttribute('aria-pressed')).toBe('true');
     const hero = await page.locator(FRAME).evaluate((f: HTMLIFrameElement) => {
       const img = f.contentDocument!.getElementById('hero') as HTMLImageElement;
       return { src: img.getAttribute('src'), alt: img.alt, width: img.getBoundingClientRect().width };
@@ -368,7 +368,7 @@ describe('the view in the URL', () => {
     expect(await radio(page, 'Colours', "Dark, the email's own styles").getAttribute('aria-checked')).toBe(
       'true',
     );
-    expect(await page.getByRole('button', { name: 'Images off' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByRole('button', { name: 'Images Off' }).getAttribute('aria-pressed')).toBe('true');
     const seen = await inFrame(page);
     expect(seen.innerWidth).toBe(375);
     expect(seen.layout).toBe(MOBILE_COLOUR);

@@ -47,10 +47,10 @@ const MODE_OPTIONS: SegmentedOption<PreviewMode>[] = [
     label: (
       <>
         <Contrast aria-hidden="true" />
-        Forced dark
+        Forced Dark
       </>
     ),
-    ariaLabel: 'Forced dark, an approximation',
+    ariaLabel: 'Forced Dark, an approximation',
     title: 'Forced dark: an approximation of the Gmail app and Outlook.com',
   },
 ];
@@ -123,7 +123,7 @@ export function PreviewToolbar({ view, width, scale, height, onChange, status }:
           )}
         >
           {view.images ? <Image aria-hidden="true" /> : <ImageOff aria-hidden="true" />}
-          <span className="max-sm:sr-only">Images off</span>
+          <span className="max-sm:sr-only">Images Off</span>
         </button>
       </div>
     </div>

@@ -179,7 +179,7 @@ export function EmailDetailPage() {
           </TabsTrigger>
           <TabsTrigger value="text">
             <FileText aria-hidden="true" />
-            Plain text
+            Plain Text
           </TabsTrigger>
           <TabsTrigger value="raw">
             <FileCode aria-hidden="true" />

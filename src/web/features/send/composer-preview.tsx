@@ -67,7 +67,7 @@ export function ComposerPreview({ body, text, onTextChange }: ComposerPreviewPro
   return (
     <section aria-labelledby="composer-preview-title" className="min-w-0 space-y-3">
       <h2 id="composer-preview-title" className="sr-only">
-        Preview of what will be sent
+        Preview of What Will Be Sent
       </h2>
       <Tabs value={tab} onValueChange={setTab}>
         <div className="flex flex-wrap items-center justify-between gap-2">
@@ -78,7 +78,7 @@ export function ComposerPreview({ body, text, onTextChange }: ComposerPreviewPro
             </TabsTrigger>
             <TabsTrigger value="text">
               <FileText aria-hidden="true" />
-              Plain text
+              Plain Text
             </TabsTrigger>
           </TabsList>
           {shown ? <Sizes preview={shown} /> : null}
