@@ -204,7 +204,7 @@ async function problemsOf(visit: Visit, token?: string): Promise<string[]> {
   if (visit.lands) await page.waitForURL((url) => `${url.pathname}${url.search}` === visit.lands);
   if (path === '/signup') await page.locator('[data-captcha-phase="ready"]').waitFor();
   // Late work (queries, lazy chunks, the challenge) has finished when the network is quiet.
-  await page.waitForLoadState('networkidle');
+  await page.waitForLoadState('networkidle', { timeout: 45_000 });
   for (const text of await copyOf(page)) {
     if (visit.userText?.includes(text)) continue;
     const why = titleCaseProblem(text);

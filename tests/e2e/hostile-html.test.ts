@@ -2,6 +2,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { setupBrowser } from '../support/browser.ts';
+import { poll } from '../support/poll.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import {
   hostileCorpus,
@@ -10,6 +11,17 @@ import {
   type RecordingServer,
 } from '../support/hostile-html.ts';
 import { createUser, type TestUser } from '../support/users.ts';
+
+/** Cases that must trip a detector when shown without the sandbox: the control run's floor. */
+const MUST_TRIP = [
+  'inline-script',
+  'svg-onload',
+  'meta-refresh',
+  'iframe-src',
+  'css-import',
+  'link-stylesheet',
+  'target-top-link',
+];
 
 /*
  * docs/architecture.md §1.7 and §6: user HTML never runs script, and never reads the session.
@@ -279,7 +291,12 @@ describe('hostile HTML is inert wherever an email is shown', () => {
             .catch(() => undefined);
         }
         await page.waitForTimeout(300);
-        if (canary.requests.some((r) => r.url.startsWith(`/${kase.name}/`))) tripped.add(kase.name);
+        const reached = () => canary.requests.some((r) => r.url.startsWith(`/${kase.name}/`));
+        // A case that must trip may reach the canary later on a busy machine (a navigation's
+        // request can take over a second): wait for it a little longer.
+        if (MUST_TRIP.includes(kase.name) && !reached() && !tripped.has(kase.name))
+          await poll(reached, { timeoutMs: 3000, intervalMs: 100 }).catch(() => false);
+        if (reached()) tripped.add(kase.name);
         if (
           await page
             .locator('html[data-pwned]')
@@ -298,15 +315,7 @@ describe('hostile HTML is inert wherever an email is shown', () => {
           .join(', ')}`,
       );
       expect(dialogs).toBeGreaterThan(0);
-      for (const name of [
-        'inline-script',
-        'svg-onload',
-        'meta-refresh',
-        'iframe-src',
-        'css-import',
-        'link-stylesheet',
-        'target-top-link',
-      ]) {
+      for (const name of MUST_TRIP) {
         expect(tripped, `unsandboxed ${name} should have tripped`).toContain(name);
       }
       expect(tripped.size, `tripped: ${[...tripped].join(', ')}`).toBeGreaterThanOrEqual(25);
