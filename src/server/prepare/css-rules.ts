@@ -26,6 +26,18 @@ function skipComment(css: string, i: number): number {
 }
 
 /**
+ * Past a string, a comment or an escape starting at `i` (whose brackets and braces do not count),
+ * or `i` itself when none starts there.
+ */
+function skipOpaque(css: string, i: number): number {
+  const c = css[i];
+  if (c === '"' || c === "'") return skipString(css, i);
+  if (c === '/' && css[i + 1] === '*') return skipComment(css, i);
+  if (c === '\\') return i + 2;
+  return i;
+}
+
+/**
  * Scans from `i` to the first of `stops` found outside strings, comments and (), [] and {}
  * nesting. Returns its index, or the length of the input.
  */
@@ -33,16 +45,9 @@ function scanTo(css: string, i: number, stops: string): number {
   let depth = 0;
   while (i < css.length) {
     const c = css[i]!;
-    if (c === '"' || c === "'") {
-      i = skipString(css, i);
-      continue;
-    }
-    if (c === '/' && css[i + 1] === '*') {
-      i = skipComment(css, i);
-      continue;
-    }
-    if (c === '\\') {
-      i += 2;
+    const past = skipOpaque(css, i);
+    if (past !== i) {
+      i = past;
       continue;
     }
     if (depth === 0 && stops.includes(c)) return i;
@@ -58,16 +63,9 @@ function blockEnd(css: string, open: number): number {
   let depth = 0;
   for (let i = open; i < css.length;) {
     const c = css[i]!;
-    if (c === '"' || c === "'") {
-      i = skipString(css, i);
-      continue;
-    }
-    if (c === '/' && css[i + 1] === '*') {
-      i = skipComment(css, i);
-      continue;
-    }
-    if (c === '\\') {
-      i += 2;
+    const past = skipOpaque(css, i);
+    if (past !== i) {
+      i = past;
       continue;
     }
     if (c === '{') depth++;
