@@ -23,7 +23,10 @@ export interface AppDeps {
   mailCatcher?: boolean;
   /** The Stripe client; defaults to one built from config.stripe (none when billing is off). */
   stripe?: Stripe;
-  /** Which session a bearer token opens; defaults to the database lookup of src/server/accounts. */
+  /**
+   * Which session a bearer token opens; defaults to the uncached database lookup of
+   * src/server/accounts/sessions.ts (main.ts passes one with the per-process session cache).
+   */
   sessions?: SessionResolver;
   /**
    * The processes every per-email transform runs in; defaults to a pool sized by config,
@@ -33,4 +36,4 @@ export interface AppDeps {
 }
 
 /** AppDeps with their defaults filled in, as every feature's register function receives them. */
-export type FeatureDeps = AppDeps & { clock: Clock; transforms: TransformPool };
+export type FeatureDeps = AppDeps & { clock: Clock; transforms: TransformPool; sessions: SessionResolver };

@@ -83,8 +83,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.addHook('onClose', () => own.close());
     transforms = own;
   }
-  const full: FeatureDeps = { ...deps, clock: deps.clock ?? systemClock, transforms };
-  registerAuthentication(app, deps.sessions ?? createSessionResolver(full));
+  const clock = deps.clock ?? systemClock;
+  const sessions = deps.sessions ?? createSessionResolver({ db: deps.db, clock });
+  const full: FeatureDeps = { ...deps, clock, transforms, sessions };
+  registerAuthentication(app, sessions);
   registerSystemRoutes(app, full);
   registerAuthRoutes(app, full);
   registerUserRoutes(app, full);

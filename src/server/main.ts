@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startSessionCache } from './accounts/session-cache.ts';
+import { createSessionResolver } from './accounts/sessions.ts';
 import { buildApp } from './app.ts';
+import { systemClock } from './clock.ts';
 import { configOrExit, defaultPublicUrl, isLoopbackHost } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { startHousekeeping } from './housekeeping/housekeeping.ts';
@@ -18,7 +21,14 @@ async function main(): Promise<void> {
   const config = configOrExit();
   const log = (line: string) => console.log(line);
   const database = await openDatabase(config, { log });
-  const app = await buildApp({ config, db: database.db, webRoot, mailCatcher: !config.smtpUrl });
+  // One LISTEN connection per process keeps the session cache true (src/server/accounts/session-cache.ts).
+  const sessionCache = startSessionCache({
+    connectionString: database.connectionString,
+    log: (message) => console.warn(message),
+  });
+  const sessions = createSessionResolver({ db: database.db, clock: systemClock, cache: sessionCache });
+  const app = await buildApp({ config, db: database.db, webRoot, mailCatcher: !config.smtpUrl, sessions });
+  app.addHook('onClose', () => sessionCache.close());
   // Delivery workers (and, without SMTP_URL, the local catcher) run here unless MAIL_WORKERS=0.
   let mail: MailDelivery | undefined;
   try {

@@ -1,8 +1,10 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestCallback } from 'fastify';
 import type { AppDeps } from '../../src/server/app-deps.ts';
+import { startSessionCache } from '../../src/server/accounts/session-cache.ts';
+import { createSessionResolver } from '../../src/server/accounts/sessions.ts';
 import { buildApp } from '../../src/server/app.ts';
-import { ManualClock } from '../../src/server/clock.ts';
+import { ManualClock, systemClock } from '../../src/server/clock.ts';
 import { loadConfig, type Config } from '../../src/server/config.ts';
 import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
 import { createTestDatabase } from './test-db.ts';
@@ -21,6 +23,12 @@ export interface TestContext {
 export interface TestContextOptions {
   env?: Record<string, string>;
   deps?: Partial<AppDeps>;
+  /**
+   * Resolve sessions through the per-process session cache, as main.ts does
+   * (src/server/accounts/session-cache.ts). Off by default: tests that change a user in SQL and
+   * ask the app at once would otherwise race the NOTIFY that drops the cached copy.
+   */
+  sessionCache?: boolean;
 }
 
 /** An app on a fresh database, before it listens: shared by API tests and the browser-test server. */
@@ -54,11 +62,16 @@ export async function createTestApp(options: TestContextOptions = {}): Promise<T
   });
   const pool = createPool(database.url, config.databasePoolSize);
   const db = createDb(pool);
+  const cache = options.sessionCache ? startSessionCache({ connectionString: database.url }) : undefined;
+  const sessions = cache
+    ? createSessionResolver({ db, clock: options.deps?.clock ?? systemClock, cache })
+    : undefined;
   const stream = new PassThrough();
   let logged = '';
   stream.on('data', (chunk: Buffer) => (logged += chunk.toString()));
   try {
-    const app = await buildApp({ config, db, logStream: stream, ...options.deps });
+    const app = await buildApp({ config, db, logStream: stream, sessions, ...options.deps });
+    if (cache) app.addHook('onClose', () => cache.close());
     injectWithPublicHost(app, config.publicUrl);
     await app.ready();
     return {
@@ -74,6 +87,7 @@ export async function createTestApp(options: TestContextOptions = {}): Promise<T
       },
     };
   } catch (err) {
+    await cache?.close();
     await db.destroy();
     await database.drop();
     throw err;
@@ -83,6 +97,6 @@ export async function createTestApp(options: TestContextOptions = {}): Promise<T
 /** A real app on a fresh database, with a manual clock; for `app.inject()` API tests. */
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
   const clock = new ManualClock();
-  const parts = await createTestApp({ env: options.env, deps: { clock, ...options.deps } });
+  const parts = await createTestApp({ ...options, deps: { clock, ...options.deps } });
   return { ...parts, clock };
 }

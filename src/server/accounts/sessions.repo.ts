@@ -1,5 +1,5 @@
 import type { Executor } from '../db/executor.ts';
-import { effectivePlan } from './effective-plan.ts';
+import type { PlanState } from './effective-plan.ts';
 import { hasPassword, toAccountUser, userColumns, type AccountUser } from './users.repo.ts';
 
 /** The sessions table: one row per signed-in browser; the token is stored only as its SHA-256. */
@@ -31,13 +31,24 @@ export async function insertSession(
   return row.id;
 }
 
+/** A session row with its user, as the lookup reads it (and the session cache keeps it). */
+export interface LiveSession {
+  sessionId: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  /** The user with the plan as stored; effectivePlan(billing, now) gives the plan in force. */
+  user: AccountUser;
+  billing: PlanState;
+}
+
 /** The live session for a token hash: before its absolute expiry and seen within the idle limit. */
 export async function findLiveSession(
   db: Executor,
   tokenHash: Buffer,
   now: Date,
   idleMs: number,
-): Promise<{ sessionId: string; createdAt: Date; lastSeenAt: Date; user: AccountUser } | undefined> {
+): Promise<LiveSession | undefined> {
   const row = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
@@ -47,27 +58,25 @@ export async function findLiveSession(
       'sessions.id as session_id',
       'sessions.created_at as session_created_at',
       'sessions.last_seen_at as session_last_seen_at',
+      'sessions.expires_at as session_expires_at',
     ])
     .where('sessions.token_hash', '=', tokenHash)
     .where('sessions.expires_at', '>', now)
     .where('sessions.last_seen_at', '>', new Date(now.getTime() - idleMs))
     .executeTakeFirst();
   if (!row) return undefined;
-  // The plan in force now (a cancelled subscription keeps Pro only until its period ends).
-  const plan = effectivePlan(
-    {
+  return {
+    sessionId: row.session_id,
+    createdAt: row.session_created_at,
+    lastSeenAt: row.session_last_seen_at,
+    expiresAt: row.session_expires_at,
+    user: toAccountUser(row),
+    billing: {
       plan: row.plan,
       subscriptionStatus: row.subscription_status,
       cancelAtPeriodEnd: row.cancel_at_period_end,
       currentPeriodEnd: row.current_period_end,
     },
-    now,
-  );
-  return {
-    sessionId: row.session_id,
-    createdAt: row.session_created_at,
-    lastSeenAt: row.session_last_seen_at,
-    user: { ...toAccountUser(row), plan },
   };
 }
 

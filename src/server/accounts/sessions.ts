@@ -1,9 +1,11 @@
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { Executor } from '../db/executor.ts';
-import type { SessionResolver } from '../http/auth.ts';
+import type { RequestAuth, SessionResolver } from '../http/auth.ts';
 import { hashSecret, isWellFormedToken, newSecretToken } from './credentials.ts';
-import { findLiveSession, insertSession, touchSession } from './sessions.repo.ts';
+import { effectivePlan } from './effective-plan.ts';
+import type { SessionCache } from './session-cache.ts';
+import { findLiveSession, insertSession, touchSession, type LiveSession } from './sessions.repo.ts';
 
 /**
  * Sessions (docs/architecture.md §6, docs/decisions/0013-bearer-session-tokens.md). A session
@@ -45,20 +47,56 @@ export async function startSession(
 
 /**
  * The one session lookup: what the auth hook (src/server/http/auth.ts) asks for every /api
- * request that carries a bearer token. Reads the database each time; a cache in front of it
- * implements the same interface.
+ * request that carries a bearer token. With a `cache` (src/server/accounts/session-cache.ts, as
+ * main.ts passes one), a hit costs no database round trip; without one, every request reads the
+ * database. Either way a session past its absolute expiry or idle limit is refused, and
+ * last_seen_at is written at most once a minute.
  */
-export function createSessionResolver(deps: { db: Db; clock: Clock }): SessionResolver {
+export function createSessionResolver(deps: { db: Db; clock: Clock; cache?: SessionCache }): SessionResolver {
+  const { db, cache } = deps;
+  const touchIfDue = async (session: LiveSession, now: Date) => {
+    if (now.getTime() - session.lastSeenAt.getTime() < TOUCH_INTERVAL_MS) return;
+    session.lastSeenAt = now; // the cached copy too: the next request of the minute writes nothing
+    await touchSession(db, session.sessionId, now);
+  };
   return {
     async resolve(token) {
       if (!isWellFormedToken(token)) return undefined; // malformed tokens never reach the database
       const now = deps.clock.now();
-      const found = await findLiveSession(deps.db, hashSecret(token), now, SESSION_IDLE_MS);
-      if (!found) return undefined;
-      if (now.getTime() - found.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) {
-        await touchSession(deps.db, found.sessionId, now);
+      const hash = hashSecret(token);
+      const key = cache && hash.toString('base64');
+      const cached = key ? cache.get(key) : undefined;
+      if (cached && isLive(cached, now)) {
+        await touchIfDue(cached, now);
+        return authOf(cached, now);
       }
-      return { user: found.user, sessionId: found.sessionId, signedInAt: found.createdAt };
+      if (cached) cache!.delete(key!);
+      const ticket = cache?.ticket();
+      const found = await findLiveSession(db, hash, now, SESSION_IDLE_MS);
+      if (!found) return undefined;
+      await touchIfDue(found, now);
+      if (key && ticket !== undefined) cache!.put(key, found, ticket);
+      return authOf(found, now);
     },
+    forgetUser(userId) {
+      cache?.forgetUser(userId);
+    },
+  };
+}
+
+/** What findLiveSession checks in SQL, checked again on a cached copy against the clock. */
+function isLive(session: LiveSession, now: Date): boolean {
+  return (
+    session.expiresAt.getTime() > now.getTime() &&
+    session.lastSeenAt.getTime() > now.getTime() - SESSION_IDLE_MS
+  );
+}
+
+/** The request's view: the plan in force now (a cancelled subscription keeps Pro only until its period ends). */
+function authOf(session: LiveSession, now: Date): RequestAuth {
+  return {
+    user: { ...session.user, plan: effectivePlan(session.billing, now) },
+    sessionId: session.sessionId,
+    signedInAt: session.createdAt,
   };
 }

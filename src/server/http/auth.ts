@@ -5,8 +5,9 @@ import { unauthorized } from './errors.ts';
 /**
  * Bearer-token authentication (docs/architecture.md §6). Which session a token opens is not
  * decided here: the SessionResolver that app.ts passes in owns that lookup
- * (src/server/accounts/sessions.ts), so a cache can stand in front of the database without this
- * hook or any route changing.
+ * (src/server/accounts/sessions.ts, with the per-process cache of
+ * src/server/accounts/session-cache.ts in front of the database in main.ts), so this hook and the
+ * routes do not change with it. Another kind of credential gets a resolver of its own beside it.
  *
  * Usage in a route:  const user = requireUser(request);   // 401 when not signed in
  */
@@ -26,6 +27,13 @@ export interface SessionResolver {
    * too long or revoked tokens all look the same.
    */
   resolve(token: string): Promise<RequestAuth | undefined>;
+  /**
+   * Called after a commit that ended sessions of this user or changed what `RequestAuth.user`
+   * carries: whatever this process remembers of them is dropped, so the same client's next
+   * request reads the database. Other processes learn it from the database itself (a trigger's
+   * NOTIFY, src/server/accounts/session-cache.ts); a resolver that remembers nothing ignores it.
+   */
+  forgetUser(userId: string): void;
 }
 
 declare module 'fastify' {

@@ -125,8 +125,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
     );
 
     r.post('/api/auth/signout', { schema: { response: { 200: okResponse } } }, async (request) => {
-      const { sessionId } = requireSession(request);
-      await signOut(deps, sessionId);
+      await signOut(deps, requireSession(request));
       return { ok: true as const };
     });
 

@@ -101,8 +101,12 @@ async function reloadUser(db: Executor, userId: string): Promise<AccountUser> {
   return user;
 }
 
-export async function signOut(deps: FeatureDeps, sessionId: string): Promise<void> {
-  await deleteSession(deps.db, sessionId);
+export async function signOut(
+  deps: FeatureDeps,
+  auth: { sessionId: string; user: { id: string } },
+): Promise<void> {
+  await deleteSession(deps.db, auth.sessionId);
+  deps.sessions.forgetUser(auth.user.id);
 }
 
 // ---------- sign-up / sign-in ----------
@@ -220,12 +224,14 @@ export async function resendVerification(deps: FeatureDeps, user: AccountUser): 
  */
 export async function verifyEmail(deps: FeatureDeps, token: string): Promise<{ emailChanged: boolean }> {
   const invalid = () => badRequest(AUTH_MESSAGES.expiredVerificationLink, 'invalid_token');
+  let changed: string | undefined;
   if (!isWellFormedToken(token)) throw invalid();
   const now = deps.clock.now();
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    const result = await deps.db.transaction().execute(async (trx) => {
       const consumed = await consumeToken(trx, hashSecret(token), ['verify', 'change_email'], now);
       if (!consumed) throw invalid();
+      changed = consumed.userId;
       const user = await findUserById(trx, consumed.userId);
       if (!user) throw invalid();
       if (consumed.purpose === 'verify') {
@@ -241,6 +247,8 @@ export async function verifyEmail(deps: FeatureDeps, token: string): Promise<{ e
       await deleteUserSessions(trx, user.id);
       return { emailChanged: true };
     });
+    if (changed) deps.sessions.forgetUser(changed);
+    return result;
   } catch (err) {
     if (isUniqueViolation(err)) {
       throw new AppError(409, 'This email address is now used by another account', 'email_taken');
@@ -285,7 +293,7 @@ export async function resetPassword(deps: FeatureDeps, token: string, newPasswor
   if (!(await isTokenUsable(deps.db, hash, 'reset', deps.clock.now()))) throw invalid();
   const passwordHash = await hashPassword(newPassword);
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  const userId = await deps.db.transaction().execute(async (trx) => {
     const consumed = await consumeToken(trx, hash, ['reset'], now);
     if (!consumed) throw invalid();
     const user = await findUserById(trx, consumed.userId);
@@ -300,7 +308,9 @@ export async function resetPassword(deps: FeatureDeps, token: string, newPasswor
       user.email,
       passwordChangedMail({ publicUrl: deps.config.publicUrl, time: now }),
     );
+    return user.id;
   });
+  deps.sessions.forgetUser(userId);
 }
 
 // ---------- "this wasn't me" on an email-change notice ----------
@@ -319,16 +329,18 @@ export async function cancelEmailChange(
   token: string,
 ): Promise<{ restored: boolean; email: string; passwordRemoved: boolean }> {
   const invalid = () => badRequest(AUTH_MESSAGES.expiredCancelLink, 'invalid_token');
+  let changed: string | undefined;
   if (!isWellFormedToken(token)) throw invalid();
   const now = deps.clock.now();
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    const result = await deps.db.transaction().execute(async (trx) => {
       const consumed = await consumeToken(trx, hashSecret(token), ['email_change_cancel'], now);
       const oldEmail = consumed?.payload?.oldEmail;
       const requestedAt = new Date(consumed?.payload?.requestedAt ?? '');
       if (!consumed || !oldEmail || Number.isNaN(requestedAt.getTime())) throw invalid();
       const user = await findUserById(trx, consumed.userId);
       if (!user) throw invalid();
+      changed = user.id;
       await retirePendingLinks(trx, user.id, now);
       await deleteUserSessions(trx, user.id);
       if (user.email.toLowerCase() === oldEmail.toLowerCase())
@@ -340,6 +352,8 @@ export async function cancelEmailChange(
       if (passwordRemoved) await setPasswordHash(trx, user.id, null, now);
       return { restored: true, email: oldEmail, passwordRemoved };
     });
+    if (changed) deps.sessions.forgetUser(changed);
+    return result;
   } catch (err) {
     if (isUniqueViolation(err)) {
       throw new AppError(

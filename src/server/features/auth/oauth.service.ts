@@ -207,8 +207,9 @@ export async function ticketForIdentity(
   identity: ProviderIdentity,
 ): Promise<{ ticket: string; browserKey: string }> {
   const now = deps.clock.now();
+  let squatted: string | undefined;
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    const result = await deps.db.transaction().execute(async (trx) => {
       let userId = await findUserIdByIdentity(trx, identity.provider, identity.providerUserId);
       if (!userId) {
         if (!identity.email || !identity.emailVerified) {
@@ -224,6 +225,7 @@ export async function ticketForIdentity(
             await deleteUserSessions(trx, existing.id);
             await retireTokens(trx, existing.id, now);
             await markVerified(trx, existing.id, now);
+            squatted = existing.id;
           }
           userId = existing.id;
         } else {
@@ -252,6 +254,8 @@ export async function ticketForIdentity(
       });
       return { ticket, browserKey };
     });
+    if (squatted) deps.sessions.forgetUser(squatted);
+    return result;
   } catch (err) {
     // Two callbacks racing to create the same account: the loser simply fails this attempt.
     if (isUniqueViolation(err))

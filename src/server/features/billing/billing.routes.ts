@@ -41,6 +41,7 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
     db: deps.db,
     clock: deps.clock,
     stripe: deps.stripe ?? createStripeClient(deps.config),
+    sessions: deps.sessions,
   };
   // Billing off: end users are only told that it is off (docs/decisions/0057-billing-off-says-so.md);
   // how to grant a plan is for the operator, here and in the README.

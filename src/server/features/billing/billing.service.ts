@@ -3,6 +3,7 @@ import type Stripe from 'stripe';
 import { BILLING_MESSAGES } from '../../../shared/contract/billing.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
+import type { SessionResolver } from '../../http/auth.ts';
 import type { Db } from '../../db/database.ts';
 import { effectivePlan } from '../../accounts/effective-plan.ts';
 import { findUserById, type AccountUser } from '../../accounts/users.repo.ts';
@@ -32,6 +33,8 @@ export interface BillingDeps {
   clock: Clock;
   /** Undefined when billing is off (no STRIPE_SECRET_KEY). */
   stripe: Stripe | undefined;
+  /** Told after a plan change commits, so this process's session cache drops the old plan. */
+  sessions?: Pick<SessionResolver, 'forgetUser'>;
 }
 
 export const BILLING_ERRORS = {
@@ -229,6 +232,7 @@ export async function syncUser(
     if (row?.stripeCustomerId)
       await refreshFromStripe(deps, trx, stripe, { ...row, stripeCustomerId: row.stripeCustomerId }, log);
   });
+  deps.sessions?.forgetUser(userId);
   const [user, row] = await Promise.all([findUserById(deps.db, userId), findBillingRow(deps.db, userId)]);
   if (!user || !row) throw new AppError(401, 'Not authenticated', 'unauthenticated');
   return withEffectivePlan(user, row, deps.clock.now());
@@ -273,6 +277,7 @@ export async function handleWebhook(
   const object = event.data.object as unknown as Record<string, unknown>;
   const customerId = idOf(object.customer);
   const now = deps.clock.now();
+  let refreshed: string | undefined;
   const outcome = await deps.db.transaction().execute(async (trx): Promise<WebhookOutcome> => {
     if (!(await recordEvent(trx, { id: event.id, type: event.type, customerId }, now))) return 'duplicate';
     let row = customerId ? await lockBillingRowByCustomer(trx, customerId) : undefined;
@@ -290,8 +295,10 @@ export async function handleWebhook(
     }
     if (!row?.stripeCustomerId) return 'unknown_customer';
     await refreshFromStripe(deps, trx, stripe, { ...row, stripeCustomerId: row.stripeCustomerId }, log);
+    refreshed = row.id;
     return 'applied';
   });
+  if (refreshed) deps.sessions?.forgetUser(refreshed);
   if (outcome === 'unknown_customer')
     log.warn({ event: event.id, type: event.type }, 'Stripe event for a customer of no user');
   else log.info({ event: event.id, type: event.type, outcome }, 'Stripe event');

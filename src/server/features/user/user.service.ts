@@ -41,7 +41,9 @@ export async function updateLoginAlerts(
   user: AccountUser,
   enabled: boolean,
 ): Promise<boolean> {
-  return setLoginAlerts(deps.db, user.id, enabled, deps.clock.now());
+  const value = await setLoginAlerts(deps.db, user.id, enabled, deps.clock.now());
+  deps.sessions.forgetUser(user.id);
+  return value;
 }
 
 /** How recent a sign-in must be to change the email of an account without a password. */
@@ -160,4 +162,5 @@ export async function changePassword(
       passwordChangedMail({ publicUrl: deps.config.publicUrl, time: now }),
     );
   });
+  deps.sessions.forgetUser(auth.user.id);
 }
