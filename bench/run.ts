@@ -2,13 +2,16 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BenchContext, MetricModule, MetricResults } from './support/metric.ts';
+import type { BenchContext, MachineLoad, MetricModule, MetricResults } from './support/metric.ts';
 import { startBenchPostgres, type BenchPostgres } from './support/postgres.ts';
 
 /**
  * `npm run bench [-- name ...]`: runs every metric module in bench/metrics (or those whose file
  * name contains one of the given words), prints a table and writes bench/results.json as
- * `{ "<metric>": { "value": number, "unit": string } }`. A filtered run updates only its metrics.
+ * `{ "<metric>": { "value", "unit", "spread"?: { "min", "max", "runs" }, "machine": { "cores",
+ * "loadBefore", "loadAfter" } } }`. A figure that is the median of repeated runs shows their
+ * spread; every figure shows the load average before and after its module ran, so one taken on a
+ * busy machine is visible as such. A filtered run updates only its metrics.
  */
 
 const here = import.meta.dirname;
@@ -21,9 +24,17 @@ function formatValue(value: number): string {
   return value.toFixed(2);
 }
 
+const loadText = (load: number[]) => load.map((l) => l.toFixed(2)).join(' ');
+
 function printTable(results: MetricResults): void {
-  const rows = Object.entries(results).map(([name, { value, unit }]) => [name, formatValue(value), unit]);
-  const header = ['metric', 'value', 'unit'];
+  const rows = Object.entries(results).map(([name, { value, unit, spread, machine }]) => [
+    name,
+    formatValue(value),
+    unit,
+    spread ? `${formatValue(spread.min)}–${formatValue(spread.max)} (${spread.runs.length} runs)` : '',
+    machine ? `${machine.loadBefore[0]!.toFixed(1)} → ${machine.loadAfter[0]!.toFixed(1)}` : '',
+  ]);
+  const header = ['metric', 'value', 'unit', 'min–max', 'load (1 min) before → after'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
@@ -51,27 +62,31 @@ async function main(): Promise<void> {
     log,
   };
 
-  const load = os.loadavg()[0]!;
   const cores = os.availableParallelism();
-  console.log(
-    `${cores} cores, load average ${load.toFixed(2)}${load > cores ? ' (busy machine: expect noisy figures)' : ''}`,
-  );
+  const busy = (load: number[]) => (load[0]! > cores ? ' (busy machine: expect noisy figures)' : '');
+  const startLoad = os.loadavg();
+  console.log(`${cores} cores, load average ${loadText(startLoad)}${busy(startLoad)}`);
   const results: MetricResults = {};
   let failed = false;
   try {
     for (const file of files) {
       console.log(`▶ ${file}`);
       const started = Date.now();
+      const loadBefore = os.loadavg();
       try {
         const mod = (await import(pathToFileURL(path.join(here, 'metrics', file)).href)) as {
           default: MetricModule;
         };
         const out = await mod.default(ctx);
+        const machine: MachineLoad = { cores, loadBefore, loadAfter: os.loadavg() };
         for (const [name, v] of Object.entries(out)) {
           if (name in results) throw new Error(`metric ${name} is reported twice`);
-          results[name] = { value: v.value, unit: v.unit };
+          results[name] = { value: v.value, unit: v.unit, ...(v.spread && { spread: v.spread }), machine };
         }
-        log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        log(
+          `done in ${((Date.now() - started) / 1000).toFixed(1)} s; load average ${loadText(loadBefore)} ` +
+            `before, ${loadText(machine.loadAfter)} after${busy(machine.loadAfter)}`,
+        );
       } catch (err) {
         failed = true;
         console.error(

@@ -9,7 +9,7 @@ import { parseMailbox } from '../../src/server/mail/message.ts';
 import { textFromHtml } from '../../src/server/mail/text-part.ts';
 import { poll } from '../../tests/support/poll.ts';
 import { SmtpSink } from '../../tests/support/smtp-sink.ts';
-import type { BenchContext, MetricResults } from '../support/metric.ts';
+import { fromRuns, type BenchContext, type MetricResults } from '../support/metric.ts';
 
 /**
  * Mail throughput: the whole pipeline (enqueue in PostgreSQL → worker claims → pooled SMTP →
@@ -51,8 +51,6 @@ ${body}
 <tr><td style="padding:24px;font-size:12px;color:#6b7280;font-family:Arial,Helvetica,sans-serif">You receive this because you subscribed. <a href="https://shop.example.com/unsubscribe">Unsubscribe</a></td></tr>
 </table></td></tr></table></body></html>`;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export default async function mailPipeline(ctx: BenchContext): Promise<MetricResults> {
   const html = newsletterHtml();
@@ -207,9 +205,9 @@ export default async function mailPipeline(ctx: BenchContext): Promise<MetricRes
       );
     }
     return {
-      pipeline_mails_per_s: { value: Math.round(median(pipes)), unit: 'mails/s' },
-      raw_smtp_mails_per_s: { value: Math.round(median(raws)), unit: 'mails/s' },
-      pipeline_vs_raw: { value: Math.round(median(ratios) * 100) / 100, unit: 'ratio' },
+      pipeline_mails_per_s: fromRuns(pipes, 'mails/s'),
+      raw_smtp_mails_per_s: fromRuns(raws, 'mails/s'),
+      pipeline_vs_raw: fromRuns(ratios, 'ratio', 2),
     };
   } finally {
     await sink.stop();

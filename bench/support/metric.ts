@@ -1,9 +1,29 @@
 import type { BenchPostgres } from './postgres.ts';
 
+/** How a figure varied over repeated runs in one bench run: its value is their median. */
+export interface Spread {
+  min: number;
+  max: number;
+  /** Every run's figure, in the order measured. */
+  runs: number[];
+}
+
+/** The machine while a metric module ran: a figure taken on a busy machine says so. */
+export interface MachineLoad {
+  cores: number;
+  /** os.loadavg() (1, 5 and 15 minutes) before and after the module ran. */
+  loadBefore: number[];
+  loadAfter: number[];
+}
+
 /** One measured figure: bench/results.json maps each metric name to one of these. */
 export interface MetricValue {
   value: number;
   unit: string;
+  /** Set when the figure is the median of repeated runs. */
+  spread?: Spread;
+  /** Filled in by the runner. */
+  machine?: MachineLoad;
 }
 
 export type MetricResults = Record<string, MetricValue>;
@@ -20,3 +40,15 @@ export interface BenchContext {
  * or more metrics; names are snake_case and unique across modules.
  */
 export type MetricModule = (ctx: BenchContext) => Promise<MetricResults>;
+
+/** The median of repeated runs, with their spread; `decimals` rounds value, min and max alike. */
+export function fromRuns(runs: number[], unit: string, decimals = 0): MetricValue {
+  if (runs.length === 0) throw new Error('fromRuns: no runs');
+  const round = (x: number) => Math.round(x * 10 ** decimals) / 10 ** decimals;
+  const sorted = [...runs].sort((a, b) => a - b);
+  return {
+    value: round(sorted[Math.floor(sorted.length / 2)]!),
+    unit,
+    spread: { min: round(sorted[0]!), max: round(sorted.at(-1)!), runs: runs.map(round) },
+  };
+}

@@ -5,6 +5,9 @@
 import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { startSessionCache } from '../../src/server/accounts/session-cache.ts';
+import { createSessionResolver } from '../../src/server/accounts/sessions.ts';
+import { systemClock } from '../../src/server/clock.ts';
 import { startMailDelivery } from '../../src/server/mail/mail-delivery.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { loadConfig } from '../../src/server/config.ts';
@@ -20,7 +23,11 @@ if (kind === 'hello') {
 } else {
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
   const db = createDb(createPool(config.databaseUrl!, config.databasePoolSize));
-  const app = await buildApp({ config, db });
+  // The session cache as main.ts starts it (src/server/accounts/session-cache.ts).
+  const cache = startSessionCache({ connectionString: config.databaseUrl! });
+  const sessions = createSessionResolver({ db, clock: systemClock, cache });
+  const app = await buildApp({ config, db, sessions });
+  app.addHook('onClose', () => cache.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
   address = app.server.address() as AddressInfo;
   if (kind === 'full') {
