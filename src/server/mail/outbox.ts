@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import type { Database } from '../db/schema.ts';
 
 /** Who a mail is for decides its place in the queue: system mail, then Pro, then Free. */
@@ -63,9 +63,14 @@ function shouldNotify(priority: number): boolean {
  * that causes the mail, so both commit or neither does; workers are woken by NOTIFY when it commits.
  * Each recipient gets a message of its own: To: names only them, and its delivery is tried,
  * retried and recorded on its own row.
+ *
+ * `executor` may also be a query creator that already carries data-modifying CTEs (`db.with(…)`):
+ * the outbox rows are then inserted in the same single statement as the change that causes them,
+ * which is atomic without a transaction (a test send stores its email, outbox and ledger rows in
+ * one round trip: src/server/features/email/send.service.ts).
  */
 export async function enqueueMail(
-  executor: Kysely<Database> | Transaction<Database>,
+  executor: QueryCreator<Database>,
   mail: OutgoingMail,
   options: { messageIdDomain?: string } = {},
 ): Promise<QueuedMail[]> {

@@ -26,27 +26,29 @@ export interface NewEmail {
 }
 
 export async function insertEmail(trx: Executor, email: NewEmail): Promise<{ id: string }> {
-  return trx
-    .insertInto('emails')
-    .values({
-      user_id: email.userId,
-      to_addresses: email.to,
-      subject: email.subject,
-      html: email.html,
-      inline_css: email.inlineCss,
-      created_at: email.createdAt,
-      ...(email.message && {
-        source_html: email.message.sourceHtml,
-        text_override: email.message.textOverride,
-        text_part: email.message.textPart,
-        headers: JSON.stringify(email.message.headers),
-        mail_from: email.message.mailFrom,
-        html_bytes: email.message.htmlBytes,
-        message_bytes: email.message.messageBytes,
-      }),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  return trx.insertInto('emails').values(emailRow(email)).returning('id').executeTakeFirstOrThrow();
+}
+
+/** The row of a new email; `id` when the caller chose it (a send stores email, outbox and ledger rows in one statement). */
+export function emailRow(email: NewEmail, id?: string) {
+  return {
+    ...(id && { id }),
+    user_id: email.userId,
+    to_addresses: email.to,
+    subject: email.subject,
+    html: email.html,
+    inline_css: email.inlineCss,
+    created_at: email.createdAt,
+    ...(email.message && {
+      source_html: email.message.sourceHtml,
+      text_override: email.message.textOverride,
+      text_part: email.message.textPart,
+      headers: JSON.stringify(email.message.headers),
+      mail_from: email.message.mailFrom,
+      html_bytes: email.message.htmlBytes,
+      message_bytes: email.message.messageBytes,
+    }),
+  };
 }
 
 /** One outbox row of an email, as the history and detail read it. */

@@ -13,27 +13,7 @@ export function nextMonthStart(at: Date): Date {
 }
 
 /**
- * Takes one send from the month's allowance if one is left. The conditional upsert locks the
- * counter row, so concurrent sends (from any process) queue on it and the limit holds exactly.
- * Returns false when the limit is reached.
- */
-export async function takeMonthlySend(
-  trx: Executor,
-  userId: string,
-  month: string,
-  limit: number,
-): Promise<boolean> {
-  if (limit <= 0) return false;
-  const row = await sql<{ count: number }>`
-    insert into usage_counters (user_id, month, count) values (${userId}, ${month}, 1)
-    on conflict (user_id, month) do update set count = usage_counters.count + 1
-      where usage_counters.count < ${limit}
-    returning count`.execute(trx);
-  return row.rows.length > 0;
-}
-
-/**
- * Gives back a send taken by `takeMonthlySend` for a send that then stored nothing (refused by
+ * Gives back a monthly send taken by `takeSend` for a send that then stored nothing (refused by
  * processing, or its transaction failed): the user is never charged for it.
  */
 export async function releaseMonthlySend(db: Executor, userId: string, month: string): Promise<void> {
@@ -47,35 +27,49 @@ export async function releaseMonthlySend(db: Executor, userId: string, month: st
 }
 
 /**
- * Per-minute send rate, enforced the same way as the monthly allowance. Past minutes are trimmed
- * by the housekeeping job (src/server/housekeeping).
+ * Both send limits of `sendTestEmail` in ONE statement (docs/decisions/0071-send-in-two-statements.md):
+ * one send of the month's allowance, then, only if that was taken, one of the minute's (past
+ * minutes are trimmed by the housekeeping job, src/server/housekeeping). Each is a conditional
+ * upsert: it locks the counter row, so concurrent sends (from any process) queue on it and the
+ * limits hold exactly; the lock lasts this one statement. `monthly`: none left. `rate`: the
+ * monthly send was taken and must be given back (releaseMonthlySend).
+ *
+ * Call it outside any transaction: its commit does not wait for the disk (`synchronous_commit`
+ * off for this statement's own transaction only). The store that follows is durable, and its WAL
+ * flush carries these counters with it, since the log is flushed in order. A crash can lose only
+ * the takes of sends that never stored anything, which are the ones to give back anyway.
  */
-export async function takeMinuteSend(
-  trx: Executor,
-  userId: string,
-  minute: Date,
-  limit: number,
-): Promise<boolean> {
-  const row = await sql<{ count: number }>`
-    insert into send_rate (user_id, minute, count) values (${userId}, ${minute}, 1)
-    on conflict (user_id, minute) do update set count = send_rate.count + 1
-      where send_rate.count < ${limit}
-    returning count`.execute(trx);
-  return row.rows.length > 0;
+export async function takeSend(
+  db: Executor,
+  entry: { userId: string; month: string; monthlyLimit: number; minute: Date; perMinute: number },
+): Promise<'taken' | 'monthly' | 'rate'> {
+  if (entry.monthlyLimit <= 0) return 'monthly';
+  const { rows } = await sql<{ monthly: boolean; rate: boolean }>`
+    with no_flush_wait as (select set_config('synchronous_commit', 'off', true)),
+    monthly as (
+      insert into usage_counters (user_id, month, count) values (${entry.userId}, ${entry.month}, 1)
+      on conflict (user_id, month) do update set count = usage_counters.count + 1
+        where usage_counters.count < ${entry.monthlyLimit}
+      returning 1
+    ), rate as (
+      insert into send_rate (user_id, minute, count)
+      select ${entry.userId}::uuid, ${entry.minute}::timestamptz, 1 from monthly
+      on conflict (user_id, minute) do update set count = send_rate.count + 1
+        where send_rate.count < ${entry.perMinute}
+      returning 1
+    )
+    select exists (select 1 from monthly) as monthly, exists (select 1 from rate) as rate,
+      exists (select 1 from no_flush_wait) as applied`.execute(db);
+  const row = rows[0]!;
+  return !row.monthly ? 'monthly' : !row.rate ? 'rate' : 'taken';
 }
 
 /**
- * One ledger row per send, whatever its number of recipients; it is refunded when every recipient
- * failed permanently (docs/decisions/0039-refund-when-every-recipient-failed.md).
+ * The ledger row of a send: one per send, whatever its number of recipients; it is refunded when
+ * every recipient failed permanently (docs/decisions/0039-refund-when-every-recipient-failed.md).
  */
-export async function recordSend(
-  trx: Executor,
-  entry: { userId: string; emailId: string; month: string },
-): Promise<void> {
-  await trx
-    .insertInto('usage_ledger')
-    .values({ user_id: entry.userId, email_id: entry.emailId, month: entry.month })
-    .execute();
+export function ledgerRow(entry: { userId: string; emailId: string; month: string }) {
+  return { user_id: entry.userId, email_id: entry.emailId, month: entry.month };
 }
 
 export async function usageOf(
