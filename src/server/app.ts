@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import { createSessionResolver } from './accounts/sessions.ts';
 import type { AppDeps, FeatureDeps } from './app-deps.ts';
@@ -18,6 +18,7 @@ import { registerHostAllowlist } from './http/host-allowlist.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerNoStore } from './http/no-store.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
+import { responseSerializerCompiler } from './http/serializer.ts';
 import { registerSpa } from './http/spa.ts';
 import { createTransformPool, defaultProcesses } from './prepare/transform-pool.ts';
 import { trustProxyOption, trustProxyWarning } from './http/trust-proxy.ts';
@@ -51,7 +52,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const proxyWarning = trustProxyWarning(config);
   if (proxyWarning) app.log.warn(proxyWarning);
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializerCompiler);
   const routeTable: RouteEntry[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {

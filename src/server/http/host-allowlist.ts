@@ -40,11 +40,14 @@ export function registerHostAllowlist(app: FastifyInstance, config: Config): voi
   // port, and a PUBLIC_URL derived from it is only known then (src/server/main.ts).
   let hosts: Set<string> | undefined;
   app.addHook('onRequest', (request, _reply, done) => {
-    const address = app.server.address();
-    hosts ??= allowedHosts(
-      config.publicUrl,
-      typeof address === 'object' && address ? address.port : config.port,
-    );
+    if (!hosts) {
+      // Once, at the first request: the port is known only after listen (PORT=0).
+      const address = app.server.address();
+      hosts = allowedHosts(
+        config.publicUrl,
+        typeof address === 'object' && address ? address.port : config.port,
+      );
+    }
     const host = request.host?.toLowerCase();
     if (host !== undefined && hosts.has(host)) return done();
     done(new AppError(421, MISDIRECTED_MESSAGE, 'misdirected_request'));
