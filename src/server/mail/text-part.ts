@@ -1,4 +1,4 @@
-import { convert } from 'html-to-text';
+import { compile } from 'html-to-text';
 
 /**
  * The plain-text alternative of an HTML mail (docs/decisions/0053-text-part-rules.md): the words
@@ -77,18 +77,24 @@ export function wrapText(text: string): string {
     .join('\n');
 }
 
+/**
+ * Compiled once: html-to-text's `convert` rebuilds its selectors and formatters on every call,
+ * which cost three to four times the conversion itself (docs/decisions/0071-send-in-two-statements.md).
+ */
+const toText = compile({
+  // Wrapped after cleaning (wrapText): padding must not count towards a line's length.
+  wordwrap: false,
+  // No-break and figure spaces join words in HTML; in a text part they are only spaces.
+  whitespaceCharacters: ' \t\r\n\f\u200b\u00a0\u2007\u202f',
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    { selector: 'style', format: 'skip' },
+    { selector: 'head', format: 'skip' },
+  ],
+});
+
 export function textFromHtml(html: string): string {
-  const text = convert(html, {
-    // Wrapped after cleaning (wrapText): padding must not count towards a line's length.
-    wordwrap: false,
-    // No-break and figure spaces join words in HTML; in a text part they are only spaces.
-    whitespaceCharacters: ' \t\r\n\f\u200b\u00a0\u2007\u202f',
-    selectors: [
-      { selector: 'img', format: 'skip' },
-      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-      { selector: 'style', format: 'skip' },
-      { selector: 'head', format: 'skip' },
-    ],
-  });
+  const text = toText(html);
   return wrapText(cleanText(text));
 }
