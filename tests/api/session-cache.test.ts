@@ -1,4 +1,5 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
+import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -359,5 +360,90 @@ describe('the triggers of migration 0014-session-notify', () => {
           .catch(() => undefined),
       ),
     ).toEqual([]);
+  });
+});
+
+/**
+ * A TCP proxy to PostgreSQL that drops every NotificationResponse ('A') on its way to the client,
+ * as a pooler in transaction mode does in effect: LISTEN succeeds, nothing is ever delivered.
+ */
+async function startDeafProxy(target: URL): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    sockets.add(client).add(upstream);
+    client.pipe(upstream);
+    let pending = Buffer.alloc(0);
+    upstream.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      const keep: Buffer[] = [];
+      while (pending.length >= 5) {
+        const length = pending.readInt32BE(1);
+        if (pending.length < 1 + length) break;
+        const message = pending.subarray(0, 1 + length);
+        if (message[0] !== 0x41) keep.push(message); // 'A': NotificationResponse
+        pending = pending.subarray(1 + length);
+      }
+      if (keep.length) client.write(Buffer.concat(keep));
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = new URL(target);
+  url.port = String((server.address() as net.AddressInfo).port);
+  url.hostname = '127.0.0.1';
+  return {
+    url: url.toString(),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+describe('a connection that accepts LISTEN but delivers nothing', () => {
+  let database: { url: string; drop: () => Promise<void> };
+  let db: Db;
+  let proxy: { url: string; close: () => Promise<void> };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(createPool(database.url, 3));
+    proxy = await startDeafProxy(new URL(database.url));
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  it('never puts the cache in use, while the same settings on a direct connection do', async () => {
+    const logs: string[] = [];
+    const deaf = startSessionCache({
+      connectionString: proxy.url,
+      heartbeatMs: 300,
+      retryMs: 100,
+      maxRetryMs: 200,
+      log: (m) => logs.push(m),
+    });
+    const direct = startSessionCache({ connectionString: database.url, heartbeatMs: 1_000 });
+    try {
+      await poll(() => direct.active, { what: 'the direct listener' });
+      await poll(() => logs.length >= 2, { what: 'two refused attempts through the proxy' });
+      expect(deaf.active).toBe(false);
+      expect(deaf.ticket()).toBeUndefined();
+      expect(logs[0]).toMatch(/LISTEN delivers nothing on this connection/);
+      // The direct one stays in use across several heartbeats.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(direct.active).toBe(true);
+    } finally {
+      await deaf.close();
+      await direct.close();
+    }
   });
 });

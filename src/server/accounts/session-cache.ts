@@ -14,6 +14,8 @@ import type { LiveSession } from './sessions.repo.ts';
  * billing webhook in another process, or plain SQL. The notification arrives at every process
  * milliseconds after the commit and drops that user's entries. While the listener is down, the
  * cache is emptied and bypassed: every request reads the database, as it did without a cache.
+ * "Down" includes a connection that accepts LISTEN but delivers nothing (a pooler in transaction
+ * mode): the listener's heartbeat is a NOTIFY that must come back (src/server/db/listener.ts).
  *
  * A read that was in flight when an invalidation arrived could bring back the row as it was
  * before the change: `ticket()` is taken before the read, and `put` refuses the entry if any
@@ -110,6 +112,7 @@ export function startSessionCache(options: SessionCacheOptions): SessionCache {
     retryMs: options.retryMs,
     maxRetryMs: options.maxRetryMs,
     heartbeatMs: options.heartbeatMs ?? 5_000,
+    echo: true, // a connection that accepts LISTEN but delivers nothing must not look up
   });
 
   return {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 
 /**
@@ -7,8 +8,13 @@ import pg from 'pg';
  * transaction mode (PgBouncer) does not deliver NOTIFY to it (docs/scaling.md).
  *
  * If the connection drops (database restart, network) it reconnects with backoff; `onDown` and
- * `onUp` tell the owner, since notifications sent meanwhile are lost. A heartbeat query every
+ * `onUp` tell the owner, since notifications sent meanwhile are lost. A heartbeat every
  * `heartbeatMs` finds a connection that died without an error (a half-open TCP connection).
+ *
+ * With `echo`, the heartbeat is a NOTIFY of its own on the channel that must come back before
+ * the next one, and LISTEN counts as in force only once the first has come back: a connection
+ * that accepts LISTEN but never delivers (through a pooler in transaction mode) is treated as
+ * down, never as a quiet channel.
  */
 export interface Listener {
   /** True while LISTEN is in force: every notification committed from now on arrives. */
@@ -32,7 +38,12 @@ export interface ListenerOptions {
   maxRetryMs?: number;
   /** 0 (the default) sends no heartbeat. */
   heartbeatMs?: number;
+  /** The heartbeat is a NOTIFY that must come back (see above); needs heartbeatMs. */
+  echo?: boolean;
 }
+
+/** Payloads of echo heartbeats (every process's, on a shared channel): never passed on. */
+const ECHO_PREFIX = '~echo:';
 
 export function startListener(options: ListenerOptions): Listener {
   const log = options.log ?? (() => undefined);
@@ -81,12 +92,48 @@ export function startListener(options: ListenerOptions): Listener {
     };
     c.on('error', onLost);
     c.on('end', () => onLost());
+    let awaitedEcho: string | undefined;
+    let echoed: (() => void) | undefined;
     c.on('notification', (msg) => {
-      if (msg.channel === options.channel) options.onNotification(msg.payload ?? '');
+      if (msg.channel !== options.channel) return;
+      const payload = msg.payload ?? '';
+      if (payload.startsWith(ECHO_PREFIX)) {
+        if (payload === awaitedEcho) {
+          awaitedEcho = undefined;
+          echoed?.();
+        }
+        return;
+      }
+      options.onNotification(payload);
     });
+    /** Sends an echo and resolves true if it comes back within heartbeatMs. */
+    const echo = () =>
+      new Promise<boolean>((resolve) => {
+        const token = `${ECHO_PREFIX}${randomUUID()}`;
+        awaitedEcho = token;
+        const timer = setTimeout(() => {
+          awaitedEcho = undefined;
+          resolve(false);
+        }, options.heartbeatMs);
+        echoed = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        c.query('select pg_notify($1, $2)', [options.channel, token]).catch(() => {
+          clearTimeout(timer);
+          resolve(false);
+        });
+      });
     try {
       await c.connect();
       await c.query(`LISTEN ${options.channel}`);
+      if (options.echo && !(await echo())) {
+        log(
+          `${options.applicationName}: LISTEN delivers nothing on this connection (a pooler in transaction mode? ` +
+            'it needs a direct connection to PostgreSQL); retrying',
+        );
+        throw new Error('LISTEN delivers nothing on this connection');
+      }
       if (stopped || lost) {
         await c.end().catch(() => undefined);
         return;
@@ -95,6 +142,11 @@ export function startListener(options: ListenerOptions): Listener {
       retry = baseRetry;
       if (options.heartbeatMs) {
         heartbeat = setInterval(() => {
+          if (options.echo) {
+            if (awaitedEcho) return; // the previous one is still within its time
+            void echo().then((ok) => ok || onLost(new Error('heartbeat did not come back')));
+            return;
+          }
           const deadline = setTimeout(() => onLost(new Error('heartbeat timed out')), options.heartbeatMs);
           c.query('select 1').then(
             () => clearTimeout(deadline),
