@@ -1,6 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
 /**
  * An HTTP(S) server on 127.0.0.1 for the egress guard's tests and the link-check bench
@@ -77,4 +81,22 @@ export async function startLoopbackServer(
         server.close(() => resolve());
       }),
   });
+}
+
+/** A self-signed certificate for `name` (openssl), for HTTPS tests through the egress guard's `ca`. */
+export function selfSignedCert(name: string): { key: string; cert: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopback-tls-'));
+  try {
+    const key = path.join(dir, 'key.pem');
+    const cert = path.join(dir, 'cert.pem');
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key,
+        '-out', cert, '-days', '1', '-subj', `/CN=${name}`, '-addext', `subjectAltName=DNS:${name}`],
+      { stdio: 'ignore' },
+    ); // prettier-ignore
+    return { key: fs.readFileSync(key, 'utf8'), cert: fs.readFileSync(cert, 'utf8') };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../tests/support/free-port.ts';
-import { startLoopbackServer, type LoopbackServer } from '../../../tests/support/loopback-http.ts';
+import {
+  selfSignedCert,
+  startLoopbackServer,
+  type LoopbackServer,
+} from '../../../tests/support/loopback-http.ts';
 import { isLoopbackAddress } from '../http/loopback.ts';
 import { createEgress, EgressError, type DialEvent, type EgressOptions, type Resolver } from './egress.ts';
 
@@ -217,21 +217,11 @@ describe('dialling the checked address', () => {
   });
 
   it('uses the name for TLS (SNI and certificate) while dialling the checked address', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-tls-'));
-    const key = path.join(dir, 'key.pem');
-    const cert = path.join(dir, 'cert.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=secure.test',
-      '-addext', 'subjectAltName=DNS:secure.test',
-    ], { stdio: 'ignore' }); // prettier-ignore
-    const tlsServer = await startLoopbackServer((_req, res) => void res.end('secret'), {
-      key: fs.readFileSync(key, 'utf8'),
-      cert: fs.readFileSync(cert, 'utf8'),
-    });
+    const pair = selfSignedCert('secure.test');
+    const tlsServer = await startLoopbackServer((_req, res) => void res.end('secret'), pair);
     try {
       const dns = fakeDns({ 'secure.test': ['127.0.0.1'], 'other.test': ['127.0.0.1'] });
-      const trusted = guard({ resolver: dns.resolver, allowLoopback: true, ca: fs.readFileSync(cert) });
+      const trusted = guard({ resolver: dns.resolver, allowLoopback: true, ca: pair.cert });
       const res = await trusted.egress.fetch(`https://secure.test:${tlsServer.port}/`, { userId: 'u1' });
       expect(res.body.toString()).toBe('secret');
       expect(tlsServer.requests.at(-1)?.servername).toBe('secure.test');
@@ -251,7 +241,6 @@ describe('dialling the checked address', () => {
       expect(selfSigned.message).toMatch(/secure connection failed/);
     } finally {
       await tlsServer.close();
-      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

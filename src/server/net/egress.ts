@@ -38,7 +38,13 @@ export class EgressError extends Error {
   constructor(
     readonly kind: EgressErrorKind,
     message: string,
-    readonly detail: { url?: string; address?: string; addressClass?: string } = {},
+    readonly detail: {
+      url?: string;
+      address?: string;
+      addressClass?: string;
+      /** For `dns`: ENOTFOUND when the name does not exist, else the resolver's code (a passing failure). */
+      code?: string;
+    } = {},
   ) {
     super(message);
     this.name = 'EgressError';
@@ -206,10 +212,12 @@ export function createEgress(options: EgressOptions = {}): Egress {
         missing
           ? `The domain ${hostname} does not exist.`
           : `The domain ${hostname} could not be looked up (${code || 'DNS error'}).`,
-        { url },
+        { url, code: missing ? 'ENOTFOUND' : code || 'EDNS' },
       );
     }
-    if (answers.length === 0) throw new EgressError('dns', `The domain ${hostname} has no address.`, { url });
+    if (answers.length === 0) {
+      throw new EgressError('dns', `The domain ${hostname} has no address.`, { url, code: 'ENOTFOUND' });
+    }
     return answers.map((a) => a.address);
   }
 
