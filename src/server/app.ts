@@ -1,10 +1,12 @@
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifySchema } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
+import { createApiKeyResolver } from './accounts/api-keys.ts';
 import { createSessionResolver } from './accounts/sessions.ts';
 import type { AppDeps, FeatureDeps } from './app-deps.ts';
 import { systemClock } from './clock.ts';
+import { registerApiKeyRoutes } from './features/api-keys/api-keys.routes.ts';
 import { registerAuthRoutes } from './features/auth/auth.routes.ts';
 import { registerBillingRoutes } from './features/billing/billing.routes.ts';
 import { registerDevMailboxRoutes } from './features/dev-mailbox/dev-mailbox.routes.ts';
@@ -28,6 +30,10 @@ export const DEFAULT_BODY_LIMIT = 100 * 1024;
 export interface RouteEntry {
   method: string;
   url: string;
+  /** The route's zod schemas as declared (the OpenAPI document is built from them). */
+  schema?: FastifySchema;
+  /** The route's options: PUBLIC_ROUTE, API_KEY_ROUTE (src/server/http/auth.ts). */
+  config?: FastifyContextConfig;
 }
 
 declare module 'fastify' {
@@ -57,7 +63,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/')) return;
     for (const method of [route.method].flat())
-      if (method !== 'HEAD') routeTable.push({ method, url: route.url });
+      if (method !== 'HEAD')
+        routeTable.push({ method, url: route.url, schema: route.schema, config: route.config });
   });
   registerErrorHandling(app);
   registerSecurityHeaders(app, config);
@@ -84,13 +91,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transforms = own;
   }
   const full: FeatureDeps = { ...deps, clock: deps.clock ?? systemClock, transforms };
-  registerAuthentication(app, deps.sessions ?? createSessionResolver(full));
+  registerAuthentication(app, deps.sessions ?? createSessionResolver(full), createApiKeyResolver(full));
   registerSystemRoutes(app, full);
   registerAuthRoutes(app, full);
   registerUserRoutes(app, full);
   registerDevMailboxRoutes(app, full);
   registerEmailRoutes(app, full);
   registerBillingRoutes(app, full);
+  registerApiKeyRoutes(app, full);
 
   await registerSpa(app, deps.webRoot);
   return app;

@@ -107,6 +107,19 @@ export interface SessionsTable {
   user_agent: string | null;
 }
 
+/** Personal API keys (docs/decisions/0073-personal-api-keys.md). */
+export interface ApiKeysTable {
+  id: Generated<string>;
+  user_id: string;
+  name: string;
+  /** SHA-256 of the key; the key itself is never stored. */
+  key_hash: Buffer;
+  /** The first characters of the key, for display. */
+  prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
 export type TokenPurpose = 'verify' | 'reset' | 'change_email' | 'oauth_ticket' | 'email_change_cancel';
 
 export interface TokensTable {
@@ -228,4 +241,5 @@ export interface Database {
   usage_ledger: UsageLedgerTable;
   send_rate: SendRateTable;
   stripe_events: StripeEventsTable;
+  api_keys: ApiKeysTable;
 }

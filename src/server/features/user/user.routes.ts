@@ -11,7 +11,7 @@ import {
 } from '../../../shared/contract/auth.ts';
 import { toUserResponse } from '../../accounts/user-view.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
-import { requireSession, requireUser } from '../../http/auth.ts';
+import { requireSession, requireUser, API_KEY_ROUTE } from '../../http/auth.ts';
 import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
 import { USER_RATE_RULES } from './rate-rules.ts';
 import {
@@ -27,9 +27,13 @@ export function registerUserRoutes(app: FastifyInstance, deps: FeatureDeps): voi
   void app.register(async (api) => {
     const r = api.withTypeProvider<ZodTypeProvider>();
 
-    r.get('/api/user/me', { schema: { response: { 200: meResponse } } }, async (request) => {
-      return { user: toUserResponse(requireUser(request)) };
-    });
+    r.get(
+      '/api/user/me',
+      { config: API_KEY_ROUTE, schema: { response: { 200: meResponse } } },
+      async (request) => {
+        return { user: toUserResponse(requireUser(request)) };
+      },
+    );
 
     r.get('/api/user/settings', { schema: { response: { 200: settingsResponse } } }, async (request) => {
       const user = requireUser(request);
