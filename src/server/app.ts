@@ -6,6 +6,7 @@ import { createApiKeyResolver } from './accounts/api-keys.ts';
 import { createSessionResolver } from './accounts/sessions.ts';
 import type { AppDeps, FeatureDeps } from './app-deps.ts';
 import { systemClock } from './clock.ts';
+import { registerApiDocsRoutes } from './features/api-docs/api-docs.routes.ts';
 import { registerApiKeyRoutes } from './features/api-keys/api-keys.routes.ts';
 import { registerAuthRoutes } from './features/auth/auth.routes.ts';
 import { registerBillingRoutes } from './features/billing/billing.routes.ts';
@@ -99,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerEmailRoutes(app, full);
   registerBillingRoutes(app, full);
   registerApiKeyRoutes(app, full);
+  registerApiDocsRoutes(app, full);
 
   await registerSpa(app, deps.webRoot);
   return app;

@@ -77,7 +77,10 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
   r.get(
     '/api/email/:id/message.eml',
     // The answer is the message itself (message/rfc822), not JSON: no response schema to serialise with.
-    { config: API_KEY_ROUTE, schema: { params: emailIdParams, querystring: messageQuery } },
+    {
+      config: { ...API_KEY_ROUTE, produces: 'message/rfc822' },
+      schema: { params: emailIdParams, querystring: messageQuery },
+    },
     async (request, reply) => {
       const { id } = request.params;
       const { message } = await deliveredMessage(deps, requireUser(request).id, id, request.query.delivery);
