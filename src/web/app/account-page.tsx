@@ -3,6 +3,7 @@ import { Card, CardContent } from '../components/ui/card.tsx';
 import { Skeleton } from '../components/ui/skeleton.tsx';
 import { UsageCard } from '../components/usage/usage-card.tsx';
 import { AccountInfo } from '../features/account/account-info.tsx';
+import { ApiKeysCard } from '../features/api-keys/api-keys-card.tsx';
 import { useSettings } from '../features/account/api.ts';
 import { ChangeEmailCard } from '../features/account/change-email-card.tsx';
 import { ChangePasswordCard } from '../features/account/change-password-card.tsx';
@@ -33,7 +34,7 @@ function AccountSkeleton() {
 
 /**
  * /app/account (docs/spec.md §2): account info, plan and billing, change email, change password, login
- * alerts, and the unverified-email warning. The account feature's cards, with the billing
+ * alerts, API keys, and the unverified-email warning. The account feature's cards, with the billing
  * feature's return from Checkout, plan actions and subscription details.
  */
 export function AccountPage() {
@@ -72,6 +73,7 @@ export function AccountPage() {
           />
           <ChangePasswordCard hasPassword={settings.data.user.hasPassword} />
           <LoginAlertsCard enabled={settings.data.prefs.loginAlerts} />
+          <ApiKeysCard />
         </div>
       ) : (
         <AccountSkeleton />

@@ -9,7 +9,7 @@ import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
 import { describeText } from '../../lib/format-size.ts';
 import { useMessageSource } from './api.ts';
-import { copyText } from './copy-text.ts';
+import { copyText } from '../../lib/copy-text.ts';
 import { saveFile } from './save-file.ts';
 
 /**
