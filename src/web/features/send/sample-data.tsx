@@ -49,6 +49,7 @@ export function SampleData({ value, onChange, error }: SampleDataProps) {
         value={value}
         onChange={(e) => onChange(e.target.value)}
         spellCheck={false}
+        wrap="off"
         invalid={error !== null}
         aria-describedby={error ? 'sample-data-error' : 'sample-data-hint'}
         placeholder={'{\n  "name": "Ada"\n}'}

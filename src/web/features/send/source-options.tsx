@@ -50,7 +50,6 @@ export function SourceOptions({
           label="Source format"
           value={format}
           onChange={onFormatChange}
-          className="h-9"
           options={[
             { value: 'html', label: 'HTML' },
             { value: 'mjml', label: 'MJML' },
@@ -68,7 +67,7 @@ export function SourceOptions({
           id="merge-syntax"
           value={syntax}
           onChange={(e) => onSyntaxChange(e.target.value as MergeSyntax)}
-          className={`${fieldClasses} h-9 w-auto pr-8`}
+          className={`${fieldClasses} h-8 w-auto pr-8`}
         >
           {SYNTAX_OPTIONS.map((o) => (
             <option key={o.value} value={o.value}>
@@ -81,7 +80,6 @@ export function SourceOptions({
         align="start"
         triggerVariant="outline"
         triggerSize="sm"
-        triggerClassName="h-9"
         trigger={
           <>
             <LayoutTemplate aria-hidden="true" />
@@ -94,7 +92,12 @@ export function SourceOptions({
             {i > 0 ? <DropdownMenuSeparator /> : null}
             <DropdownMenuLabel>{group === 'html' ? 'HTML' : 'MJML'}</DropdownMenuLabel>
             {STARTER_TEMPLATES.filter((t) => t.format === group).map((t) => (
-              <DropdownMenuItem key={t.id} icon={<FileCode2 />} onSelect={() => onStartFrom(t)}>
+              <DropdownMenuItem
+                key={t.id}
+                icon={<FileCode2 />}
+                onSelect={() => onStartFrom(t)}
+                className="whitespace-nowrap"
+              >
                 {t.name} ({group === 'html' ? 'HTML' : 'MJML'})
               </DropdownMenuItem>
             ))}
