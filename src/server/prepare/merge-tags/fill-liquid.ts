@@ -1,4 +1,4 @@
-import { Liquid, type Template } from 'liquidjs';
+import { Liquid, Token, type Template } from 'liquidjs';
 import type { Filled } from './filled.ts';
 import {
   isForbiddenName,
@@ -21,6 +21,34 @@ import {
  */
 
 class FileNotAllowed extends Error {}
+
+/**
+ * liquidjs finds a token's line by counting characters from the start of the source, once per
+ * variable its static analysis reports: quadratic, 0.6 s for 1,200 tags in 44 KB (measured here).
+ * The same answer from an index of the source's line starts, kept for the last source seen.
+ */
+let indexed: { input: string; newlines: number[] } | undefined;
+function newlinesOf(input: string): number[] {
+  if (indexed?.input !== input) {
+    const newlines: number[] = [];
+    for (let i = input.indexOf('\n'); i !== -1; i = input.indexOf('\n', i + 1)) newlines.push(i);
+    indexed = { input, newlines };
+  }
+  return indexed.newlines;
+}
+Token.prototype.getPosition = function getPosition(this: Token): [number, number] {
+  const newlines = newlinesOf(this.input);
+  // How many newlines come before `begin`.
+  let low = 0;
+  let high = newlines.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (newlines[mid]! < this.begin) low = mid + 1;
+    else high = mid;
+  }
+  const lastNewline = low === 0 ? -1 : newlines[low - 1]!;
+  return [low + 1, this.begin - lastNewline];
+};
 
 const noFiles = {
   exists: () => Promise.resolve(false),

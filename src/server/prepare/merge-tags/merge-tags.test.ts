@@ -141,6 +141,27 @@ describe('Liquid', () => {
   });
 });
 
+describe('Liquid token positions', () => {
+  it('are the line and column liquidjs would count, from the index of line starts', async () => {
+    const { Liquid } = await import('liquidjs');
+    const source = 'a\n  {{ one }}\n\n{% if x %}\n    {{ two.three }}{{ four }}\n{% endif %}';
+    const variables = new Liquid().analyzeSync(new Liquid().parse(source)).variables;
+    const naive = (at: number) => {
+      const before = source.slice(0, at).split('\n');
+      return { row: before.length, col: before.at(-1)!.length + 1 };
+    };
+    const found = Object.values(variables)
+      .flat()
+      .map((v) => ({ name: String(v), row: v.location.row, col: v.location.col }));
+    expect(found).toEqual([
+      { name: 'one', ...naive(source.indexOf('one')) },
+      { name: 'x', ...naive(source.indexOf('x %')) },
+      { name: 'two.three', ...naive(source.indexOf('two')) },
+      { name: 'four', ...naive(source.indexOf('four')) },
+    ]);
+  });
+});
+
 describe('Mailchimp', () => {
   it('fills *|TAG|* from the data (exact key or upper case), HTML-escaped, and reports the rest', () => {
     const filled = fill(
