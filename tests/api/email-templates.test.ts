@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import mjml2html from 'mjml';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MJML_OPTIONS } from '../../src/server/prepare/mjml.ts';
@@ -225,6 +226,65 @@ describe('MJML and merge tags over the API', () => {
       }
     }
     expect(await emailCount(alice.user.id)).toBe(0);
+  });
+
+  it('answers any template-like source with 200 or a 422 naming the problem, never a 5xx', async () => {
+    const piece = fc.constantFrom(
+      '{{',
+      '}}',
+      '{{{',
+      '}}}',
+      '{%',
+      '%}',
+      '*|',
+      '|*',
+      '#each ',
+      '/each',
+      '#if ',
+      '/if',
+      '> ',
+      'else',
+      'for x in ',
+      'endfor',
+      'include ',
+      'a.b',
+      '../',
+      '@root.',
+      'constructor',
+      '__proto__',
+      'lookup ',
+      '(1..3)',
+      '| upcase',
+      '"',
+      "'",
+      '<mjml>',
+      '</mjml>',
+      '<mj-body>',
+      '<mj-text>',
+      '</mj-text>',
+      'x',
+      ' ',
+      '\n',
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { minLength: 1, maxLength: 30 }).map((a) => a.join('')),
+        fc.constantFrom('handlebars', 'liquid', 'mailchimp'),
+        fc.constantFrom('html', 'mjml'),
+        async (html, syntax, format) => {
+          const res = await post('preview', {
+            html,
+            format,
+            template: { syntax, data: { a: { b: 1 }, x: [1, 2] } },
+          });
+          // A blank source is the spec's "missing fields" 400.
+          const allowed = html.trim() ? [200, 422] : [400];
+          expect(allowed, `${syntax} ${format} ${html}: ${res.body}`).toContain(res.statusCode);
+          if (res.statusCode === 422) expect(res.json().error.length).toBeGreaterThan(10);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 
   it('needs a session before it reads the body', async () => {

@@ -95,7 +95,7 @@ describe('MJML and merge tags in the composer', () => {
 
     // Start from the MJML receipt: format, syntax, sample data and subject come with it.
     const first = previewAnswer(page, (b) => b.format === 'mjml' && b.template?.syntax === 'handlebars');
-    await page.getByRole('button', { name: 'Start From Template' }).click();
+    await page.getByRole('button', { name: 'Start from Template' }).click();
     await page.getByRole('menuitem', { name: 'Receipt (MJML)' }).click();
     expect(await page.getByLabel('Merge tags').inputValue()).toBe('handlebars');
     expect(await page.getByLabel('Subject').inputValue()).toBe('Your receipt from Paper & Pen');

@@ -5,5 +5,5 @@ import type { StarterTemplate } from './starter-template.ts';
 
 export type { StarterTemplate } from './starter-template.ts';
 
-/** The composer's "Start From Template" choices: each in HTML and in MJML, written for Proofmail. */
+/** The composer's "Start from Template" choices: each in HTML and in MJML, written for Proofmail. */
 export const STARTER_TEMPLATES: StarterTemplate[] = [...announcement, ...newsletter, ...receipt];

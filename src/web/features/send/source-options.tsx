@@ -83,7 +83,7 @@ export function SourceOptions({
         trigger={
           <>
             <LayoutTemplate aria-hidden="true" />
-            Start From Template
+            Start from Template
           </>
         }
       >
