@@ -175,7 +175,11 @@ export interface EmailsTable {
   shared_at: Date | null;
   created_at: Generated<Date>;
   /** Source and message as sent (migration 0010); null on emails sent before it. */
-  format: Generated<'html'>;
+  /** The source's language: 'mjml' since migration 0013. */
+  format: Generated<'html' | 'mjml'>;
+  /** Merge-tag syntax and sample data of the source (migration 0013); null: none. */
+  template_syntax: 'handlebars' | 'liquid' | 'mailchimp' | null;
+  template_data: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   /** The HTML as written, when inlining changed it (null: the same as `html`). */
   source_html: string | null;
   text_override: string | null;

@@ -87,11 +87,13 @@ async function workerEntry(): Promise<string> {
 /** Niceness of transform processes (0 is normal, 19 the lowest priority). */
 const TRANSFORM_NICENESS = 10;
 
-const timeout = (budgetMs: number) =>
+const timeout = (budgetMs: number, task: PrepareTask) =>
   new PrepareError(
     'processing_timeout',
     `Processing this email took longer than ${budgetMs / 1000} seconds and was stopped. ` +
-      'Send it without Inline CSS, or make the HTML smaller.',
+      (task.input.template
+        ? 'Check its merge tags for a loop that runs too long, send it without Inline CSS, or make it smaller.'
+        : 'Send it without Inline CSS, or make the HTML smaller.'),
   );
 const busy = () =>
   new PrepareError('busy', 'The server is busy processing other emails. Try again in a few seconds.');
@@ -205,7 +207,10 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
       const job = finish(slot);
       if (!job || job.id !== message.id) return;
       if (message.outcome.ok) job.resolve(message.outcome.prepared);
-      else job.reject(new PrepareError(message.outcome.code, message.outcome.message));
+      else {
+        const { code, message: text, problems } = message.outcome;
+        job.reject(new PrepareError(code, text, problems));
+      }
       hold(slot, false);
       slot.idleTimer = setTimeout(() => retire(slot), idleMs);
       dispatch();
@@ -238,7 +243,7 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
         if (idle.job !== job) return;
         finish(idle);
         retire(idle);
-        job.reject(timeout(options.budgetMs));
+        job.reject(timeout(options.budgetMs, job.task));
         dispatch();
       }, options.budgetMs);
       idle.child.send({ id: job.id, task: job.task } satisfies ToWorker);

@@ -1,4 +1,11 @@
-import { prepare, PrepareError, type Prepared, type PrepareErrorCode, type PrepareInput } from './prepare.ts';
+import {
+  prepare,
+  PrepareError,
+  type Prepared,
+  type PrepareErrorCode,
+  type PrepareInput,
+  type SourceProblem,
+} from './prepare.ts';
 
 /**
  * The entry of a transform process (transform-pool.ts). It says when it is ready, then answers each
@@ -12,7 +19,8 @@ export interface PrepareTask {
 }
 
 export type PrepareOutcome =
-  { ok: true; prepared: Prepared } | { ok: false; code: PrepareErrorCode; message: string };
+  | { ok: true; prepared: Prepared }
+  | { ok: false; code: PrepareErrorCode; message: string; problems?: SourceProblem[] };
 
 export type ToWorker = { id: number; task: PrepareTask };
 export type FromWorker = { ready: true } | { id: number; outcome: PrepareOutcome };
@@ -22,7 +30,14 @@ export async function runTask(task: PrepareTask): Promise<PrepareOutcome> {
     const prepared = await prepare(task.input, { ...task.envelope, date: new Date(task.envelope.date) });
     return { ok: true, prepared };
   } catch (err) {
-    if (err instanceof PrepareError) return { ok: false, code: err.code, message: err.message };
+    if (err instanceof PrepareError) {
+      return {
+        ok: false,
+        code: err.code,
+        message: err.message,
+        ...(err.problems ? { problems: err.problems } : {}),
+      };
+    }
     const reason = err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err);
     return {
       ok: false,

@@ -13,6 +13,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly code?: string,
+    /** Lines of the source the problem is at (MJML, merge tags), when the server names them. */
+    readonly problems?: ErrorResponse['problems'],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -51,7 +53,7 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   }
   if (!res.ok) {
     const body = data as Partial<ErrorResponse> | undefined;
-    throw new ApiError(res.status, body?.error ?? 'Unknown error', body?.code);
+    throw new ApiError(res.status, body?.error ?? 'Unknown error', body?.code, body?.problems);
   }
   return data as T;
 }

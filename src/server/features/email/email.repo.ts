@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { EmailHeader, OutboxState } from '../../db/schema.ts';
 import { isUuid } from '../../db/uuid.ts';
+import type { EmailTemplate, SourceFormat, TemplateSyntax } from '../../../shared/contract/email.ts';
 
 export interface NewEmail {
   userId: string;
@@ -12,6 +13,9 @@ export interface NewEmail {
   html: string;
   inlineCss: boolean;
   createdAt: Date;
+  /** The source's language and its merge tags with their sample data (migration 0013). */
+  format?: SourceFormat;
+  template?: EmailTemplate | null;
   /** Source and message (migration 0010); absent only for rows made outside a send (tests, benchmarks). */
   message?: {
     /** The HTML as written, when it differs from `html`. */
@@ -35,6 +39,9 @@ export async function insertEmail(trx: Executor, email: NewEmail): Promise<{ id:
       html: email.html,
       inline_css: email.inlineCss,
       created_at: email.createdAt,
+      format: email.format ?? 'html',
+      template_syntax: email.template?.syntax ?? null,
+      template_data: email.template ? JSON.stringify(email.template.data) : null,
       ...(email.message && {
         source_html: email.message.sourceHtml,
         text_override: email.message.textOverride,
@@ -77,6 +84,9 @@ export interface EmailRow {
 export interface EmailRowWithHtml extends EmailRow {
   html: string;
   inline_css: boolean;
+  format: SourceFormat;
+  template_syntax: TemplateSyntax | null;
+  template_data: Record<string, unknown> | null;
   source_html: string | null;
   text_override: string | null;
   text_part: string | null;
@@ -154,6 +164,9 @@ export async function findEmail(
     .select([
       'e.html',
       'e.inline_css',
+      'e.format',
+      'e.template_syntax',
+      'e.template_data',
       'e.source_html',
       'e.text_override',
       'e.text_part',

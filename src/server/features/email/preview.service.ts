@@ -42,6 +42,11 @@ export async function previewEmail(
     text: prepared.text,
     subject: prepared.subject,
     bytes: prepared.bytes,
-    notes: prepared.notes,
+    notes: {
+      inlined: prepared.notes.inlined,
+      keptInStyle: prepared.notes.keptInStyle,
+      // Only with merge tags: which of them the sample data left unfilled.
+      ...(input.template ? { unfilled: prepared.notes.unfilled } : {}),
+    },
   };
 }

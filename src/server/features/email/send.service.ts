@@ -7,7 +7,7 @@ import type { TransformPool } from '../../prepare/transform-pool.ts';
 import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
 import type { Plan } from '../../../shared/plans.ts';
 import { insertEmail } from './email.repo.ts';
-import { checkEmailInput, prepareEmail, type EmailInput } from './email-input.ts';
+import { checkEmailInput, checkTemplate, prepareEmail, type EmailInput } from './email-input.ts';
 import {
   monthOf,
   nextMonthStart,
@@ -110,6 +110,8 @@ async function storeAndQueue(
       html: prepared.html,
       inlineCss: input.inlineCss,
       createdAt: now,
+      format: input.format ?? 'html',
+      template: checkTemplate(input.template),
       message: {
         sourceHtml: prepared.html === input.html ? null : input.html,
         textOverride: input.text?.trim() ? input.text : null,

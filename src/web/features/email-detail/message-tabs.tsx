@@ -108,8 +108,12 @@ export function HtmlSourceTab({ email }: { email: Email }) {
             { value: 'sent', label: 'As sent' },
             {
               value: 'written',
-              label: 'Your source',
-              title: same ? 'Identical to what was sent' : 'Before Inline CSS',
+              label: email.source.format === 'mjml' ? 'Your MJML' : 'Your source',
+              title: same
+                ? 'Identical to what was sent'
+                : email.source.format === 'mjml' || email.source.template
+                  ? 'Before merge tags, MJML and Inline CSS'
+                  : 'Before Inline CSS',
             },
           ]}
         />

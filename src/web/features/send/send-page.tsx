@@ -16,15 +16,18 @@ import { Field, Input, fieldDescription } from '../../components/ui/input.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { Switch } from '../../components/ui/switch.tsx';
 import { toast } from '../../components/ui/toast.tsx';
-import { errorMessage } from '../../lib/api.ts';
-import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
+import { ApiError, errorMessage } from '../../lib/api.ts';
+import { SEND_MESSAGES, type EmailTemplate, type SourceFormat } from '../../../shared/contract/email.ts';
+import type { StarterTemplate } from '../../../shared/starter-templates/starter-templates.ts';
 import { PRO_REDIRECT_DELAY_MS } from '../../../shared/plans.ts';
 import { parseRecipients } from '../../../shared/recipients.ts';
 import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { useSession } from '../../lib/session.ts';
 import { useUsage } from '../../lib/usage.ts';
-import { useSendEmail } from './api.ts';
+import { useEmailPreview, useSendEmail } from './api.ts';
 import { ComposerPreview } from './composer-preview.tsx';
+import { parseSampleData, SampleData } from './sample-data.tsx';
+import { SourceOptions, type MergeSyntax } from './source-options.tsx';
 import { useDebouncedValue } from './use-debounced-value.ts';
 import { UsageBanner } from './usage-banner.tsx';
 import { VerificationRequiredNotice } from './verification-required-notice.tsx';
@@ -37,7 +40,7 @@ const PREVIEW_DEBOUNCE_MS = 300;
 interface FormProblem {
   title: string;
   detail?: string;
-  field?: 'to' | 'html';
+  field?: 'to' | 'html' | 'data';
 }
 
 /** Client-side check with the messages of docs/spec.md §5; the server enforces the same rules. */
@@ -77,6 +80,16 @@ export function SendPage() {
   const [inlineCss, setInlineCss] = useState(false);
   // The user's own plain-text part; null sends the one generated from the HTML.
   const [text, setText] = useState<string | null>(null);
+  // The source's language and merge tags, with the JSON that fills them.
+  const [format, setFormat] = useState<SourceFormat>('html');
+  const [syntax, setSyntax] = useState<MergeSyntax>('none');
+  const [sampleData, setSampleData] = useState('');
+  const parsedData = useMemo(() => parseSampleData(sampleData), [sampleData]);
+  // While the JSON does not parse, the preview keeps the last data that did.
+  const lastGoodData = useRef<Record<string, unknown>>({});
+  if (parsedData.ok) lastGoodData.current = parsedData.data;
+  const template: EmailTemplate | undefined =
+    syntax === 'none' ? undefined : { syntax, data: parsedData.ok ? parsedData.data : lastGoodData.current };
   const [problem, setProblem] = useState<FormProblem | null>(null);
   // Remounts the editor after a send: the CodeMirror wrapper ignores a new `value` that arrives
   // within its typing window, so a prop change alone may not clear it.
@@ -94,13 +107,30 @@ export function SendPage() {
             subject,
             html,
             inlineCss,
+            format,
+            ...(template ? { template } : {}),
             ...(toIsValid ? { to } : {}),
             ...(text?.trim() ? { text } : {}),
           }
         : null,
-    [to, toIsValid, subject, html, inlineCss, text],
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `template` is derived from these
+    [to, toIsValid, subject, html, inlineCss, text, format, syntax, parsedData],
   );
   const previewBody = useDebouncedValue(previewInput, PREVIEW_DEBOUNCE_MS);
+  // The same query as the preview panel's (one request): its problems are marked in the editor.
+  const preview = useEmailPreview(previewBody);
+  const sourceProblems =
+    previewBody && preview.error instanceof ApiError ? (preview.error.problems ?? []) : [];
+
+  const startFrom = (starter: StarterTemplate) => {
+    if (html.trim() && !window.confirm('Replace what is in the editor with this template?')) return;
+    setFormat(starter.format);
+    setSyntax(starter.syntax);
+    setSampleData(JSON.stringify(starter.data, null, 2));
+    setHtml(starter.source);
+    if (!subject.trim()) setSubject(starter.subject);
+    setEditorKey((k) => k + 1);
+  };
 
   const verified = user?.verified ?? false;
   const isPro = user?.plan === 'pro';
@@ -114,11 +144,23 @@ export function SendPage() {
       setProblem({ title: SEND_MESSAGES.unverified });
       return;
     }
-    const found = validate(to, html);
+    const found =
+      validate(to, html) ??
+      (syntax !== 'none' && !parsedData.ok
+        ? { title: 'Sample data needs fixing', detail: parsedData.error, field: 'data' as const }
+        : null);
     setProblem(found);
     if (found) return;
     send.mutate(
-      { to, subject, html, inlineCss, ...(text?.trim() ? { text } : {}) },
+      {
+        to,
+        subject,
+        html,
+        inlineCss,
+        format,
+        ...(template ? { template } : {}),
+        ...(text?.trim() ? { text } : {}),
+      },
       {
         onSuccess: ({ id }) => {
           toast.success('Email sent successfully!');
@@ -204,12 +246,19 @@ export function SendPage() {
                     onChange={(e) => setSubject(e.target.value)}
                   />
                 </Field>
+                <SourceOptions
+                  format={format}
+                  onFormatChange={setFormat}
+                  syntax={syntax}
+                  onSyntaxChange={setSyntax}
+                  onStartFrom={startFrom}
+                />
                 <div className="space-y-1.5">
                   <label
                     htmlFor="send-html"
                     className="block text-sm font-medium text-slate-800 dark:text-slate-200"
                   >
-                    HTML Content
+                    {format === 'mjml' ? 'MJML Content' : 'HTML Content'}
                   </label>
                   <Suspense fallback={<Skeleton className="h-[400px] w-full" />}>
                     <HtmlEditor
@@ -220,9 +269,18 @@ export function SendPage() {
                       onSubmit={submit}
                       invalid={problem?.field === 'html'}
                       describedBy={htmlIds.describedBy}
+                      format={format}
+                      problems={sourceProblems}
                     />
                   </Suspense>
                 </div>
+                {syntax !== 'none' ? (
+                  <SampleData
+                    value={sampleData}
+                    onChange={setSampleData}
+                    error={parsedData.ok ? null : parsedData.error}
+                  />
+                ) : null}
                 <div className="flex items-center justify-between gap-4 rounded-lg border border-slate-200 px-4 py-3 dark:border-slate-800">
                   <div>
                     <p id="inline-css-label" className="text-sm font-medium">
