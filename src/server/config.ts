@@ -70,6 +70,13 @@ const envSchema = z.object({
   PREVIEWS_PER_MINUTE: int(120, 1),
   PREPARE_PROCESSES: int(0, 0, 64),
   PREPARE_BUDGET_MS: int(10_000, 100, 600_000),
+  SPAMD_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^spamd:\/\/[^/\s]+$/, { error: 'must be a spamd://host:port URL' })
+      .optional(),
+  ),
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_PRICE_PRO_MONTHLY: optionalString,
@@ -148,6 +155,8 @@ export interface Config {
   prepareProcesses: number;
   /** Processing time one email's transforms may take before they are stopped (422). */
   prepareBudgetMs: number;
+  /** SpamAssassin's spamd (spamc protocol) for the checklist's spam check; null: the check is skipped. */
+  spamdUrl: string | null;
   stripe:
     | {
         secretKey: string;
@@ -323,6 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     previewsPerMinute: e.PREVIEWS_PER_MINUTE,
     prepareProcesses: e.PREPARE_PROCESSES,
     prepareBudgetMs: e.PREPARE_BUDGET_MS,
+    spamdUrl: e.SPAMD_URL ?? null,
     stripe: e.STRIPE_SECRET_KEY
       ? {
           secretKey: e.STRIPE_SECRET_KEY,

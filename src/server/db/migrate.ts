@@ -10,6 +10,7 @@ import * as housekeepingIndexes from './migrations/0008-housekeeping-indexes.ts'
 import * as perRecipientDelivery from './migrations/0009-per-recipient-delivery.ts';
 import * as emailSourceAndMessage from './migrations/0010-email-source-and-message.ts';
 import * as accountProtection from './migrations/0011-account-protection.ts';
+import * as emailChecks from './migrations/0012-email-checks.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0009-per-recipient-delivery': perRecipientDelivery,
   '0010-email-source-and-message': emailSourceAndMessage,
   '0011-account-protection': accountProtection,
+  '0012-email-checks': emailChecks,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
