@@ -35,10 +35,17 @@ export const VAGUE_LINK_TEXT = new Set([
   'details',
 ]);
 
-/** A table is a data table if it has headers, a caption or a summary; any other is layout. */
-function isDataTable(table: El, elements: El[]): boolean {
-  if (table.attrs.summary) return true;
-  return elements.some((el) => (el.name === 'th' || el.name === 'caption') && nearestTable(el) === table);
+/** The tables that are data tables: with headers or a caption inside, or a summary. */
+function dataTables(elements: El[]): Set<El> {
+  const data = new Set<El>();
+  for (const el of elements) {
+    if (el.name === 'table' && el.attrs.summary) data.add(el);
+    if (el.name === 'th' || el.name === 'caption') {
+      const table = nearestTable(el);
+      if (table) data.add(table);
+    }
+  }
+  return data;
 }
 
 function nearestTable(el: El): El | null {
@@ -72,12 +79,10 @@ export function checkAccessibility(ctx: StaticCheckContext): Check {
       hint: 'Add a <title> in <head>, usually the subject.',
     });
 
+  const data = dataTables(elements);
   const layoutTables = elements.filter(
     (el) =>
-      el.name === 'table' &&
-      el.attrs.role !== 'presentation' &&
-      el.attrs.role !== 'none' &&
-      !isDataTable(el, elements),
+      el.name === 'table' && el.attrs.role !== 'presentation' && el.attrs.role !== 'none' && !data.has(el),
   );
   if (layoutTables.length > 0)
     findings.push({

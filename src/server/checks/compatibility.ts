@@ -349,7 +349,11 @@ function cleanNote(note: string): string {
 export function checkCompatibility(ctx: StaticCheckContext): Check {
   const uses = collectUses(ctx);
   const bySlug = new Map<string, Use[]>();
-  for (const use of uses) bySlug.set(use.slug, [...(bySlug.get(use.slug) ?? []), use]);
+  for (const use of uses) {
+    const list = bySlug.get(use.slug);
+    if (list) list.push(use);
+    else bySlug.set(use.slug, [use]);
+  }
 
   const findings: Finding[] = [];
   for (const [slug, slugUses] of bySlug) {
