@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { randomUUID } from 'node:crypto';
 import { createSessionResolver } from './accounts/sessions.ts';
 import type { AppDeps, FeatureDeps } from './app-deps.ts';
+import { createEgress } from './net/egress.ts';
 import { systemClock } from './clock.ts';
 import { registerAuthRoutes } from './features/auth/auth.routes.ts';
 import { registerBillingRoutes } from './features/billing/billing.routes.ts';
@@ -68,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(cors, {
       origin: config.corsOrigins,
       credentials: true,
-      methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type'],
       maxAge: 600,
     });
@@ -83,7 +84,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.addHook('onClose', () => own.close());
     transforms = own;
   }
-  const full: FeatureDeps = { ...deps, clock: deps.clock ?? systemClock, transforms };
+  const full: FeatureDeps = {
+    ...deps,
+    clock: deps.clock ?? systemClock,
+    transforms,
+    // The live link and image checks of the pre-send checklist go out only through this guard.
+    egress: deps.egress ?? createEgress({ allowLoopback: config.egressAllowLoopback }),
+  };
   registerAuthentication(app, deps.sessions ?? createSessionResolver(full));
   registerSystemRoutes(app, full);
   registerAuthRoutes(app, full);

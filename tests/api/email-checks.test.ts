@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_IDS, DEFAULT_TARGET_CLIENTS, type Check } from '../../src/shared/contract/checks.ts';
+import { startLoopbackServer, type LoopbackServer } from '../support/loopback-http.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
@@ -23,7 +24,14 @@ describe('the pre-send checklist', () => {
   let bob: TestUser;
   beforeAll(async () => {
     ctx = await createTestContext({
-      env: { PREVIEWS_PER_MINUTE: '1000', FREE_SENDS_PER_MINUTE: '1000', FREE_MONTHLY_LIMIT: '100' },
+      env: {
+        PREVIEWS_PER_MINUTE: '1000',
+        FREE_SENDS_PER_MINUTE: '1000',
+        FREE_MONTHLY_LIMIT: '100',
+        // The live checks below reach only a loopback server (docs/decisions/0060-egress-guard.md).
+        EGRESS_ALLOW_LOOPBACK: '1',
+        NODE_ENV: 'test',
+      },
     });
     alice = await createUser(ctx.db, { plan: 'pro' });
     bob = await createUser(ctx.db, { plan: 'pro' });
@@ -69,12 +77,46 @@ describe('the pre-send checklist', () => {
     expect(flex.element).toContain('style="display: flex');
   });
 
-  it('live: without an egress guard, the static link and image checks stay, with a note', async () => {
-    const res = await post(alice, '/api/email/preview', { subject: 'Hi', html: flexEmail, live: true });
-    expect(res.statusCode).toBe(200);
-    const c = byId(res.json().checks);
-    expect(c.links!.findings.some((f) => /live link check could not run/.test(f.message))).toBe(true);
-    expect(c.images!.status).toBe('error');
+  describe('live checks', () => {
+    let site: LoopbackServer;
+    beforeAll(async () => {
+      site = await startLoopbackServer((req, res) => {
+        if (req.url === '/logo.png') {
+          res.writeHead(200, { 'content-type': 'image/png', 'content-length': '4' });
+          res.end('\x89PNG');
+        } else {
+          res.writeHead(404, { 'content-type': 'text/plain' });
+          res.end('Not found');
+        }
+      });
+    });
+    afterAll(async () => site?.close());
+
+    const liveEmail = () =>
+      '<html lang="en"><head><title>T</title></head><body><div style="display:none">Summary</div>' +
+      `<p><a href="${site.url}/missing">The spring catalogue</a></p>` +
+      `<img src="${site.url}/logo.png" width="10" alt="Logo">` +
+      `<a href="${site.url}/unsubscribe">Unsubscribe</a></body></html>`;
+
+    it('run only when asked for: a preview without live contacts nothing', async () => {
+      const before = site.requests.length;
+      const res = await post(alice, '/api/email/preview', { subject: 'Hi', html: liveEmail() });
+      expect(res.statusCode).toBe(200);
+      expect(site.requests.length).toBe(before);
+      expect(byId(res.json().checks).links!.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    });
+
+    it('with live: true, a broken link is an error of the links check', async () => {
+      const res = await post(alice, '/api/email/preview', { subject: 'Hi', html: liveEmail(), live: true });
+      expect(res.statusCode).toBe(200);
+      const links = byId(res.json().checks).links!;
+      expect(links.status).toBe('error');
+      const broken = links.findings.find((f) => f.severity === 'error')!;
+      expect(broken.message).toMatch(/404/);
+      expect(broken.line).toBe(1);
+      expect(site.requests.some((r) => r.path === '/missing')).toBe(true);
+      expect(site.requests.some((r) => r.path === '/logo.png')).toBe(true);
+    });
   });
 
   it('rejects a non-boolean live flag', async () => {

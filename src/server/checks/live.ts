@@ -36,7 +36,7 @@ export async function spamCheck(
   timeoutMs = SPAM_TIMEOUT_MS,
 ): Promise<Check> {
   try {
-    return await checkSpam(rawMessage ?? '', { spamdUrl, signal: AbortSignal.timeout(timeoutMs) });
+    return await checkSpam(rawMessage ?? '', { spamdUrl, timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     const reason = err instanceof Error && err.name === 'TimeoutError' ? 'did not answer in time' : 'failed';
     return skipped('spam', `The spam check ${reason}; the email was not scored.`);
