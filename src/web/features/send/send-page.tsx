@@ -10,20 +10,24 @@ import {
   type KeyboardEvent,
 } from 'react';
 import { useNavigate } from 'react-router';
+import { ChecklistSummaryBadge } from '../../components/checklist/checklist.tsx';
 import { Button } from '../../components/ui/button.tsx';
+import { Dialog } from '../../components/ui/dialog.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
 import { Field, Input, fieldDescription } from '../../components/ui/input.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { Switch } from '../../components/ui/switch.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
+import { checklistSummary, countFindings } from '../../lib/checklist-summary.ts';
+import type { Check } from '../../../shared/contract/checks.ts';
 import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
 import { PRO_REDIRECT_DELAY_MS } from '../../../shared/plans.ts';
 import { parseRecipients } from '../../../shared/recipients.ts';
 import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { useSession } from '../../lib/session.ts';
 import { useUsage } from '../../lib/usage.ts';
-import { useSendEmail } from './api.ts';
+import { useEmailPreview, useLiveChecks, useSendEmail } from './api.ts';
 import { ComposerPreview } from './composer-preview.tsx';
 import { useDebouncedValue } from './use-debounced-value.ts';
 import { UsageBanner } from './usage-banner.tsx';
@@ -102,6 +106,24 @@ export function SendPage() {
   );
   const previewBody = useDebouncedValue(previewInput, PREVIEW_DEBOUNCE_MS);
 
+  // The checklist comes with the preview (the same query ComposerPreview shows); Check Links adds
+  // the live link and image checks for the content it ran on.
+  const preview = useEmailPreview(previewBody);
+  const liveChecks = useLiveChecks();
+  const [live, setLive] = useState<{ body: typeof previewBody; checks: Check[] } | null>(null);
+  const linksChecked = live !== null && live.body === previewBody;
+  const checks = previewBody === null ? null : linksChecked ? live.checks : (preview.data?.checks ?? null);
+  const checkLinks = () => {
+    const body = previewBody;
+    if (!body) return;
+    liveChecks.mutate(body, {
+      onSuccess: (res) => setLive({ body, checks: res.checks }),
+      onError: (err) => toast.error('Failed to check links', errorMessage(err)),
+    });
+  };
+  const [previewTab, setPreviewTab] = useState('preview');
+  const [confirmOpen, setConfirmOpen] = useState(false);
+
   const verified = user?.verified ?? false;
   const isPro = user?.plan === 'pro';
   const outOfSends = usage.data?.usage.remaining === 0;
@@ -117,6 +139,16 @@ export function SendPage() {
     const found = validate(to, html);
     setProblem(found);
     if (found) return;
+    // Errors in the checklist do not stop a send, but it asks once.
+    if (checks && countFindings(checks).errors > 0) {
+      setConfirmOpen(true);
+      return;
+    }
+    sendNow();
+  };
+
+  const sendNow = () => {
+    setConfirmOpen(false);
     send.mutate(
       { to, subject, html, inlineCss, ...(text?.trim() ? { text } : {}) },
       {
@@ -264,22 +296,69 @@ export function SendPage() {
                       <kbd className="rounded border px-1 font-mono">Enter</kbd> to send.
                     </p>
                   )}
-                  <Button
-                    type="submit"
-                    size="lg"
-                    busy={send.isPending}
-                    busyLabel="Sending…"
-                    disabled={sendingOff}
-                    aria-describedby={sendingOff ? 'send-off-hint' : undefined}
-                  >
-                    <Send aria-hidden="true" />
-                    Send Test Email
-                  </Button>
+                  <div className="flex flex-wrap items-center justify-end gap-3">
+                    {checks ? (
+                      <button
+                        type="button"
+                        onClick={() => setPreviewTab('checks')}
+                        className="rounded-full focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
+                        aria-label={`Checklist: ${checklistSummary(checks)}. Show the checks.`}
+                      >
+                        <ChecklistSummaryBadge checks={checks} summary={checklistSummary(checks)} />
+                      </button>
+                    ) : null}
+                    <Button
+                      type="submit"
+                      size="lg"
+                      busy={send.isPending}
+                      busyLabel="Sending…"
+                      disabled={sendingOff}
+                      aria-describedby={sendingOff ? 'send-off-hint' : undefined}
+                    >
+                      <Send aria-hidden="true" />
+                      Send Test Email
+                    </Button>
+                  </div>
                 </div>
               </form>
             </CardContent>
           </Card>
-          <ComposerPreview body={previewBody} text={text} onTextChange={setText} />
+          <ComposerPreview
+            body={previewBody}
+            text={text}
+            onTextChange={setText}
+            tab={previewTab}
+            onTabChange={setPreviewTab}
+            checks={checks}
+            onCheckLinks={previewBody ? checkLinks : null}
+            checkingLinks={liveChecks.isPending}
+            linksChecked={linksChecked}
+          />
+          <Dialog
+            open={confirmOpen}
+            onOpenChange={setConfirmOpen}
+            title="Send With Errors?"
+            description={
+              checks
+                ? `The checklist found ${checklistSummary(checks)} in this email. You can send it anyway, or review the checks first.`
+                : undefined
+            }
+            size="sm"
+            footer={
+              <>
+                <Button
+                  variant="outline"
+                  onClick={() => {
+                    setConfirmOpen(false);
+                    setPreviewTab('checks');
+                  }}
+                >
+                  Review Checks
+                </Button>
+                <Button onClick={sendNow}>Send Anyway</Button>
+              </>
+            }
+          />
         </div>
       </div>
     </div>
