@@ -1,4 +1,4 @@
-// Refreshes the vendored caniemail data (docs/decisions/0066-vendored-caniemail-data.md):
+// Refreshes the vendored caniemail data (docs/decisions/0064-vendored-caniemail-data.md):
 // `node scripts/refresh-caniemail.mjs [version]` fetches the `caniemail` package from the npm
 // registry with `npm pack` (the package itself needs Node 22, so it is never installed), reads its
 // data/caniemail.json (the caniemail.com API data, MIT © HTeuMeuLeu), keeps what the compatibility

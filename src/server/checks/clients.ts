@@ -3,7 +3,7 @@ import type { TargetClientId } from '../../shared/contract/checks.ts';
 /**
  * Where each target client's support lives in the caniemail data (family, platform). The new
  * Outlook for Windows replaced the Windows Mail app, whose caniemail row (`windows-mail`) is where
- * caniemail has recorded it since (docs/decisions/0066-vendored-caniemail-data.md).
+ * caniemail has recorded it since (docs/decisions/0064-vendored-caniemail-data.md).
  */
 export const CANIEMAIL_KEYS: Record<TargetClientId, readonly [family: string, platform: string]> = {
   'gmail-web': ['gmail', 'desktop-webmail'],

@@ -10,7 +10,7 @@ import { latestVersion } from './versions.ts';
 
 /**
  * Client compatibility from the vendored caniemail data (docs/decisions/0063-pre-send-checklist.md,
- * 0066-vendored-caniemail-data.md). A feature is reported only where the email uses it: on an
+ * 0064-vendored-caniemail-data.md). A feature is reported only where the email uses it: on an
  * element (its tag, attributes, inline style) or in a `<style>` block. Each target client is scored
  * on the latest version caniemail tested. Unsupported ('n') is an error, partial ('a') a warning,
  * except where the email carries the standard fallback or the feature only enhances (below): then

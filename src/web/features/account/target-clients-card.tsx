@@ -52,7 +52,7 @@ export function TargetClientsCard() {
         <form onSubmit={onSubmit} className="space-y-4">
           <fieldset>
             <legend className="sr-only">Target clients</legend>
-            <div className="grid gap-x-6 gap-y-2 sm:grid-cols-2">
+            <div className="grid gap-x-6 gap-y-2 sm:grid-flow-col sm:grid-cols-2 sm:grid-rows-[repeat(10,auto)]">
               {TARGET_CLIENTS.map((client) => (
                 <label
                   key={client.id}
