@@ -99,31 +99,33 @@ function CheckRow({ check }: { check: Check }) {
   const panelId = `check-${check.id}-findings`;
   return (
     <li data-check={check.id} data-status={check.status}>
-      <button
-        type="button"
-        aria-expanded={open}
-        aria-controls={panelId}
-        onClick={() => setOpen((o) => !o)}
-        disabled={check.findings.length === 0}
-        className="flex w-full items-center gap-2.5 px-3 py-2.5 text-left text-sm hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-brand-600 disabled:cursor-default disabled:hover:bg-transparent dark:hover:bg-slate-800/60 dark:disabled:hover:bg-transparent"
-      >
-        <ChevronRight
-          aria-hidden="true"
-          className={cx(
-            'size-4 shrink-0 text-slate-400 transition-transform',
-            open && 'rotate-90',
-            check.findings.length === 0 && 'invisible',
-          )}
-        />
-        {status.icon}
-        <span className="min-w-0 flex-1 font-medium text-slate-900 dark:text-white">{check.title}</span>
+      <div className="flex items-center gap-2 pr-3 hover:bg-slate-50 dark:hover:bg-slate-800/60">
+        <button
+          type="button"
+          aria-expanded={open}
+          aria-controls={panelId}
+          onClick={() => setOpen((o) => !o)}
+          disabled={check.findings.length === 0}
+          className="flex min-w-0 flex-1 items-center gap-2.5 py-2.5 pl-3 text-left text-sm focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-brand-600 disabled:cursor-default"
+        >
+          <ChevronRight
+            aria-hidden="true"
+            className={cx(
+              'size-4 shrink-0 text-slate-400 transition-transform',
+              open && 'rotate-90',
+              check.findings.length === 0 && 'invisible',
+            )}
+          />
+          {status.icon}
+          <span className="min-w-0 flex-1 font-medium text-slate-900 dark:text-white">{check.title}</span>
+        </button>
         {count > 0 ? (
           <span className="text-xs text-slate-500 tabular-nums dark:text-slate-400">
             {count} {count === 1 ? 'issue' : 'issues'}
           </span>
         ) : null}
         <Badge color={status.color}>{status.label}</Badge>
-      </button>
+      </div>
       {open && check.findings.length > 0 ? (
         <ul id={panelId} className="divide-y divide-slate-100 px-3 pb-1 pl-9 dark:divide-slate-800">
           {check.findings.map((f, i) => (

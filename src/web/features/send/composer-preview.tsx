@@ -64,7 +64,7 @@ function ProblemCount({ checks }: { checks: readonly Check[] }) {
     >
       <span className="sr-only">(</span>
       {errors + warnings}
-      <span className="sr-only"> {errors + warnings === 1 ? 'issue' : 'issues'})</span>
+      <span className="sr-only"> {errors + warnings === 1 ? 'Issue' : 'Issues'})</span>
     </span>
   );
 }

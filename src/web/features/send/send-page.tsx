@@ -300,6 +300,8 @@ export function SendPage() {
                     {checks ? (
                       <button
                         type="button"
+                        // A message in sentence case, not a Title Case control label (docs/copy-style.md).
+                        data-message
                         onClick={() => setPreviewTab('checks')}
                         className="rounded-full focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
                         aria-label={`Checklist: ${checklistSummary(checks)}. Show the checks.`}
