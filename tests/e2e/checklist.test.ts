@@ -142,6 +142,16 @@ describe('screens', () => {
           path: `/tmp/checklist-composer-${device}-${colorScheme}.png`,
           fullPage: true,
         });
+        const sent = await fetch(`${server.baseUrl}/api/email/send`, {
+          method: 'POST',
+          headers: { ...u.headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ to: 'client@example.com', subject: 'Spring sale', html: FLAWED }),
+        });
+        expect(sent.status).toBe(200);
+        await page.goto(`/app/email/${(await sent.json()).id}`);
+        const stored = page.locator('section[aria-labelledby="checklist-heading"]');
+        await stored.getByTestId('checklist').waitFor();
+        await stored.screenshot({ path: `/tmp/checklist-detail-${device}-${colorScheme}.png` });
         await page.goto('/app/account');
         await page.getByRole('region', { name: 'Target Clients' }).getByRole('checkbox').first().waitFor();
         await page
