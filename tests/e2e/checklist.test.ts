@@ -70,6 +70,9 @@ describe('the checklist in the composer', () => {
     await a11y.getByText('A layout table has no role="presentation"', { exact: false }).waitFor();
     await a11y.getByText('Line 1', { exact: true }).first().waitFor();
     await page.getByRole('button', { name: 'Check Links' }).waitFor();
+    // Without Inline CSS the lines are the editor's: a finding's line moves the cursor there.
+    await images.getByRole('button', { name: 'Line 2' }).first().click();
+    await expect.poll(() => page.locator('.cm-activeLine').textContent()).toContain('<img');
 
     // Sending with errors asks once, then sends.
     await page.getByLabel('To', { exact: true }).fill('client@example.com');

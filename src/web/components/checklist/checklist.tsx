@@ -66,7 +66,7 @@ function Linked({ text }: { text: string }) {
   );
 }
 
-function FindingItem({ finding }: { finding: Finding }) {
+function FindingItem({ finding, onLine }: { finding: Finding; onLine?: (line: number) => void }) {
   return (
     <li className="flex gap-2.5 py-2.5" data-severity={finding.severity}>
       <span className="sr-only">{finding.severity}: </span>
@@ -78,7 +78,20 @@ function FindingItem({ finding }: { finding: Finding }) {
         </p>
         {finding.element || finding.line !== undefined ? (
           <p className="flex min-w-0 flex-wrap items-baseline gap-x-2 gap-y-1 text-xs text-slate-500 dark:text-slate-400">
-            {finding.line !== undefined ? <span className="tabular-nums">Line {finding.line}</span> : null}
+            {finding.line !== undefined ? (
+              onLine ? (
+                <button
+                  type="button"
+                  onClick={() => onLine(finding.line!)}
+                  className="rounded text-brand-700 tabular-nums underline underline-offset-2 hover:text-brand-800 focus-visible:outline-2 focus-visible:outline-brand-600 dark:text-brand-300"
+                  title="Show this line in the editor"
+                >
+                  Line {finding.line}
+                </button>
+              ) : (
+                <span className="tabular-nums">Line {finding.line}</span>
+              )
+            ) : null}
             {finding.element ? (
               <code className="max-w-full truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-slate-700 dark:bg-slate-800 dark:text-slate-300">
                 {finding.element}
@@ -91,7 +104,7 @@ function FindingItem({ finding }: { finding: Finding }) {
   );
 }
 
-function CheckRow({ check }: { check: Check }) {
+function CheckRow({ check, onLine }: { check: Check; onLine?: (line: number) => void }) {
   const [open, setOpen] = useState(check.status === 'error');
   const status = STATUS[check.status];
   const { errors, warnings } = countFindings([check]);
@@ -129,7 +142,7 @@ function CheckRow({ check }: { check: Check }) {
       {open && check.findings.length > 0 ? (
         <ul id={panelId} className="divide-y divide-slate-100 px-3 pb-1 pl-9 dark:divide-slate-800">
           {check.findings.map((f, i) => (
-            <FindingItem key={i} finding={f} />
+            <FindingItem key={i} finding={f} onLine={onLine} />
           ))}
         </ul>
       ) : null}
@@ -137,7 +150,16 @@ function CheckRow({ check }: { check: Check }) {
   );
 }
 
-export function Checklist({ checks, className }: { checks: readonly Check[]; className?: string }) {
+export function Checklist({
+  checks,
+  className,
+  onLine,
+}: {
+  checks: readonly Check[];
+  className?: string;
+  /** Makes each finding's line a button (the composer moves its editor there). */
+  onLine?: (line: number) => void;
+}) {
   return (
     <ul
       data-testid="checklist"
@@ -147,7 +169,7 @@ export function Checklist({ checks, className }: { checks: readonly Check[]; cla
       )}
     >
       {checks.map((check) => (
-        <CheckRow key={check.id} check={check} />
+        <CheckRow key={check.id} check={check} onLine={onLine} />
       ))}
     </ul>
   );

@@ -29,6 +29,8 @@ export interface ComposerPreviewProps {
   checkingLinks: boolean;
   /** The live checks ran on the current content. */
   linksChecked: boolean;
+  /** Shows a line of the HTML in the editor; absent when lines of the HTML as sent differ from it (Inline CSS). */
+  onLine?: (line: number) => void;
 }
 
 /** "3.1 KB → 4.6 KB · 5 rules kept in a <style> block" */
@@ -84,6 +86,7 @@ export function ComposerPreview({
   onCheckLinks,
   checkingLinks,
   linksChecked,
+  onLine,
 }: ComposerPreviewProps) {
   const preview = useEmailPreview(body);
   // The last good answer stays on show while the next one loads, and when it fails.
@@ -223,7 +226,7 @@ export function ComposerPreview({
                   ? 'Links and images were requested just now: broken ones, redirects and image weights are included.'
                   : 'Checked on the message as it will be sent. Check Links also requests every link and image.'}
               </p>
-              <Checklist checks={checks} />
+              <Checklist checks={checks} onLine={onLine} />
             </>
           ) : (
             <div className="flex min-h-40 items-center justify-center rounded-xl border border-dashed border-slate-300 p-8 text-center text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">

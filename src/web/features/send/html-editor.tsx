@@ -2,7 +2,7 @@ import { html } from '@codemirror/lang-html';
 import { Prec } from '@codemirror/state';
 import { EditorView, keymap, placeholder as placeholderExt } from '@codemirror/view';
 import CodeMirror from '@uiw/react-codemirror';
-import { useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { useTheme } from '../../lib/theme.ts';
 import { editorTheme } from './editor-theme.ts';
 
@@ -17,11 +17,32 @@ export interface HtmlEditorProps {
   onSubmit?: () => void;
   invalid?: boolean;
   describedBy?: string;
+  /** Moves the cursor to this 1-based line and focuses the editor (a new object each time). */
+  goTo?: { line: number } | null;
 }
 
 /** CodeMirror with HTML highlighting; this module is its own lazy chunk (only /app/send loads it). */
-export default function HtmlEditor({ id, value, onChange, onSubmit, invalid, describedBy }: HtmlEditorProps) {
+export default function HtmlEditor({
+  id,
+  value,
+  onChange,
+  onSubmit,
+  invalid,
+  describedBy,
+  goTo,
+}: HtmlEditorProps) {
   const [theme] = useTheme();
+  const viewRef = useRef<EditorView | null>(null);
+  useEffect(() => {
+    const view = viewRef.current;
+    if (!goTo || !view) return;
+    const line = view.state.doc.line(Math.min(Math.max(1, goTo.line), view.state.doc.lines));
+    view.dispatch({
+      selection: { anchor: line.from },
+      effects: EditorView.scrollIntoView(line.from, { y: 'center' }),
+    });
+    view.focus();
+  }, [goTo]);
   const submitRef = useRef(onSubmit);
   submitRef.current = onSubmit;
   const extensions = useMemo(
@@ -64,6 +85,9 @@ export default function HtmlEditor({ id, value, onChange, onSubmit, invalid, des
         theme={editorTheme(theme)}
         extensions={extensions}
         onChange={onChange}
+        onCreateEditor={(view) => {
+          viewRef.current = view;
+        }}
         basicSetup={{ foldGutter: true, highlightActiveLine: true, autocompletion: true }}
       />
     </div>

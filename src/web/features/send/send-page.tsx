@@ -123,6 +123,9 @@ export function SendPage() {
   };
   const [previewTab, setPreviewTab] = useState('preview');
   const [confirmOpen, setConfirmOpen] = useState(false);
+  // Clicking a finding's line moves the editor there, when lines of the HTML as sent are the
+  // editor's (without Inline CSS the HTML is sent as written, line ends aside).
+  const [goTo, setGoTo] = useState<{ line: number } | null>(null);
 
   const verified = user?.verified ?? false;
   const isPro = user?.plan === 'pro';
@@ -252,6 +255,7 @@ export function SendPage() {
                       onSubmit={submit}
                       invalid={problem?.field === 'html'}
                       describedBy={htmlIds.describedBy}
+                      goTo={goTo}
                     />
                   </Suspense>
                 </div>
@@ -335,6 +339,7 @@ export function SendPage() {
             onCheckLinks={previewBody ? checkLinks : null}
             checkingLinks={liveChecks.isPending}
             linksChecked={linksChecked}
+            onLine={inlineCss ? undefined : (line) => setGoTo({ line })}
           />
           <Dialog
             open={confirmOpen}
