@@ -63,7 +63,7 @@ describe('the checklist in the composer', () => {
     // An error check is open already; a warning opens on click.
     await expect.poll(() => images.locator('[data-severity="error"]').count()).toBe(2);
     const a11y = page.locator('[data-check="accessibility"]');
-    const toggle = a11y.getByRole('button');
+    const toggle = a11y.locator('button[aria-expanded]');
     expect(await toggle.getAttribute('aria-expanded')).toBe('false');
     await toggle.click();
     expect(await toggle.getAttribute('aria-expanded')).toBe('true');
@@ -140,7 +140,7 @@ describe('screens', () => {
         const page = await openComposer(u, viewport, colorScheme);
         await page.getByRole('tab', { name: /Checks/ }).click();
         await page.locator('[data-check="images"]').waitFor();
-        await page.locator('[data-check="accessibility"]').getByRole('button').click();
+        await page.locator('[data-check="accessibility"] button[aria-expanded]').click();
         await page.screenshot({
           path: `/tmp/checklist-composer-${device}-${colorScheme}.png`,
           fullPage: true,
