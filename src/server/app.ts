@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createApiKeyResolver } from './accounts/api-keys.ts';
 import { createSessionResolver } from './accounts/sessions.ts';
 import type { AppDeps, FeatureDeps } from './app-deps.ts';
+import { createEgress } from './net/egress.ts';
 import { systemClock } from './clock.ts';
 import { registerApiDocsRoutes } from './features/api-docs/api-docs.routes.ts';
 import { registerApiKeyRoutes } from './features/api-keys/api-keys.routes.ts';
@@ -76,7 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(cors, {
       origin: config.corsOrigins,
       credentials: true,
-      methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type'],
       maxAge: 600,
     });
@@ -91,7 +92,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.addHook('onClose', () => own.close());
     transforms = own;
   }
-  const full: FeatureDeps = { ...deps, clock: deps.clock ?? systemClock, transforms };
+  const full: FeatureDeps = {
+    ...deps,
+    clock: deps.clock ?? systemClock,
+    transforms,
+    // The live link and image checks of the pre-send checklist go out only through this guard.
+    egress: deps.egress ?? createEgress({ allowLoopback: config.egressAllowLoopback }),
+  };
   registerAuthentication(app, deps.sessions ?? createSessionResolver(full), createApiKeyResolver(full));
   registerSystemRoutes(app, full);
   registerAuthRoutes(app, full);

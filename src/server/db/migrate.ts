@@ -10,6 +10,7 @@ import * as housekeepingIndexes from './migrations/0008-housekeeping-indexes.ts'
 import * as perRecipientDelivery from './migrations/0009-per-recipient-delivery.ts';
 import * as emailSourceAndMessage from './migrations/0010-email-source-and-message.ts';
 import * as accountProtection from './migrations/0011-account-protection.ts';
+import * as emailChecks from './migrations/0012-email-checks.ts';
 import * as emailSourceFormat from './migrations/0013-email-source-format.ts';
 import * as apiKeys from './migrations/0015-api-keys.ts';
 
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0009-per-recipient-delivery': perRecipientDelivery,
   '0010-email-source-and-message': emailSourceAndMessage,
   '0011-account-protection': accountProtection,
+  '0012-email-checks': emailChecks,
   '0013-email-source-format': emailSourceFormat,
   '0015-api-keys': apiKeys,
 };

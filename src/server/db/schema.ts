@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Plan, SubscriptionStatus } from '../../shared/plans.ts';
+import type { Check } from '../../shared/contract/checks.ts';
 
 /**
  * Table types for Kysely. Each feature adds its tables here, next to its migration.
@@ -80,6 +81,8 @@ export interface UsersTable {
   cancel_at_period_end: Generated<boolean>;
   login_alerts: Generated<boolean>;
   last_login_alert_at: Date | null;
+  /** Client ids the compatibility check scores (migration 0012); null: the default set. */
+  target_clients: string[] | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -188,6 +191,8 @@ export interface EmailsTable {
   mail_from: string | null;
   html_bytes: number | null;
   message_bytes: number | null;
+  /** The pre-send checklist as computed at sending (migration 0012); null on emails sent before it. */
+  checks: ColumnType<Check[] | null, string | null, string | null>;
   /** Deleted by its owner while a delivery still needed it; purged once all have settled (migration 0009). */
   deleted_at: Date | null;
 }

@@ -4,8 +4,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PrepareError, type PrepareEnvelope, type Prepared, type PrepareInput } from './prepare.ts';
-import type { FromWorker, PrepareTask, ToWorker } from './transform-worker.ts';
+import { PrepareError, type PrepareEnvelope, type PrepareInput } from './prepare.ts';
+import type {
+  ChecksRequest,
+  FromWorker,
+  PreparedWithChecks,
+  PrepareTask,
+  ToWorker,
+} from './transform-worker.ts';
 
 /**
  * Runs `prepare` (and every later per-email transform) in a small pool of child processes, never on
@@ -37,7 +43,15 @@ export interface TransformPoolOptions {
 }
 
 export interface TransformPool {
-  prepare(input: PrepareInput, envelope: PrepareEnvelope): Promise<Prepared>;
+  /**
+   * `prepare`, and with `options.checks` the static checks of the pre-send checklist on its result
+   * (src/server/checks/static-checks.ts), in the same job and time budget.
+   */
+  prepare(
+    input: PrepareInput,
+    envelope: PrepareEnvelope,
+    options?: { checks?: ChecksRequest },
+  ): Promise<PreparedWithChecks>;
   close(): Promise<void>;
 }
 
@@ -106,7 +120,7 @@ const died = (how: string) =>
 interface Job {
   id: number;
   task: PrepareTask;
-  resolve: (outcome: Prepared) => void;
+  resolve: (outcome: PreparedWithChecks) => void;
   reject: (err: Error) => void;
   waitTimer?: NodeJS.Timeout;
 }
@@ -251,13 +265,17 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
   }
 
   return {
-    prepare(input, envelope) {
-      return new Promise<Prepared>((resolve, reject) => {
+    prepare(input, envelope, options) {
+      return new Promise<PreparedWithChecks>((resolve, reject) => {
         if (closed) return reject(busy());
         if (queue.length >= maxQueue) return reject(busy());
         const job: Job = {
           id: nextId++,
-          task: { input, envelope: { ...envelope, date: envelope.date.getTime() } },
+          task: {
+            input,
+            envelope: { ...envelope, date: envelope.date.getTime() },
+            ...(options?.checks && { checks: options.checks }),
+          },
           resolve,
           reject,
         };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_RECIPIENTS } from '../plans.ts';
+import { checkSchema } from './checks.ts';
 
 /** Email API contract (docs/spec.md §3 Email, §5 send rules, §7 email calls). */
 
@@ -64,6 +65,8 @@ export const sendEmailResponse = z.object({ id: z.string() });
  */
 export const previewEmailRequest = sendEmailRequest.extend({
   to: z.string().max(2_000).optional().default(''),
+  /** Also run the live link and image checks (requests to every link and image of the email). */
+  live: z.boolean().optional().default(false),
 });
 export type PreviewEmailRequest = z.input<typeof previewEmailRequest>;
 export const previewEmailResponse = z.object({
@@ -78,6 +81,8 @@ export const previewEmailResponse = z.object({
     /** Merge tags the sample data did not fill, as written. */
     unfilled: z.array(z.string()).optional(),
   }),
+  /** The pre-send checklist of this message, one entry per check id (src/shared/contract/checks.ts). */
+  checks: z.array(checkSchema),
 });
 export type PreviewEmailResponse = z.infer<typeof previewEmailResponse>;
 
@@ -178,6 +183,8 @@ export const email = z.object({
   bytes: z.object({ html: z.number().int(), message: z.number().int() }),
   /** One per recipient, in the order of `to`. */
   deliveries: z.array(recipientDelivery),
+  /** The pre-send checklist as computed when it was sent; null for an email sent before checklists. */
+  checks: z.array(checkSchema).nullable(),
 });
 export type Email = z.infer<typeof email>;
 

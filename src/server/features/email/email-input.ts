@@ -2,7 +2,8 @@ import { Buffer } from 'node:buffer';
 import type { Config } from '../../config.ts';
 import { AppError, badRequest } from '../../http/errors.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
-import { PrepareError, type Prepared } from '../../prepare/prepare.ts';
+import { PrepareError } from '../../prepare/prepare.ts';
+import type { ChecksRequest, PreparedWithChecks } from '../../prepare/transform-worker.ts';
 import {
   MAX_HTML_BYTES,
   MAX_TEMPLATE_DATA_BYTES,
@@ -117,7 +118,8 @@ export async function prepareEmail(
   deps: { config: Config; transforms: TransformPool; clock: { now(): Date } },
   input: EmailInput,
   envelope: { to: string; replyTo: string },
-): Promise<Prepared> {
+  checks?: ChecksRequest,
+): Promise<PreparedWithChecks> {
   try {
     const prepared = await deps.transforms.prepare(
       {
@@ -135,6 +137,7 @@ export async function prepareEmail(
         messageIdDomain: deps.config.mailDomain,
         date: deps.clock.now(),
       },
+      checks && { checks },
     );
     if (prepared.bytes.html > MAX_HTML_BYTES) {
       throw new AppError(

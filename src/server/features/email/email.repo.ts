@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { Check } from '../../../shared/contract/checks.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { EmailHeader, OutboxState } from '../../db/schema.ts';
 import { isUuid } from '../../db/uuid.ts';
@@ -27,6 +28,8 @@ export interface NewEmail {
     htmlBytes: number;
     messageBytes: number;
   };
+  /** The pre-send checklist computed at sending (migration 0012). */
+  checks?: Check[];
 }
 
 export async function insertEmail(trx: Executor, email: NewEmail): Promise<{ id: string }> {
@@ -51,6 +54,7 @@ export async function insertEmail(trx: Executor, email: NewEmail): Promise<{ id:
         html_bytes: email.message.htmlBytes,
         message_bytes: email.message.messageBytes,
       }),
+      ...(email.checks && { checks: JSON.stringify(email.checks) }),
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -93,6 +97,7 @@ export interface EmailRowWithHtml extends EmailRow {
   headers: EmailHeader[] | null;
   html_bytes: number | null;
   message_bytes: number | null;
+  checks: Check[] | null;
   /** Of the outbox row: what an email sent before migration 0010 is rebuilt from. */
   outbox_reply_to: string | null;
   outbox_text: string | null;
@@ -173,6 +178,7 @@ export async function findEmail(
       'e.headers',
       'e.html_bytes',
       'e.message_bytes',
+      'e.checks',
       // Of the first delivery: what an email sent before migration 0010 is rebuilt from.
       sql<string | null>`(select o.reply_to from mail_outbox o where o.email_id = e.id
                           order by o.created_at, o.id limit 1)`.as('outbox_reply_to'),

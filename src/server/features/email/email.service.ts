@@ -140,6 +140,7 @@ export async function getEmail(deps: Deps, userId: string, id: string): Promise<
     },
     ...(await messageOf(deps, row)),
     deliveries: toRecipientDeliveries(row.deliveries, row.to_addresses),
+    checks: row.checks,
   };
 }
 

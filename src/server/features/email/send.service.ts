@@ -1,7 +1,10 @@
+import { Buffer } from 'node:buffer';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { forbidden, tooManyRequests } from '../../http/errors.ts';
+import { spamCheck } from '../../checks/live.ts';
+import { loadTargetClients } from '../../checks/target-clients.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
@@ -100,7 +103,19 @@ async function storeAndQueue(
 ): Promise<{ id: string }> {
   const { db, config } = deps;
   const isPro = sender.plan === 'pro';
-  const prepared = await prepareEmail(deps, input, { to: recipients[0]!, replyTo: sender.email });
+  const targetClients = await loadTargetClients(db, sender.id);
+  // The static checks run in the same transform job as prepare; spam, when configured, waits at
+  // most SPAM_TIMEOUT_MS (src/server/checks/live.ts).
+  const prepared = await prepareEmail(
+    deps,
+    input,
+    { to: recipients[0]!, replyTo: sender.email },
+    { targetClients, rawMessage: config.spamdUrl !== null },
+  );
+  const checks = [
+    ...(prepared.checks ?? []),
+    await spamCheck(prepared.message ? Buffer.from(prepared.message) : null, config.spamdUrl),
+  ];
 
   return db.transaction().execute(async (trx) => {
     const email = await insertEmail(trx, {
@@ -121,6 +136,7 @@ async function storeAndQueue(
         htmlBytes: prepared.bytes.html,
         messageBytes: prepared.bytes.message,
       },
+      checks,
     });
     // One message per recipient, each referencing the email for its content
     // (docs/decisions/0038-one-outbox-row-per-recipient.md); the send is charged once.

@@ -33,6 +33,8 @@ export interface HtmlEditorProps {
   format?: 'html' | 'mjml';
   /** Marked in the editor at their lines, and listed under it. */
   problems?: SourceProblem[];
+  /** Moves the cursor to this 1-based line and focuses the editor (a new object each time). */
+  goTo?: { line: number } | null;
 }
 
 function diagnosticsOf(view: EditorView, problems: SourceProblem[]): Diagnostic[] {
@@ -53,6 +55,7 @@ export default function HtmlEditor({
   describedBy,
   format = 'html',
   problems = [],
+  goTo,
 }: HtmlEditorProps) {
   const [theme] = useTheme();
   const submitRef = useRef(onSubmit);
@@ -98,13 +101,19 @@ export default function HtmlEditor({
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the key stands for the list
   }, [problemsKey, value]);
 
-  const goTo = (line: number) => {
+  const moveTo = (line: number) => {
     const view = editor.current?.view;
     if (!view) return;
     const at = view.state.doc.line(Math.min(Math.max(1, line), view.state.doc.lines));
-    view.dispatch({ selection: { anchor: at.from }, scrollIntoView: true });
+    view.dispatch({
+      selection: { anchor: at.from },
+      effects: EditorView.scrollIntoView(at.from, { y: 'center' }),
+    });
     view.focus();
   };
+  useEffect(() => {
+    if (goTo) moveTo(goTo.line);
+  }, [goTo]);
 
   return (
     <div className="space-y-2">
@@ -131,7 +140,7 @@ export default function HtmlEditor({
             <li key={i} className="flex gap-2 text-red-700 dark:text-red-300">
               <button
                 type="button"
-                onClick={() => goTo(p.line)}
+                onClick={() => moveTo(p.line)}
                 className="shrink-0 rounded font-mono text-xs font-medium underline decoration-dotted underline-offset-2 hover:text-red-900 dark:hover:text-red-100"
                 aria-label={`Go to Line ${p.line}`}
               >

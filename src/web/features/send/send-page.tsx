@@ -10,13 +10,17 @@ import {
   type KeyboardEvent,
 } from 'react';
 import { useNavigate } from 'react-router';
+import { ChecklistSummaryBadge } from '../../components/checklist/checklist.tsx';
 import { Button } from '../../components/ui/button.tsx';
+import { Dialog } from '../../components/ui/dialog.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
 import { Field, Input, fieldDescription } from '../../components/ui/input.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { Switch } from '../../components/ui/switch.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
+import { checklistSummary, countFindings } from '../../lib/checklist-summary.ts';
+import type { Check } from '../../../shared/contract/checks.ts';
 import { SEND_MESSAGES, type EmailTemplate, type SourceFormat } from '../../../shared/contract/email.ts';
 import type { StarterTemplate } from '../../../shared/starter-templates/starter-templates.ts';
 import { PRO_REDIRECT_DELAY_MS } from '../../../shared/plans.ts';
@@ -24,7 +28,7 @@ import { parseRecipients } from '../../../shared/recipients.ts';
 import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { useSession } from '../../lib/session.ts';
 import { useUsage } from '../../lib/usage.ts';
-import { useEmailPreview, useSendEmail } from './api.ts';
+import { useEmailPreview, useLiveChecks, useSendEmail } from './api.ts';
 import { ComposerPreview } from './composer-preview.tsx';
 import { parseSampleData, SampleData } from './sample-data.tsx';
 import { SourceOptions, type MergeSyntax } from './source-options.tsx';
@@ -132,6 +136,28 @@ export function SendPage() {
     setEditorKey((k) => k + 1);
   };
 
+  // The checklist comes with the preview (the same query ComposerPreview shows); Check Links adds
+  // the live link and image checks for the content it ran on.
+  const liveChecks = useLiveChecks();
+  const [live, setLive] = useState<{ body: typeof previewBody; checks: Check[] } | null>(null);
+  const linksChecked = live !== null && live.body === previewBody;
+  const checks = previewBody === null ? null : linksChecked ? live.checks : (preview.data?.checks ?? null);
+  const checkLinks = () => {
+    const body = previewBody;
+    if (!body) return;
+    liveChecks.mutate(body, {
+      onSuccess: (res) => setLive({ body, checks: res.checks }),
+      onError: (err) => toast.error('Failed to check links', errorMessage(err)),
+    });
+  };
+  const [previewTab, setPreviewTab] = useState('preview');
+  const [confirmOpen, setConfirmOpen] = useState(false);
+  // Clicking a finding's line moves the editor there, when lines of the HTML as sent are the
+  // editor's (HTML sent as written, line ends aside).
+  const [goTo, setGoTo] = useState<{ line: number } | null>(null);
+  // MJML, merge tags and inlining all move lines: then the HTML as sent has lines of its own.
+  const linesMatchEditor = !inlineCss && format === 'html' && syntax === 'none';
+
   const verified = user?.verified ?? false;
   const isPro = user?.plan === 'pro';
   const outOfSends = usage.data?.usage.remaining === 0;
@@ -151,6 +177,16 @@ export function SendPage() {
         : null);
     setProblem(found);
     if (found) return;
+    // Errors in the checklist do not stop a send, but it asks once.
+    if (checks && countFindings(checks).errors > 0) {
+      setConfirmOpen(true);
+      return;
+    }
+    sendNow();
+  };
+
+  const sendNow = () => {
+    setConfirmOpen(false);
     send.mutate(
       {
         to,
@@ -271,6 +307,7 @@ export function SendPage() {
                       describedBy={htmlIds.describedBy}
                       format={format}
                       problems={sourceProblems}
+                      goTo={goTo}
                     />
                   </Suspense>
                 </div>
@@ -322,22 +359,72 @@ export function SendPage() {
                       <kbd className="rounded border px-1 font-mono">Enter</kbd> to send.
                     </p>
                   )}
-                  <Button
-                    type="submit"
-                    size="lg"
-                    busy={send.isPending}
-                    busyLabel="Sending…"
-                    disabled={sendingOff}
-                    aria-describedby={sendingOff ? 'send-off-hint' : undefined}
-                  >
-                    <Send aria-hidden="true" />
-                    Send Test Email
-                  </Button>
+                  <div className="flex flex-wrap items-center justify-end gap-3">
+                    {checks ? (
+                      <button
+                        type="button"
+                        // A message in sentence case, not a Title Case control label (docs/copy-style.md).
+                        data-message
+                        onClick={() => setPreviewTab('checks')}
+                        className="rounded-full focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
+                        aria-label={`Checklist: ${checklistSummary(checks)}. Show the checks.`}
+                      >
+                        <ChecklistSummaryBadge checks={checks} summary={checklistSummary(checks)} />
+                      </button>
+                    ) : null}
+                    <Button
+                      type="submit"
+                      size="lg"
+                      busy={send.isPending}
+                      busyLabel="Sending…"
+                      disabled={sendingOff}
+                      aria-describedby={sendingOff ? 'send-off-hint' : undefined}
+                    >
+                      <Send aria-hidden="true" />
+                      Send Test Email
+                    </Button>
+                  </div>
                 </div>
               </form>
             </CardContent>
           </Card>
-          <ComposerPreview body={previewBody} text={text} onTextChange={setText} />
+          <ComposerPreview
+            body={previewBody}
+            text={text}
+            onTextChange={setText}
+            tab={previewTab}
+            onTabChange={setPreviewTab}
+            checks={checks}
+            onCheckLinks={previewBody ? checkLinks : null}
+            checkingLinks={liveChecks.isPending}
+            linksChecked={linksChecked}
+            onLine={linesMatchEditor ? (line) => setGoTo({ line }) : undefined}
+          />
+          <Dialog
+            open={confirmOpen}
+            onOpenChange={setConfirmOpen}
+            title="Send With Errors?"
+            description={
+              checks
+                ? `The checklist found ${checklistSummary(checks)} in this email. You can send it anyway, or review the checks first.`
+                : undefined
+            }
+            size="sm"
+            footer={
+              <>
+                <Button
+                  variant="outline"
+                  onClick={() => {
+                    setConfirmOpen(false);
+                    setPreviewTab('checks');
+                  }}
+                >
+                  Review Checks
+                </Button>
+                <Button onClick={sendNow}>Send Anyway</Button>
+              </>
+            }
+          />
         </div>
       </div>
     </div>
