@@ -170,6 +170,11 @@ describe('every documented answer matches what the route answers', () => {
       'GET /api/user/me': { headers: keyHeaders() },
       'GET /api/user/settings': { headers: owner.headers },
       'PATCH /api/user/settings': { headers: owner.headers, payload: { loginAlerts: false } },
+      'GET /api/user/target-clients': [{ headers: owner.headers }, { headers: keyHeaders() }],
+      'PUT /api/user/target-clients': [
+        { headers: owner.headers, payload: { targetClients: ['gmail-web', 'apple-mail-ios'] } },
+        { headers: owner.headers, payload: { targetClients: ['no-such-client'] } },
+      ],
       'POST /api/user/change-email': [
         { headers: owner.headers, payload: { newEmail: uniqueEmail(), currentPassword: PASSWORD } },
         { headers: keyHeaders(), payload: { newEmail: uniqueEmail(), currentPassword: PASSWORD } },

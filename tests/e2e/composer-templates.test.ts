@@ -132,11 +132,21 @@ describe('MJML and merge tags in the composer', () => {
     expect(updated.html).toContain('Thank you, Grace Hopper');
     expect(updated.notes.unfilled).toEqual(['receipt_url']);
     await expect.poll(() => frameHtml(page), { timeout: 15_000 }).toContain('Grace Hopper');
-    await page.getByTestId('unfilled-tags').getByText('Unfilled merge tags: receipt_url').waitFor();
+    // The checklist's content check names it (docs/architecture.md, pre-send checklist).
+    await page.getByRole('tab', { name: /Checks/ }).click();
+    await page
+      .locator('[data-check="content"]')
+      .getByText('A merge tag was left unfilled in the template: receipt_url', { exact: false })
+      .waitFor({ timeout: 15_000 });
 
     // Send: the message delivered is the preview, and the detail page shows the MJML as written.
     await page.getByLabel('To', { exact: true }).fill('client@example.com');
     await page.getByRole('button', { name: 'Send Test Email' }).click();
+    // An unfilled tag is an error of the checklist: sending asks once.
+    await page
+      .getByRole('dialog', { name: 'Send With Errors?' })
+      .getByRole('button', { name: 'Send Anyway' })
+      .click();
     await page.getByText('Email sent successfully!', { exact: true }).first().waitFor();
     await sink.waitForCount(1);
     const parsed = await sink.parse(sink.messages.at(-1)!);

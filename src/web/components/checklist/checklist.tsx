@@ -106,6 +106,12 @@ function FindingItem({ finding, onLine }: { finding: Finding; onLine?: (line: nu
 
 function CheckRow({ check, onLine }: { check: Check; onLine?: (line: number) => void }) {
   const [open, setOpen] = useState(check.status === 'error');
+  // A check that turns to error while the user types opens, as it would have on first show.
+  const [shownStatus, setShownStatus] = useState(check.status);
+  if (shownStatus !== check.status) {
+    setShownStatus(check.status);
+    if (check.status === 'error') setOpen(true);
+  }
   const status = STATUS[check.status];
   const { errors, warnings } = countFindings([check]);
   const count = errors + warnings;

@@ -132,17 +132,6 @@ export function ComposerPreview({
           </TabsList>
           {shown ? <Sizes preview={shown} /> : null}
         </div>
-        {shown?.notes.unfilled?.length ? (
-          <p
-            className="mt-2 flex items-start gap-1.5 text-xs text-amber-800 dark:text-amber-200"
-            data-testid="unfilled-tags"
-          >
-            <TriangleAlert aria-hidden="true" className="mt-px size-3.5 shrink-0" />
-            <span className="min-w-0 break-words">
-              Unfilled merge tags: {shown.notes.unfilled.join(', ')}
-            </span>
-          </p>
-        ) : null}
 
         {body !== null && preview.isError ? (
           <div
