@@ -131,6 +131,7 @@ export default tseslint.config(
       'src/server/config.ts',
       'src/server/config.test.ts', // sets up the environment loadEnvFile reads
       'scripts/**',
+      'bin/**', // the CLI reads PROOFMAIL_URL and PROOFMAIL_API_KEY (docs/decisions/0075-cli.md)
       'tests/**',
       'bench/**',
       'src/server/db/embedded-postgres.ts',

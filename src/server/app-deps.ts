@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { SessionResolver } from './http/auth.ts';
+import type { Egress } from './net/egress.ts';
 import type { TransformPool } from './prepare/transform-pool.ts';
 
 /**
@@ -33,7 +34,14 @@ export interface AppDeps {
    * which the app closes when it closes (a pool passed in is the caller's to close).
    */
   transforms?: TransformPool;
+  /** The egress guard the live link and image checks go out through; defaults to one built from config. */
+  egress?: Egress;
 }
 
 /** AppDeps with their defaults filled in, as every feature's register function receives them. */
-export type FeatureDeps = AppDeps & { clock: Clock; transforms: TransformPool; sessions: SessionResolver };
+export type FeatureDeps = AppDeps & {
+  clock: Clock;
+  transforms: TransformPool;
+  sessions: SessionResolver;
+  egress: Egress;
+};

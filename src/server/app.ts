@@ -1,10 +1,14 @@
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifySchema } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
+import { createApiKeyResolver } from './accounts/api-keys.ts';
 import { createSessionResolver } from './accounts/sessions.ts';
 import type { AppDeps, FeatureDeps } from './app-deps.ts';
+import { createEgress } from './net/egress.ts';
 import { systemClock } from './clock.ts';
+import { registerApiDocsRoutes } from './features/api-docs/api-docs.routes.ts';
+import { registerApiKeyRoutes } from './features/api-keys/api-keys.routes.ts';
 import { registerAuthRoutes } from './features/auth/auth.routes.ts';
 import { registerBillingRoutes } from './features/billing/billing.routes.ts';
 import { registerDevMailboxRoutes } from './features/dev-mailbox/dev-mailbox.routes.ts';
@@ -29,6 +33,10 @@ export const DEFAULT_BODY_LIMIT = 100 * 1024;
 export interface RouteEntry {
   method: string;
   url: string;
+  /** The route's zod schemas as declared (the OpenAPI document is built from them). */
+  schema?: FastifySchema;
+  /** The route's options: PUBLIC_ROUTE, API_KEY_ROUTE (src/server/http/auth.ts). */
+  config?: FastifyContextConfig;
 }
 
 declare module 'fastify' {
@@ -58,7 +66,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/')) return;
     for (const method of [route.method].flat())
-      if (method !== 'HEAD') routeTable.push({ method, url: route.url });
+      if (method !== 'HEAD')
+        routeTable.push({ method, url: route.url, schema: route.schema, config: route.config });
   });
   registerErrorHandling(app);
   registerSecurityHeaders(app, config);
@@ -69,7 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(cors, {
       origin: config.corsOrigins,
       credentials: true,
-      methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type'],
       maxAge: 600,
     });
@@ -86,14 +95,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   const clock = deps.clock ?? systemClock;
   const sessions = deps.sessions ?? createSessionResolver({ db: deps.db, clock });
-  const full: FeatureDeps = { ...deps, clock, transforms, sessions };
-  registerAuthentication(app, sessions);
+  const full: FeatureDeps = {
+    ...deps,
+    clock,
+    transforms,
+    sessions,
+    // The live link and image checks of the pre-send checklist go out only through this guard.
+    egress: deps.egress ?? createEgress({ allowLoopback: config.egressAllowLoopback }),
+  };
+  registerAuthentication(app, sessions, createApiKeyResolver(full));
   registerSystemRoutes(app, full);
   registerAuthRoutes(app, full);
   registerUserRoutes(app, full);
   registerDevMailboxRoutes(app, full);
   registerEmailRoutes(app, full);
   registerBillingRoutes(app, full);
+  registerApiKeyRoutes(app, full);
+  registerApiDocsRoutes(app, full);
 
   await registerSpa(app, deps.webRoot);
   return app;

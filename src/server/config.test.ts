@@ -92,6 +92,31 @@ describe('loadConfig', () => {
   });
 });
 
+describe('SPAMD_URL and EGRESS_ALLOW_LOOPBACK', () => {
+  it('SPAMD_URL is off by default, takes spamd:// or tcp:// with 783 as the default port', () => {
+    expect(loadConfig({}).spamdUrl).toBeNull();
+    expect(loadConfig({ SPAMD_URL: 'spamd://127.0.0.1:783' }).spamdUrl).toBe('spamd://127.0.0.1:783');
+    expect(loadConfig({ SPAMD_URL: 'tcp://spamassassin:7830' }).spamdUrl).toBe('spamd://spamassassin:7830');
+    expect(loadConfig({ SPAMD_URL: 'spamd://[::1]' }).spamdUrl).toBe('spamd://[::1]:783');
+    for (const bad of ['http://127.0.0.1:783', 'spamd://', '127.0.0.1:783', 'spamd://host:783/path']) {
+      expect(() => loadConfig({ SPAMD_URL: bad })).toThrow(/SPAMD_URL: must be spamd:\/\/host:port/);
+    }
+  });
+
+  it('EGRESS_ALLOW_LOOPBACK is honoured only with NODE_ENV=test, and refused loudly otherwise', () => {
+    expect(loadConfig({}).egressAllowLoopback).toBe(false);
+    expect(loadConfig({ EGRESS_ALLOW_LOOPBACK: '1', NODE_ENV: 'test' }).egressAllowLoopback).toBe(true);
+    expect(loadConfig({ EGRESS_ALLOW_LOOPBACK: '0', NODE_ENV: 'production' }).egressAllowLoopback).toBe(
+      false,
+    );
+    expect(() => loadConfig({ EGRESS_ALLOW_LOOPBACK: '1', NODE_ENV: 'production' })).toThrow(
+      /EGRESS_ALLOW_LOOPBACK: only for tests/,
+    );
+    expect(() => loadConfig({ EGRESS_ALLOW_LOOPBACK: '1' })).toThrow(/only for tests/);
+    expect(() => loadConfig({ EGRESS_ALLOW_LOOPBACK: 'yes', NODE_ENV: 'test' })).toThrow(/must be 1 or 0/);
+  });
+});
+
 describe('PUBLIC_URL', () => {
   it('is derived from PORT and HOST when unset, so mailed links name the port the server listens on', () => {
     expect(loadConfig({ PORT: '4968' }).publicUrl).toBe('http://localhost:4968');

@@ -104,6 +104,17 @@ const envSchema = z.object({
   CORS_ORIGINS: optionalString,
   TRUST_PROXY: optionalString,
   DEV_MAILBOX: z.preprocess(emptyToUndefined, z.enum(['auto', 'on', 'off']).default('auto')),
+  SPAMD_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^(?:spamd|tcp):\/\/(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?\/?$/, {
+        error: 'must be spamd://host:port or tcp://host:port (e.g. spamd://127.0.0.1:783)',
+      })
+      .optional(),
+  ),
+  EGRESS_ALLOW_LOOPBACK: optionalString,
+  NODE_ENV: optionalString,
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -175,6 +186,16 @@ export interface Config {
    * never.
    */
   devMailbox: boolean;
+  /**
+   * SpamAssassin's spamd for the checklist's spam check, as spamd://host:port (SPAMD_URL; default
+   * port 783); null = the check is skipped (docs/decisions/0062-spam-check-spamd.md).
+   */
+  spamdUrl: string | null;
+  /**
+   * Tests only: the egress guard lets loopback addresses through (EGRESS_ALLOW_LOOPBACK=1, honoured
+   * only with NODE_ENV=test; docs/decisions/0060-egress-guard.md).
+   */
+  egressAllowLoopback: boolean;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -269,6 +290,34 @@ function parseTrustProxy(raw: string | undefined, problems: string[]): Config['t
   return entries;
 }
 
+/** spamd://host:port with the port spelled out (783, spamd's own, when none is given). */
+function normaliseSpamdUrl(raw: string): string {
+  const url = new URL(raw.replace(/^tcp:/, 'spamd:'));
+  return `spamd://${url.hostname}:${url.port || '783'}`;
+}
+
+/**
+ * EGRESS_ALLOW_LOOPBACK=1 lets the egress guard contact loopback servers, which tests need and
+ * production must never do: it is refused (a configuration error) unless NODE_ENV=test.
+ */
+function parseEgressAllowLoopback(
+  raw: string | undefined,
+  nodeEnv: string | undefined,
+  problems: string[],
+): boolean {
+  const value = raw?.trim().toLowerCase() ?? '';
+  if (value === '' || value === '0' || value === 'false') return false;
+  if (value !== '1' && value !== 'true') {
+    problems.push(`EGRESS_ALLOW_LOOPBACK: "${raw}" must be 1 or 0`);
+    return false;
+  }
+  if (nodeEnv !== 'test') {
+    problems.push('EGRESS_ALLOW_LOOPBACK: only for tests; it is honoured only with NODE_ENV=test');
+    return false;
+  }
+  return true;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const parsed = envSchema.safeParse(env);
   const problems: string[] = [];
@@ -295,6 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     .map((o) => originOf(o, 'CORS_ORIGINS', problems))
     .filter((o): o is string => o !== undefined);
   const trustProxy = parseTrustProxy(e.TRUST_PROXY, problems);
+  const egressAllowLoopback = parseEgressAllowLoopback(e.EGRESS_ALLOW_LOOPBACK, e.NODE_ENV, problems);
   const publicUrl = e.PUBLIC_URL ?? defaultPublicUrl(e.HOST, e.PORT);
   if (publicUrl === undefined) {
     problems.push(`HOST: "${e.HOST}" cannot form a URL; set PUBLIC_URL to the address browsers use`);
@@ -351,6 +401,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     trustProxy,
     devMailbox:
       e.DEV_MAILBOX === 'on' || (e.DEV_MAILBOX === 'auto' && isLoopbackHostname(new URL(publicUrl).hostname)),
+    spamdUrl: e.SPAMD_URL ? normaliseSpamdUrl(e.SPAMD_URL) : null,
+    egressAllowLoopback,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -61,7 +61,7 @@ describe('POST /api/email/preview', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(['bytes', 'html', 'notes', 'subject', 'text']);
+    expect(Object.keys(body).sort()).toEqual(['bytes', 'checks', 'html', 'notes', 'subject', 'text']);
     expect(body.html).toMatch(/<a class="cta" href="https:\/\/example.com\/x" style="color: #ff0000;?">/);
     expect(body.html).toContain('a:hover { color: blue }');
     expect(body.text).toBe('Hello the link [https://example.com/x].');

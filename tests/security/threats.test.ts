@@ -121,7 +121,7 @@ describe('IDOR across every authenticated route', () => {
   it('every route that needs a session answers 401 without one and with a forged or revoked token', async () => {
     // Public by design; /api/dev/* answers loopback clients only (and only with the catcher on).
     const open =
-      /^(GET|DELETE) \/api\/dev\/|^GET \/api\/(health|config|email\/public\/:slug|auth\/(google|github)(\/callback)?|auth\/captcha\/challenge)$|^POST \/api\/(auth\/(signup|signin|verify-email|request-password-reset|reset-password|exchange|cancel-email-change)|billing\/webhook)$/;
+      /^(GET|DELETE) \/api\/dev\/|^GET \/api\/(health|config|openapi\.json|email\/public\/:slug|auth\/(google|github)(\/callback)?|auth\/captcha\/challenge)$|^POST \/api\/(auth\/(signup|signin|verify-email|request-password-reset|reset-password|exchange|cancel-email-change)|billing\/webhook)$/;
     const needSession = ctx.app.routeTable.filter((r) => !open.test(`${r.method} ${r.url}`));
     expect(needSession.length).toBeGreaterThan(10);
     const revoked = await createUser(ctx.db);

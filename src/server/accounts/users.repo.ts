@@ -22,7 +22,8 @@ export interface AccountUser {
   createdAt: Date;
 }
 
-type UserRow = Omit<Selectable<UsersTable>, 'password_hash'> & { has_password: boolean };
+// The target clients are the pre-send checklist's (src/server/checks/target-clients.ts), not the session's.
+type UserRow = Omit<Selectable<UsersTable>, 'password_hash' | 'target_clients'> & { has_password: boolean };
 
 export function toAccountUser(row: UserRow): AccountUser {
   return {

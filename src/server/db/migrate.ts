@@ -10,7 +10,10 @@ import * as housekeepingIndexes from './migrations/0008-housekeeping-indexes.ts'
 import * as perRecipientDelivery from './migrations/0009-per-recipient-delivery.ts';
 import * as emailSourceAndMessage from './migrations/0010-email-source-and-message.ts';
 import * as accountProtection from './migrations/0011-account-protection.ts';
+import * as emailChecks from './migrations/0012-email-checks.ts';
+import * as emailSourceFormat from './migrations/0013-email-source-format.ts';
 import * as sessionNotify from './migrations/0014-session-notify.ts';
+import * as apiKeys from './migrations/0015-api-keys.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -28,7 +31,10 @@ const migrations: Record<string, Migration> = {
   '0009-per-recipient-delivery': perRecipientDelivery,
   '0010-email-source-and-message': emailSourceAndMessage,
   '0011-account-protection': accountProtection,
+  '0012-email-checks': emailChecks,
+  '0013-email-source-format': emailSourceFormat,
   '0014-session-notify': sessionNotify,
+  '0015-api-keys': apiKeys,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

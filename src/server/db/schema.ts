@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Plan, SubscriptionStatus } from '../../shared/plans.ts';
+import type { Check } from '../../shared/contract/checks.ts';
 
 /**
  * Table types for Kysely. Each feature adds its tables here, next to its migration.
@@ -80,6 +81,8 @@ export interface UsersTable {
   cancel_at_period_end: Generated<boolean>;
   login_alerts: Generated<boolean>;
   last_login_alert_at: Date | null;
+  /** Client ids the compatibility check scores (migration 0012); null: the default set. */
+  target_clients: string[] | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -105,6 +108,19 @@ export interface SessionsTable {
   expires_at: Date;
   ip: string | null;
   user_agent: string | null;
+}
+
+/** Personal API keys (docs/decisions/0073-personal-api-keys.md). */
+export interface ApiKeysTable {
+  id: Generated<string>;
+  user_id: string;
+  name: string;
+  /** SHA-256 of the key; the key itself is never stored. */
+  key_hash: Buffer;
+  /** The first characters of the key, for display. */
+  prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
 }
 
 export type TokenPurpose = 'verify' | 'reset' | 'change_email' | 'oauth_ticket' | 'email_change_cancel';
@@ -162,7 +178,11 @@ export interface EmailsTable {
   shared_at: Date | null;
   created_at: Generated<Date>;
   /** Source and message as sent (migration 0010); null on emails sent before it. */
-  format: Generated<'html'>;
+  /** The source's language: 'mjml' since migration 0013. */
+  format: Generated<'html' | 'mjml'>;
+  /** Merge-tag syntax and sample data of the source (migration 0013); null: none. */
+  template_syntax: 'handlebars' | 'liquid' | 'mailchimp' | null;
+  template_data: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   /** The HTML as written, when inlining changed it (null: the same as `html`). */
   source_html: string | null;
   text_override: string | null;
@@ -171,6 +191,8 @@ export interface EmailsTable {
   mail_from: string | null;
   html_bytes: number | null;
   message_bytes: number | null;
+  /** The pre-send checklist as computed at sending (migration 0012); null on emails sent before it. */
+  checks: ColumnType<Check[] | null, string | null, string | null>;
   /** Deleted by its owner while a delivery still needed it; purged once all have settled (migration 0009). */
   deleted_at: Date | null;
 }
@@ -228,4 +250,5 @@ export interface Database {
   usage_ledger: UsageLedgerTable;
   send_rate: SendRateTable;
   stripe_events: StripeEventsTable;
+  api_keys: ApiKeysTable;
 }

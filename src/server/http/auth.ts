@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccountUser } from '../accounts/users.repo.ts';
-import { unauthorized } from './errors.ts';
+import { API_KEY_MESSAGES, API_KEY_PREFIX } from '../../shared/contract/api-keys.ts';
+import { forbidden, unauthorized } from './errors.ts';
 
 /**
  * Bearer-token authentication (docs/architecture.md §6). Which session a token opens is not
@@ -10,6 +11,11 @@ import { unauthorized } from './errors.ts';
  * routes do not change with it. Another kind of credential gets a resolver of its own beside it.
  *
  * Usage in a route:  const user = requireUser(request);   // 401 when not signed in
+ *
+ * A bearer token that starts with `pm_` is a personal API key (src/server/accounts/api-keys.ts,
+ * docs/decisions/0073-personal-api-keys.md), never tried as a session. A key opens only routes
+ * whose options say `config: API_KEY_ROUTE`; every other route answers a key 403, so a new route
+ * is closed to keys until someone decides it may be opened.
  */
 
 export type AuthUser = AccountUser;
@@ -36,14 +42,29 @@ export interface SessionResolver {
   forgetUser(userId: string): void;
 }
 
+/** A request made with a personal API key. */
+export interface ApiKeyAuth {
+  user: AuthUser;
+  keyId: string;
+}
+
+export interface ApiKeyResolver {
+  /** The live key and its owner, or undefined: malformed, unknown and revoked keys look the same. */
+  resolve(key: string): Promise<ApiKeyAuth | undefined>;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the auth hook for a valid bearer session; null otherwise. */
     auth: RequestAuth | null;
+    /** Set by the auth hook for a request that presented an API key: null when it is not valid. */
+    apiKey: ApiKeyAuth | null | undefined;
   }
   interface FastifyContextConfig {
     /** Marks an /api route that answers without a session (see PUBLIC_ROUTE). */
     public?: boolean;
+    /** Marks an /api route a personal API key may call (see API_KEY_ROUTE). */
+    apiKey?: boolean;
   }
 }
 
@@ -53,6 +74,12 @@ declare module 'fastify' {
  */
 export const PUBLIC_ROUTE = { public: true } as const;
 
+/**
+ * A route an API key may call as its owner. Never on a route that changes the account (email,
+ * password, keys, billing, sessions): tests/api/api-keys.test.ts walks the route table.
+ */
+export const API_KEY_ROUTE = { apiKey: true } as const;
+
 /** The token of an `Authorization: Bearer <token>` header, if there is one. */
 export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -61,8 +88,13 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 /** Resolves the session of every /api request that carries a bearer token. Call before features. */
-export function registerAuthentication(app: FastifyInstance, sessions: SessionResolver): void {
+export function registerAuthentication(
+  app: FastifyInstance,
+  sessions: SessionResolver,
+  apiKeys: ApiKeyResolver,
+): void {
   app.decorateRequest('auth', null);
+  app.decorateRequest('apiKey', undefined);
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/') || route.config?.public) return;
     const existing = route.preValidation ? [route.preValidation].flat() : [];
@@ -72,21 +104,41 @@ export function registerAuthentication(app: FastifyInstance, sessions: SessionRe
     if (!request.url.startsWith('/api/')) return;
     const token = bearerToken(request);
     if (!token) return;
+    if (token.startsWith(API_KEY_PREFIX)) {
+      request.apiKey = (await apiKeys.resolve(token)) ?? null;
+      return;
+    }
     request.auth = (await sessions.resolve(token)) ?? null;
   });
 }
 
 async function requireSessionHook(request: FastifyRequest): Promise<void> {
+  if (request.apiKey !== undefined) {
+    requireApiKey(request);
+    if (!request.routeOptions.config.apiKey)
+      throw forbidden(API_KEY_MESSAGES.accountOnly, 'api_key_not_allowed');
+    return;
+  }
   requireSession(request);
 }
 
-/** The signed-in user, or a 401 `{ error: 'Not authenticated', code: 'unauthenticated' }`. */
+function requireApiKey(request: FastifyRequest): ApiKeyAuth {
+  if (!request.apiKey) throw unauthorized(API_KEY_MESSAGES.invalidKey, 'invalid_api_key');
+  return request.apiKey;
+}
+
+/**
+ * The user the request acts for (signed in, or the owner of its API key), or a 401
+ * `{ error: 'Not authenticated', code: 'unauthenticated' }`.
+ */
 export function requireUser(request: FastifyRequest): AuthUser {
+  if (request.apiKey !== undefined) return requireApiKey(request).user;
   return requireSession(request).user;
 }
 
-/** The signed-in user and the id of the session making this request. */
+/** The signed-in user and the id of the session making this request (never an API key). */
 export function requireSession(request: FastifyRequest): RequestAuth {
+  if (request.apiKey !== undefined) throw forbidden(API_KEY_MESSAGES.accountOnly, 'api_key_not_allowed');
   if (!request.auth) throw unauthorized();
   return request.auth;
 }

@@ -14,6 +14,8 @@ export class AppError extends Error {
     readonly code?: string,
     /** Seconds; answered as a Retry-After header (a 429 or 503 that knows when to come back). */
     readonly retryAfterS?: number,
+    /** Lines of the source the problem is at (MJML, merge tags), answered as `problems`. */
+    readonly problems?: ErrorResponse['problems'],
   ) {
     super(message);
     this.name = 'AppError';
@@ -65,12 +67,13 @@ function reply(
   statusCode: number,
   error: string,
   code?: string,
+  problems?: ErrorResponse['problems'],
 ): { statusCode: number; body: ErrorResponse } {
-  return { statusCode, body: code ? { error, code } : { error } };
+  return { statusCode, body: { error, ...(code ? { code } : {}), ...(problems ? { problems } : {}) } };
 }
 
 export function toErrorResponse(err: unknown): { statusCode: number; body: ErrorResponse } {
-  if (err instanceof AppError) return reply(err.statusCode, err.message, err.code);
+  if (err instanceof AppError) return reply(err.statusCode, err.message, err.code, err.problems);
   if (hasZodFastifySchemaValidationErrors(err)) return reply(400, describeValidation(err), 'invalid_request');
   const fe = err as Partial<FastifyError>;
   switch (fe.code) {

@@ -4,6 +4,11 @@ import { textFromHtml } from '../mail/text-part.ts';
 import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
 import { documentDepth, MAX_DOCUMENT_DEPTH } from './document-depth.ts';
 import { inlineCss } from './inline-css.ts';
+import { fillMergeTags, type TemplateInput } from './merge-tags/merge-tags.ts';
+import { compileMjml } from './mjml.ts';
+import { PrepareError } from './prepare-error.ts';
+
+export { PrepareError, type PrepareErrorCode, type SourceProblem } from './prepare-error.ts';
 
 /**
  * The one door from what the user wrote to exactly what is sent (docs/architecture.md §9).
@@ -11,14 +16,22 @@ import { inlineCss } from './inline-css.ts';
  * pure function of its arguments (no clock, no randomness, no I/O) and runs in the transform pool
  * (transform-pool.ts), never on the event loop.
  *
- * Steps: measure the nesting depth → inline the CSS (when asked) → the text part (the user's, or
- * generated) → build the MIME message exactly as it leaves, to measure it. Line ends become LF in
- * the parts; the message carries them as CRLF, so a part decodes to the same text with CRLF.
+ * Steps: fill the merge tags with the sample data (when a syntax is given) → compile the MJML (when
+ * the source is MJML) → measure the nesting depth → inline the CSS (when asked) → the text part
+ * (the user's, or generated) → build the MIME message exactly as it leaves, to measure it. Tags are
+ * filled first, in the source, so they may stand anywhere MJML allows text, loops may repeat MJML
+ * sections, and the values are HTML-escaped by the engines
+ * (docs/decisions/0068-merge-tags-sandboxed.md). Line ends become LF in the parts; the message
+ * carries them as CRLF, so a part decodes to the same text with CRLF.
  */
 
 export interface PrepareInput {
-  /** The HTML as the user wrote it. */
+  /** The source as the user wrote it: HTML, or MJML when `format` says so; with merge tags or not. */
   html: string;
+  /** The source's language; absent: HTML. */
+  format?: 'html' | 'mjml';
+  /** Merge tags and their sample data; absent or null: the source has none to fill. */
+  template?: TemplateInput | null;
   subject: string;
   inlineCss: boolean;
   /** The user's own plain-text part; null (or blank) to generate it from the HTML. */
@@ -56,27 +69,14 @@ export interface Prepared {
      */
     message: number;
   };
-  notes: { inlined: boolean; keptInStyle: number };
+  notes: {
+    inlined: boolean;
+    keptInStyle: number;
+    /** Merge tags the sample data did not fill, as written (empty without a template). */
+    unfilled: string[];
+  };
   /** The headers every recipient gets alike (all but To, Message-ID and Date). */
   headers: MessageHeader[];
-}
-
-/**
- * Why a document was not processed: too deep, over its time budget, rejected by the inliner, an
- * unexpected failure of a transform, or every transform process busy with a full queue.
- */
-export type PrepareErrorCode =
-  'document_too_deep' | 'processing_timeout' | 'inline_failed' | 'processing_failed' | 'busy';
-
-/** A document the pipeline cannot process, with a message that names the problem and the way out. */
-export class PrepareError extends Error {
-  constructor(
-    readonly code: PrepareErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'PrepareError';
-  }
 }
 
 /** Strips CR/LF (header injection) and surrounding blanks; empty becomes the spec's default. */
@@ -114,10 +114,23 @@ function inlined(html: string): { html: string; keptInStyle: number } {
 export async function prepare(input: PrepareInput, envelope: PrepareEnvelope): Promise<Prepared> {
   // One line-end form: the message carries CRLF (as SMTP requires), the API and the database LF.
   const written = input.html.replace(/\r\n?/g, '\n');
-  const depth = documentDepth(written);
+  const filled = input.template ? fillMergeTags(written, input.template) : { output: written, unfilled: [] };
+  let depth = documentDepth(filled.output);
   if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(String(depth));
+  let compiled = filled.output;
+  if (input.format === 'mjml') {
+    try {
+      compiled = await compileMjml(filled.output);
+    } catch (err) {
+      if (err instanceof RangeError) throw tooDeep('too many');
+      throw err;
+    }
+    // MJML's tables nest deeper than the source: the limit holds for what is sent.
+    depth = documentDepth(compiled);
+    if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(String(depth));
+  }
 
-  const { html, keptInStyle } = input.inlineCss ? inlined(written) : { html: written, keptInStyle: 0 };
+  const { html, keptInStyle } = input.inlineCss ? inlined(compiled) : { html: compiled, keptInStyle: 0 };
   const override = input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null;
   const text = override ?? textFromHtml(html);
   const subject = cleanSubject(input.subject);
@@ -141,7 +154,7 @@ export async function prepare(input: PrepareInput, envelope: PrepareEnvelope): P
       source: Buffer.byteLength(input.html, 'utf8'),
       message: message.length,
     },
-    notes: { inlined: input.inlineCss, keptInStyle },
+    notes: { inlined: input.inlineCss, keptInStyle, unfilled: filled.unfilled },
     headers: sharedHeadersOf(message),
   };
 }

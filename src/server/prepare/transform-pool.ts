@@ -4,8 +4,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PrepareError, type PrepareEnvelope, type Prepared, type PrepareInput } from './prepare.ts';
-import type { FromWorker, PrepareTask, ToWorker } from './transform-worker.ts';
+import { PrepareError, type PrepareEnvelope, type PrepareInput } from './prepare.ts';
+import type {
+  ChecksRequest,
+  FromWorker,
+  PreparedWithChecks,
+  PrepareTask,
+  ToWorker,
+} from './transform-worker.ts';
 
 /**
  * Runs `prepare` (and every later per-email transform) in a small pool of child processes, never on
@@ -37,7 +43,15 @@ export interface TransformPoolOptions {
 }
 
 export interface TransformPool {
-  prepare(input: PrepareInput, envelope: PrepareEnvelope): Promise<Prepared>;
+  /**
+   * `prepare`, and with `options.checks` the static checks of the pre-send checklist on its result
+   * (src/server/checks/static-checks.ts), in the same job and time budget.
+   */
+  prepare(
+    input: PrepareInput,
+    envelope: PrepareEnvelope,
+    options?: { checks?: ChecksRequest },
+  ): Promise<PreparedWithChecks>;
   close(): Promise<void>;
 }
 
@@ -87,11 +101,13 @@ async function workerEntry(): Promise<string> {
 /** Niceness of transform processes (0 is normal, 19 the lowest priority). */
 const TRANSFORM_NICENESS = 10;
 
-const timeout = (budgetMs: number) =>
+const timeout = (budgetMs: number, task: PrepareTask) =>
   new PrepareError(
     'processing_timeout',
     `Processing this email took longer than ${budgetMs / 1000} seconds and was stopped. ` +
-      'Send it without Inline CSS, or make the HTML smaller.',
+      (task.input.template
+        ? 'Check its merge tags for a loop that runs too long, send it without Inline CSS, or make it smaller.'
+        : 'Send it without Inline CSS, or make the HTML smaller.'),
   );
 const busy = () =>
   new PrepareError('busy', 'The server is busy processing other emails. Try again in a few seconds.');
@@ -104,7 +120,7 @@ const died = (how: string) =>
 interface Job {
   id: number;
   task: PrepareTask;
-  resolve: (outcome: Prepared) => void;
+  resolve: (outcome: PreparedWithChecks) => void;
   reject: (err: Error) => void;
   waitTimer?: NodeJS.Timeout;
 }
@@ -205,7 +221,10 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
       const job = finish(slot);
       if (!job || job.id !== message.id) return;
       if (message.outcome.ok) job.resolve(message.outcome.prepared);
-      else job.reject(new PrepareError(message.outcome.code, message.outcome.message));
+      else {
+        const { code, message: text, problems } = message.outcome;
+        job.reject(new PrepareError(code, text, problems));
+      }
       hold(slot, false);
       slot.idleTimer = setTimeout(() => retire(slot), idleMs);
       dispatch();
@@ -238,7 +257,7 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
         if (idle.job !== job) return;
         finish(idle);
         retire(idle);
-        job.reject(timeout(options.budgetMs));
+        job.reject(timeout(options.budgetMs, job.task));
         dispatch();
       }, options.budgetMs);
       idle.child.send({ id: job.id, task: job.task } satisfies ToWorker);
@@ -246,13 +265,17 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
   }
 
   return {
-    prepare(input, envelope) {
-      return new Promise<Prepared>((resolve, reject) => {
+    prepare(input, envelope, options) {
+      return new Promise<PreparedWithChecks>((resolve, reject) => {
         if (closed) return reject(busy());
         if (queue.length >= maxQueue) return reject(busy());
         const job: Job = {
           id: nextId++,
-          task: { input, envelope: { ...envelope, date: envelope.date.getTime() } },
+          task: {
+            input,
+            envelope: { ...envelope, date: envelope.date.getTime() },
+            ...(options?.checks && { checks: options.checks }),
+          },
           resolve,
           reject,
         };

@@ -1,4 +1,19 @@
-import { prepare, PrepareError, type Prepared, type PrepareErrorCode, type PrepareInput } from './prepare.ts';
+import { Buffer } from 'node:buffer';
+import { parseHtml } from '../checks/html-doc.ts';
+import { httpImages, type EmailImage } from '../checks/images.ts';
+import { httpLinks, type EmailLink } from '../checks/links.ts';
+import { runStaticChecks } from '../checks/static-checks.ts';
+import { buildMessage } from '../mail/message.ts';
+import type { Check, TargetClientId } from '../../shared/contract/checks.ts';
+import {
+  placeholderMessageId,
+  prepare,
+  PrepareError,
+  type Prepared,
+  type PrepareErrorCode,
+  type PrepareInput,
+  type SourceProblem,
+} from './prepare.ts';
 
 /**
  * The entry of a transform process (transform-pool.ts). It says when it is ready, then answers each
@@ -9,10 +24,28 @@ import { prepare, PrepareError, type Prepared, type PrepareErrorCode, type Prepa
 export interface PrepareTask {
   input: PrepareInput;
   envelope: { from: string; to: string; replyTo: string | null; messageIdDomain: string; date: number };
+  /** Run the static checks of the pre-send checklist on the prepared message, for these clients. */
+  checks?: ChecksRequest;
 }
 
+export interface ChecksRequest {
+  targetClients: TargetClientId[];
+  /** Also answer the measured message itself (for the spam check, which reads it). */
+  rawMessage?: boolean;
+  /** Also answer the http(s) links and images (for the live checks). */
+  targets?: boolean;
+}
+
+/** What a transform answers: the prepared message, and its static checks when they were asked for. */
+export type PreparedWithChecks = Prepared & {
+  checks?: Check[];
+  message?: Uint8Array;
+  targets?: { links: EmailLink[]; images: EmailImage[] };
+};
+
 export type PrepareOutcome =
-  { ok: true; prepared: Prepared } | { ok: false; code: PrepareErrorCode; message: string };
+  | { ok: true; prepared: PreparedWithChecks }
+  | { ok: false; code: PrepareErrorCode; message: string; problems?: SourceProblem[] };
 
 export type ToWorker = { id: number; task: PrepareTask };
 export type FromWorker = { ready: true } | { id: number; outcome: PrepareOutcome };
@@ -20,9 +53,51 @@ export type FromWorker = { ready: true } | { id: number; outcome: PrepareOutcome
 export async function runTask(task: PrepareTask): Promise<PrepareOutcome> {
   try {
     const prepared = await prepare(task.input, { ...task.envelope, date: new Date(task.envelope.date) });
-    return { ok: true, prepared };
+    if (!task.checks) return { ok: true, prepared };
+    // Within the same job, so within the same time budget as prepare itself.
+    const { envelope } = task;
+    const message = task.checks.rawMessage
+      ? await buildMessage({
+          from: envelope.from,
+          to: [envelope.to],
+          replyTo: envelope.replyTo,
+          subject: prepared.subject,
+          html: prepared.html,
+          text: prepared.text,
+          messageId: placeholderMessageId(envelope.messageIdDomain),
+          date: new Date(envelope.date),
+        })
+      : undefined;
+    const doc = task.checks.targets ? parseHtml(prepared.html) : undefined;
+    const checks = runStaticChecks(
+      {
+        html: prepared.html,
+        text: prepared.text,
+        subject: prepared.subject,
+        bytes: prepared.bytes,
+        headers: prepared.headers,
+        notes: prepared.notes,
+      },
+      task.checks.targetClients,
+    );
+    return {
+      ok: true,
+      prepared: {
+        ...prepared,
+        checks,
+        ...(message && { message: new Uint8Array(Buffer.from(message)) }),
+        ...(doc && { targets: { links: httpLinks(doc), images: httpImages(doc) } }),
+      },
+    };
   } catch (err) {
-    if (err instanceof PrepareError) return { ok: false, code: err.code, message: err.message };
+    if (err instanceof PrepareError) {
+      return {
+        ok: false,
+        code: err.code,
+        message: err.message,
+        ...(err.problems ? { problems: err.problems } : {}),
+      };
+    }
     const reason = err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err);
     return {
       ok: false,

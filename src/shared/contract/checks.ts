@@ -44,3 +44,59 @@ export function statusOf(findings: readonly Finding[]): Check['status'] {
   if (findings.some((f) => f.severity === 'warning')) return 'warning';
   return 'pass';
 }
+
+/**
+ * The email clients the compatibility check can score (each the latest version caniemail tested).
+ * `outlook-windows` is classic Outlook for Windows (the Word engine, which reads `<!--[if mso]>`);
+ * `outlook-windows-new` is the new Outlook for Windows.
+ */
+export const TARGET_CLIENTS = [
+  { id: 'gmail-web', label: 'Gmail (web)' },
+  { id: 'gmail-ios', label: 'Gmail (iOS)' },
+  { id: 'gmail-android', label: 'Gmail (Android)' },
+  { id: 'apple-mail-macos', label: 'Apple Mail (macOS)' },
+  { id: 'apple-mail-ios', label: 'Apple Mail (iOS)' },
+  { id: 'outlook-windows', label: 'Outlook (Windows, classic)' },
+  { id: 'outlook-windows-new', label: 'Outlook (Windows, new)' },
+  { id: 'outlook-com', label: 'Outlook.com' },
+  { id: 'outlook-macos', label: 'Outlook (macOS)' },
+  { id: 'outlook-ios', label: 'Outlook (iOS)' },
+  { id: 'outlook-android', label: 'Outlook (Android)' },
+  { id: 'yahoo-web', label: 'Yahoo Mail (web)' },
+  { id: 'yahoo-ios', label: 'Yahoo Mail (iOS)' },
+  { id: 'yahoo-android', label: 'Yahoo Mail (Android)' },
+  { id: 'samsung-email', label: 'Samsung Email' },
+  { id: 'aol-web', label: 'AOL (web)' },
+  { id: 'thunderbird', label: 'Thunderbird' },
+  { id: 'protonmail-web', label: 'Proton Mail (web)' },
+  { id: 'fastmail-web', label: 'Fastmail (web)' },
+] as const;
+export type TargetClientId = (typeof TARGET_CLIENTS)[number]['id'];
+export const TARGET_CLIENT_IDS = TARGET_CLIENTS.map((c) => c.id) as TargetClientId[];
+
+/** Who a new account writes for: the clients most of a list reads in. */
+export const DEFAULT_TARGET_CLIENTS: readonly TargetClientId[] = [
+  'gmail-web',
+  'gmail-ios',
+  'gmail-android',
+  'apple-mail-macos',
+  'apple-mail-ios',
+  'outlook-windows',
+  'outlook-windows-new',
+  'outlook-com',
+  'yahoo-web',
+  'samsung-email',
+];
+
+/**
+ * GET and PUT /api/user/target-clients. Ids are checked by the server, so an unknown one gets a
+ * 400 naming it (a zod enum would answer a generic message).
+ */
+export const targetClientsRequest = z.strictObject({
+  targetClients: z.array(z.string().max(100)).max(50),
+});
+export type TargetClientsRequest = z.infer<typeof targetClientsRequest>;
+export const targetClientsResponse = z.object({
+  targetClients: z.array(z.enum(TARGET_CLIENT_IDS as [TargetClientId, ...TargetClientId[]])),
+});
+export type TargetClientsResponse = z.infer<typeof targetClientsResponse>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_RECIPIENTS } from '../plans.ts';
+import { checkSchema } from './checks.ts';
 
 /** Email API contract (docs/spec.md §3 Email, §5 send rules, §7 email calls). */
 
@@ -16,6 +17,27 @@ export const SEND_MESSAGES = {
   unverified: 'To send emails you must verify your email first.',
 } as const;
 
+/** The languages a source may be written in: HTML, or MJML compiled by the server. */
+export const SOURCE_FORMATS = ['html', 'mjml'] as const;
+export type SourceFormat = (typeof SOURCE_FORMATS)[number];
+
+/** Merge-tag syntaxes the server fills with sample data (none: the source is sent as written). */
+export const TEMPLATE_SYNTAXES = ['handlebars', 'liquid', 'mailchimp'] as const;
+export type TemplateSyntax = (typeof TEMPLATE_SYNTAXES)[number];
+/** Caps of the sample data, checked with a clear 400 (UTF-8 bytes of its JSON; nesting levels). */
+export const MAX_TEMPLATE_DATA_BYTES = 64 * 1024;
+export const MAX_TEMPLATE_DATA_DEPTH = 16;
+
+/**
+ * Merge tags and the sample data that fills them. `data` is any JSON here; the server answers a
+ * 400 naming the problem when it is not an object, too large or too deep.
+ */
+export const emailTemplate = z.strictObject({
+  syntax: z.enum(TEMPLATE_SYNTAXES),
+  data: z.unknown().optional(),
+});
+export type EmailTemplate = { syntax: TemplateSyntax; data: Record<string, unknown> };
+
 export const sendEmailRequest = z.strictObject({
   to: z.string().max(2_000),
   subject: z.string().max(MAX_SUBJECT_LENGTH).optional().default(''),
@@ -27,6 +49,10 @@ export const sendEmailRequest = z.strictObject({
     .string()
     .max(MAX_HTML_BYTES * 4)
     .optional(),
+  /** The language of `html`; MJML is compiled by the server. */
+  format: z.enum(SOURCE_FORMATS).optional().default('html'),
+  /** Merge tags in `html` and the sample data to fill them with; absent: none. */
+  template: emailTemplate.optional(),
 });
 export type SendEmailRequest = z.input<typeof sendEmailRequest>;
 export const sendEmailResponse = z.object({ id: z.string() });
@@ -39,6 +65,8 @@ export const sendEmailResponse = z.object({ id: z.string() });
  */
 export const previewEmailRequest = sendEmailRequest.extend({
   to: z.string().max(2_000).optional().default(''),
+  /** Also run the live link and image checks (requests to every link and image of the email). */
+  live: z.boolean().optional().default(false),
 });
 export type PreviewEmailRequest = z.input<typeof previewEmailRequest>;
 export const previewEmailResponse = z.object({
@@ -50,7 +78,11 @@ export const previewEmailResponse = z.object({
     inlined: z.boolean(),
     /** Rules inlining could not inline and kept in a <style> block. */
     keptInStyle: z.number().int(),
+    /** Merge tags the sample data did not fill, as written. */
+    unfilled: z.array(z.string()).optional(),
   }),
+  /** The pre-send checklist of this message, one entry per check id (src/shared/contract/checks.ts). */
+  checks: z.array(checkSchema),
 });
 export type PreviewEmailResponse = z.infer<typeof previewEmailResponse>;
 
@@ -59,6 +91,9 @@ export const PREPARE_ERROR_CODES = [
   'document_too_deep',
   'processing_timeout',
   'inline_failed',
+  'mjml_invalid',
+  'template_invalid',
+  'template_not_allowed',
   'processing_failed',
 ] as const;
 export type PrepareErrorCode = (typeof PREPARE_ERROR_CODES)[number];
@@ -118,9 +153,13 @@ export type MessageHeader = z.infer<typeof messageHeader>;
 
 /** What the user wrote and chose, as it was when the email was sent. */
 export const emailSource = z.object({
-  format: z.literal('html'),
-  /** The HTML as written (before inlining). */
+  format: z.enum(SOURCE_FORMATS),
+  /** The source as written (HTML or MJML, with its merge tags; before inlining). */
   html: z.string(),
+  /** The merge-tag syntax and sample data it was sent with; absent: none. */
+  template: z
+    .object({ syntax: z.enum(TEMPLATE_SYNTAXES), data: z.record(z.string(), z.unknown()) })
+    .optional(),
   inlineCss: z.boolean(),
   /** The user's own text part, if they wrote one. */
   text: z.string().nullable(),
@@ -144,6 +183,8 @@ export const email = z.object({
   bytes: z.object({ html: z.number().int(), message: z.number().int() }),
   /** One per recipient, in the order of `to`. */
   deliveries: z.array(recipientDelivery),
+  /** The pre-send checklist as computed when it was sent; null for an email sent before checklists. */
+  checks: z.array(checkSchema).nullable(),
 });
 export type Email = z.infer<typeof email>;
 

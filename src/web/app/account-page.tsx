@@ -3,11 +3,13 @@ import { Card, CardContent } from '../components/ui/card.tsx';
 import { Skeleton } from '../components/ui/skeleton.tsx';
 import { UsageCard } from '../components/usage/usage-card.tsx';
 import { AccountInfo } from '../features/account/account-info.tsx';
+import { ApiKeysCard } from '../features/api-keys/api-keys-card.tsx';
 import { useSettings } from '../features/account/api.ts';
 import { ChangeEmailCard } from '../features/account/change-email-card.tsx';
 import { ChangePasswordCard } from '../features/account/change-password-card.tsx';
 import { LoadError } from '../features/account/load-error.tsx';
 import { LoginAlertsCard } from '../features/account/login-alerts-card.tsx';
+import { TargetClientsCard } from '../features/account/target-clients-card.tsx';
 import { PlanCard } from '../features/account/plan-card.tsx';
 import { SharedLinksCard } from '../features/account/shared-links-card.tsx';
 import { UnverifiedWarning } from '../features/account/unverified-warning.tsx';
@@ -33,7 +35,7 @@ function AccountSkeleton() {
 
 /**
  * /app/account (docs/spec.md §2): account info, plan and billing, change email, change password, login
- * alerts, and the unverified-email warning. The account feature's cards, with the billing
+ * alerts, API keys, and the unverified-email warning. The account feature's cards, with the billing
  * feature's return from Checkout, plan actions and subscription details.
  */
 export function AccountPage() {
@@ -72,6 +74,8 @@ export function AccountPage() {
           />
           <ChangePasswordCard hasPassword={settings.data.user.hasPassword} />
           <LoginAlertsCard enabled={settings.data.prefs.loginAlerts} />
+          <TargetClientsCard />
+          <ApiKeysCard />
         </div>
       ) : (
         <AccountSkeleton />

@@ -13,6 +13,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly code?: string,
+    /** Lines of the source the problem is at (MJML, merge tags), when the server names them. */
+    readonly problems?: ErrorResponse['problems'],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -33,7 +35,7 @@ export function setToken(token: string | null): void {
 }
 
 export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   signal?: AbortSignal;
 }
@@ -51,7 +53,7 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   }
   if (!res.ok) {
     const body = data as Partial<ErrorResponse> | undefined;
-    throw new ApiError(res.status, body?.error ?? 'Unknown error', body?.code);
+    throw new ApiError(res.status, body?.error ?? 'Unknown error', body?.code, body?.problems);
   }
   return data as T;
 }

@@ -23,7 +23,7 @@ import type { ClientInfo } from '../../accounts/sessions.ts';
 import { toUserResponse } from '../../accounts/user-view.ts';
 import type { AccountUser } from '../../accounts/users.repo.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
-import { requireSession, requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
+import { requireSession, requireUser, API_KEY_ROUTE, PUBLIC_ROUTE } from '../../http/auth.ts';
 import { readCookie, serializeCookie } from '../../http/cookies.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { enforceRateLimits } from '../../http/rate-limit.ts';
@@ -129,9 +129,13 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
       return { ok: true as const };
     });
 
-    r.get('/api/auth/me', { schema: { response: { 200: meResponse } } }, async (request) => {
-      return { user: toUserResponse(requireUser(request)) };
-    });
+    r.get(
+      '/api/auth/me',
+      { config: API_KEY_ROUTE, schema: { response: { 200: meResponse } } },
+      async (request) => {
+        return { user: toUserResponse(requireUser(request)) };
+      },
+    );
 
     r.post(
       '/api/auth/resend-verification',

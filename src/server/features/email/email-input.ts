@@ -2,8 +2,17 @@ import { Buffer } from 'node:buffer';
 import type { Config } from '../../config.ts';
 import { AppError, badRequest } from '../../http/errors.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
-import { PrepareError, type Prepared } from '../../prepare/prepare.ts';
-import { MAX_HTML_BYTES, SEND_MESSAGES } from '../../../shared/contract/email.ts';
+import { PrepareError } from '../../prepare/prepare.ts';
+import type { ChecksRequest, PreparedWithChecks } from '../../prepare/transform-worker.ts';
+import {
+  MAX_HTML_BYTES,
+  MAX_TEMPLATE_DATA_BYTES,
+  MAX_TEMPLATE_DATA_DEPTH,
+  SEND_MESSAGES,
+  type EmailTemplate,
+  type SourceFormat,
+  type TemplateSyntax,
+} from '../../../shared/contract/email.ts';
 import { parseRecipients } from '../../../shared/recipients.ts';
 
 /** What sending and previewing take from the user, checked alike (docs/spec.md §5). */
@@ -13,6 +22,59 @@ export interface EmailInput {
   html: string;
   inlineCss: boolean;
   text?: string;
+  /** The language of `html` (absent: HTML). */
+  format?: SourceFormat;
+  /** Merge tags and sample data as the request gave them (`data` checked by `checkTemplate`). */
+  template?: { syntax: TemplateSyntax; data?: unknown };
+}
+
+/** Nesting levels of a JSON value (an object or array is one level), counted without recursion. */
+function jsonDepth(value: unknown, stopAbove: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [at, depth] = stack.pop()!;
+    if (at === null || typeof at !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > stopAbove) return deepest;
+    for (const child of Object.values(at)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * The sample data checked before any work: a JSON object, at most 16 levels deep and 64 KB of
+ * JSON. Each problem is a 400 that names it.
+ */
+export function checkTemplate(template: EmailInput['template']): EmailTemplate | null {
+  if (!template) return null;
+  const { data } = template;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    const got =
+      data === undefined
+        ? 'nothing'
+        : Array.isArray(data)
+          ? 'an array'
+          : `a ${data === null ? 'null' : typeof data}`;
+    throw badRequest(
+      `Sample data must be a JSON object such as {"name": "Ada"}; it is ${got}.`,
+      'invalid_template_data',
+    );
+  }
+  if (jsonDepth(data, MAX_TEMPLATE_DATA_DEPTH) > MAX_TEMPLATE_DATA_DEPTH) {
+    throw badRequest(
+      `Sample data nests too deeply: the limit is ${MAX_TEMPLATE_DATA_DEPTH} levels of objects and arrays.`,
+      'template_data_too_deep',
+    );
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(data), 'utf8');
+  if (bytes > MAX_TEMPLATE_DATA_BYTES) {
+    throw badRequest(
+      `Sample data is too large: ${Math.ceil(bytes / 1024)} KB of JSON; the limit is ${MAX_TEMPLATE_DATA_BYTES / 1024} KB.`,
+      'template_data_too_large',
+    );
+  }
+  return { syntax: template.syntax, data: data as Record<string, unknown> };
 }
 
 const missingFields = () =>
@@ -24,6 +86,7 @@ const missingFields = () =>
  */
 export function checkEmailInput(input: EmailInput, { requireTo }: { requireTo: boolean }): string[] {
   if ((requireTo && !input.to.trim()) || !input.html.trim()) throw missingFields();
+  checkTemplate(input.template);
   if (Buffer.byteLength(input.html, 'utf8') > MAX_HTML_BYTES) {
     throw new AppError(413, 'HTML content is too large: the limit is 1 MB', 'html_too_large');
   }
@@ -55,10 +118,18 @@ export async function prepareEmail(
   deps: { config: Config; transforms: TransformPool; clock: { now(): Date } },
   input: EmailInput,
   envelope: { to: string; replyTo: string },
-): Promise<Prepared> {
+  checks?: ChecksRequest,
+): Promise<PreparedWithChecks> {
   try {
     const prepared = await deps.transforms.prepare(
-      { html: input.html, subject: input.subject, inlineCss: input.inlineCss, text: input.text ?? null },
+      {
+        html: input.html,
+        subject: input.subject,
+        inlineCss: input.inlineCss,
+        text: input.text ?? null,
+        format: input.format ?? 'html',
+        template: checkTemplate(input.template),
+      },
       {
         from: deps.config.mailFrom,
         to: envelope.to,
@@ -66,11 +137,12 @@ export async function prepareEmail(
         messageIdDomain: deps.config.mailDomain,
         date: deps.clock.now(),
       },
+      checks && { checks },
     );
     if (prepared.bytes.html > MAX_HTML_BYTES) {
       throw new AppError(
         413,
-        'HTML content is too large after inlining: the limit is 1 MB',
+        'HTML content is too large as prepared (after MJML, merge tags and inlining): the limit is 1 MB',
         'html_too_large',
       );
     }
@@ -78,6 +150,6 @@ export async function prepareEmail(
   } catch (err) {
     if (!(err instanceof PrepareError)) throw err;
     if (err.code === 'busy') throw new AppError(503, err.message, 'busy', 5);
-    throw new AppError(422, err.message, err.code);
+    throw new AppError(422, err.message, err.code, undefined, err.problems);
   }
 }

@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { Check } from '../../../shared/contract/checks.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { EmailHeader, OutboxState } from '../../db/schema.ts';
 import { isUuid } from '../../db/uuid.ts';
+import type { EmailTemplate, SourceFormat, TemplateSyntax } from '../../../shared/contract/email.ts';
 
 export interface NewEmail {
   userId: string;
@@ -12,6 +14,9 @@ export interface NewEmail {
   html: string;
   inlineCss: boolean;
   createdAt: Date;
+  /** The source's language and its merge tags with their sample data (migration 0013). */
+  format?: SourceFormat;
+  template?: EmailTemplate | null;
   /** Source and message (migration 0010); absent only for rows made outside a send (tests, benchmarks). */
   message?: {
     /** The HTML as written, when it differs from `html`. */
@@ -23,6 +28,8 @@ export interface NewEmail {
     htmlBytes: number;
     messageBytes: number;
   };
+  /** The pre-send checklist computed at sending (migration 0012). */
+  checks?: Check[];
 }
 
 export async function insertEmail(trx: Executor, email: NewEmail): Promise<{ id: string }> {
@@ -39,6 +46,9 @@ export function emailRow(email: NewEmail, id?: string) {
     html: email.html,
     inline_css: email.inlineCss,
     created_at: email.createdAt,
+    format: email.format ?? 'html',
+    template_syntax: email.template?.syntax ?? null,
+    template_data: email.template ? JSON.stringify(email.template.data) : null,
     ...(email.message && {
       source_html: email.message.sourceHtml,
       text_override: email.message.textOverride,
@@ -48,6 +58,7 @@ export function emailRow(email: NewEmail, id?: string) {
       html_bytes: email.message.htmlBytes,
       message_bytes: email.message.messageBytes,
     }),
+    ...(email.checks && { checks: JSON.stringify(email.checks) }),
   };
 }
 
@@ -79,12 +90,16 @@ export interface EmailRow {
 export interface EmailRowWithHtml extends EmailRow {
   html: string;
   inline_css: boolean;
+  format: SourceFormat;
+  template_syntax: TemplateSyntax | null;
+  template_data: Record<string, unknown> | null;
   source_html: string | null;
   text_override: string | null;
   text_part: string | null;
   headers: EmailHeader[] | null;
   html_bytes: number | null;
   message_bytes: number | null;
+  checks: Check[] | null;
   /** Of the outbox row: what an email sent before migration 0010 is rebuilt from. */
   outbox_reply_to: string | null;
   outbox_text: string | null;
@@ -156,12 +171,16 @@ export async function findEmail(
     .select([
       'e.html',
       'e.inline_css',
+      'e.format',
+      'e.template_syntax',
+      'e.template_data',
       'e.source_html',
       'e.text_override',
       'e.text_part',
       'e.headers',
       'e.html_bytes',
       'e.message_bytes',
+      'e.checks',
       // Of the first delivery: what an email sent before migration 0010 is rebuilt from.
       sql<string | null>`(select o.reply_to from mail_outbox o where o.email_id = e.id
                           order by o.created_at, o.id limit 1)`.as('outbox_reply_to'),

@@ -23,7 +23,7 @@ import {
 } from '../../../shared/contract/email.ts';
 import { toUserResponse } from '../../accounts/user-view.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
-import { requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
+import { requireUser, API_KEY_ROUTE, PUBLIC_ROUTE } from '../../http/auth.ts';
 import { enforceRateLimits, rateRule } from '../../http/rate-limit.ts';
 import { markPrivatePublicPage } from '../../http/security-headers.ts';
 import {
@@ -53,6 +53,7 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
   r.post(
     '/api/email/send',
     {
+      config: API_KEY_ROUTE,
       // Room for 1 MB of HTML in JSON (escaping can double it); the service enforces 1 MB itself.
       bodyLimit: MAX_HTML_BYTES * 3,
       schema: { body: sendEmailRequest, response: { 200: sendEmailResponse } },
@@ -66,6 +67,7 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
   r.post(
     '/api/email/preview',
     {
+      config: API_KEY_ROUTE,
       bodyLimit: MAX_HTML_BYTES * 3,
       schema: { body: previewEmailRequest, response: { 200: previewEmailResponse } },
     },
@@ -75,7 +77,10 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
   r.get(
     '/api/email/:id/message.eml',
     // The answer is the message itself (message/rfc822), not JSON: no response schema to serialise with.
-    { schema: { params: emailIdParams, querystring: messageQuery } },
+    {
+      config: { ...API_KEY_ROUTE, produces: 'message/rfc822' },
+      schema: { params: emailIdParams, querystring: messageQuery },
+    },
     async (request, reply) => {
       const { id } = request.params;
       const { message } = await deliveredMessage(deps, requireUser(request).id, id, request.query.delivery);
@@ -90,6 +95,7 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
   r.get(
     '/api/user/usage',
     {
+      config: API_KEY_ROUTE,
       schema: { response: { 200: z.object({ ok: z.literal(true), user: userSchema, usage: usageSchema }) } },
     },
     async (request) => {
@@ -100,19 +106,22 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
 
   r.get(
     '/api/email',
-    { schema: { querystring: listEmailsQuery, response: { 200: emailListResponse } } },
+    { config: API_KEY_ROUTE, schema: { querystring: listEmailsQuery, response: { 200: emailListResponse } } },
     async (request) => listHistory(deps, requireUser(request), request.query),
   );
 
   r.get(
     '/api/email/:id',
-    { schema: { params: emailIdParams, response: { 200: emailSchema } } },
+    { config: API_KEY_ROUTE, schema: { params: emailIdParams, response: { 200: emailSchema } } },
     async (request) => getEmail(deps, requireUser(request).id, request.params.id),
   );
 
   r.delete(
     '/api/email/:id',
-    { schema: { params: emailIdParams, response: { 200: z.object({ ok: z.literal(true) }) } } },
+    {
+      config: API_KEY_ROUTE,
+      schema: { params: emailIdParams, response: { 200: z.object({ ok: z.literal(true) }) } },
+    },
     async (request) => {
       await removeEmail(deps, requireUser(request).id, request.params.id);
       return { ok: true as const };
@@ -121,7 +130,7 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
 
   r.post(
     '/api/email/:id/share',
-    { schema: { params: emailIdParams, response: { 200: shareResponse } } },
+    { config: API_KEY_ROUTE, schema: { params: emailIdParams, response: { 200: shareResponse } } },
     async (request, reply) => {
       const user = requireUser(request);
       await shareLimit(reply, user.id);
@@ -131,7 +140,7 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
 
   r.delete(
     '/api/email/:id/share',
-    { schema: { params: emailIdParams, response: { 200: unshareResponse } } },
+    { config: API_KEY_ROUTE, schema: { params: emailIdParams, response: { 200: unshareResponse } } },
     async (request, reply) => {
       const user = requireUser(request);
       await shareLimit(reply, user.id);
@@ -139,13 +148,17 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
     },
   );
 
-  r.get('/api/email/shared', { schema: { response: { 200: sharedLinksResponse } } }, async (request) => ({
-    count: await countSharedLinks(deps, requireUser(request).id),
-  }));
+  r.get(
+    '/api/email/shared',
+    { config: API_KEY_ROUTE, schema: { response: { 200: sharedLinksResponse } } },
+    async (request) => ({
+      count: await countSharedLinks(deps, requireUser(request).id),
+    }),
+  );
 
   r.delete(
     '/api/email/shared',
-    { schema: { response: { 200: withdrawSharedLinksResponse } } },
+    { config: API_KEY_ROUTE, schema: { response: { 200: withdrawSharedLinksResponse } } },
     async (request, reply) => {
       const user = requireUser(request);
       await shareLimit(reply, user.id);

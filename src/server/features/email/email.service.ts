@@ -129,14 +129,18 @@ export async function getEmail(deps: Deps, userId: string, id: string): Promise<
     ...toSummary(row),
     html: row.html,
     source: {
-      format: 'html',
+      format: row.format,
       // Null when inlining changed nothing, and on emails sent before the source was kept.
       html: row.source_html ?? row.html,
+      ...(row.template_syntax && row.template_data
+        ? { template: { syntax: row.template_syntax, data: row.template_data } }
+        : {}),
       inlineCss: row.inline_css,
       text: row.text_override,
     },
     ...(await messageOf(deps, row)),
     deliveries: toRecipientDeliveries(row.deliveries, row.to_addresses),
+    checks: row.checks,
   };
 }
 

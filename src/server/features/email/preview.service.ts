@@ -1,8 +1,12 @@
+import { Buffer } from 'node:buffer';
 import type { FastifyReply } from 'fastify';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { enforceRateLimits, type RateRule } from '../../http/rate-limit.ts';
+import { withLiveChecks, spamCheck } from '../../checks/live.ts';
+import { loadTargetClients } from '../../checks/target-clients.ts';
+import type { Egress } from '../../net/egress.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import type { PreviewEmailResponse } from '../../../shared/contract/email.ts';
 import { checkEmailInput, prepareEmail, type EmailInput } from './email-input.ts';
@@ -24,9 +28,9 @@ function previewRule(config: Config): RateRule {
  * An unverified user may preview: nothing leaves the server.
  */
 export async function previewEmail(
-  deps: { db: Db; config: Config; clock: Clock; transforms: TransformPool },
+  deps: { db: Db; config: Config; clock: Clock; transforms: TransformPool; egress?: Egress },
   user: { id: string; email: string },
-  input: EmailInput,
+  input: EmailInput & { live?: boolean },
   reply: FastifyReply,
 ): Promise<PreviewEmailResponse> {
   const recipients = checkEmailInput(input, { requireTo: false });
@@ -36,12 +40,30 @@ export async function previewEmail(
     [{ rule: previewRule(deps.config), subject: user.id }],
     deps.clock.now(),
   );
-  const prepared = await prepareEmail(deps, input, { to: recipients[0] ?? user.email, replyTo: user.email });
+  const targetClients = await loadTargetClients(deps.db, user.id);
+  const prepared = await prepareEmail(
+    deps,
+    input,
+    { to: recipients[0] ?? user.email, replyTo: user.email },
+    { targetClients, rawMessage: deps.config.spamdUrl !== null, targets: input.live === true },
+  );
+  let checks = [
+    ...(prepared.checks ?? []),
+    await spamCheck(prepared.message ? Buffer.from(prepared.message) : null, deps.config.spamdUrl),
+  ];
+  if (input.live && prepared.targets)
+    checks = await withLiveChecks(checks, prepared.targets, { egress: deps.egress, userId: user.id });
   return {
     html: prepared.html,
     text: prepared.text,
     subject: prepared.subject,
     bytes: prepared.bytes,
-    notes: prepared.notes,
+    notes: {
+      inlined: prepared.notes.inlined,
+      keptInStyle: prepared.notes.keptInStyle,
+      // Only with merge tags: which of them the sample data left unfilled.
+      ...(input.template ? { unfilled: prepared.notes.unfilled } : {}),
+    },
+    checks,
   };
 }

@@ -1,16 +1,19 @@
 import type { QueryCreator } from 'kysely';
+import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { forbidden, tooManyRequests } from '../../http/errors.ts';
+import { spamCheck } from '../../checks/live.ts';
+import { loadTargetClients } from '../../checks/target-clients.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
 import type { Plan } from '../../../shared/plans.ts';
 import { emailRow } from './email.repo.ts';
-import { checkEmailInput, prepareEmail, type EmailInput } from './email-input.ts';
+import { checkEmailInput, checkTemplate, prepareEmail, type EmailInput } from './email-input.ts';
 import { ledgerRow, monthOf, nextMonthStart, releaseMonthlySend, takeSend } from './usage.repo.ts';
 
 export interface Sender {
@@ -99,7 +102,19 @@ async function storeAndQueue(
 ): Promise<{ id: string }> {
   const { db, config } = deps;
   const isPro = sender.plan === 'pro';
-  const prepared = await prepareEmail(deps, input, { to: recipients[0]!, replyTo: sender.email });
+  const targetClients = await loadTargetClients(db, sender.id);
+  // The static checks run in the same transform job as prepare; spam, when configured, waits at
+  // most SPAM_TIMEOUT_MS (src/server/checks/live.ts).
+  const prepared = await prepareEmail(
+    deps,
+    input,
+    { to: recipients[0]!, replyTo: sender.email },
+    { targetClients, rawMessage: config.spamdUrl !== null },
+  );
+  const checks = [
+    ...(prepared.checks ?? []),
+    await spamCheck(prepared.message ? Buffer.from(prepared.message) : null, config.spamdUrl),
+  ];
 
   // The email row, its outbox rows and its ledger row in one statement (data-modifying CTEs):
   // atomic without BEGIN/COMMIT, one round trip, and the body is written once, in `emails`; the
@@ -113,6 +128,8 @@ async function storeAndQueue(
       html: prepared.html,
       inlineCss: input.inlineCss,
       createdAt: now,
+      format: input.format ?? 'html',
+      template: checkTemplate(input.template),
       message: {
         sourceHtml: prepared.html === input.html ? null : input.html,
         textOverride: input.text?.trim() ? input.text : null,
@@ -122,6 +139,7 @@ async function storeAndQueue(
         htmlBytes: prepared.bytes.html,
         messageBytes: prepared.bytes.message,
       },
+      checks,
     },
     id,
   );

@@ -9,9 +9,11 @@ import {
   updateSettingsRequest,
   updateSettingsResponse,
 } from '../../../shared/contract/auth.ts';
+import { targetClientsRequest, targetClientsResponse } from '../../../shared/contract/checks.ts';
 import { toUserResponse } from '../../accounts/user-view.ts';
+import { loadTargetClients, saveTargetClients, validateTargetClients } from '../../checks/target-clients.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
-import { requireSession, requireUser } from '../../http/auth.ts';
+import { requireSession, requireUser, API_KEY_ROUTE } from '../../http/auth.ts';
 import { enforceRateLimits, refundRateLimits } from '../../http/rate-limit.ts';
 import { USER_RATE_RULES } from './rate-rules.ts';
 import {
@@ -27,9 +29,13 @@ export function registerUserRoutes(app: FastifyInstance, deps: FeatureDeps): voi
   void app.register(async (api) => {
     const r = api.withTypeProvider<ZodTypeProvider>();
 
-    r.get('/api/user/me', { schema: { response: { 200: meResponse } } }, async (request) => {
-      return { user: toUserResponse(requireUser(request)) };
-    });
+    r.get(
+      '/api/user/me',
+      { config: API_KEY_ROUTE, schema: { response: { 200: meResponse } } },
+      async (request) => {
+        return { user: toUserResponse(requireUser(request)) };
+      },
+    );
 
     r.get('/api/user/settings', { schema: { response: { 200: settingsResponse } } }, async (request) => {
       const user = requireUser(request);
@@ -43,6 +49,23 @@ export function registerUserRoutes(app: FastifyInstance, deps: FeatureDeps): voi
         const user = requireUser(request);
         const loginAlerts = await updateLoginAlerts(deps, user, request.body.loginAlerts);
         return { ok: true as const, prefs: { loginAlerts } };
+      },
+    );
+
+    // The clients the pre-send checklist's compatibility check scores (src/server/checks/).
+    r.get(
+      '/api/user/target-clients',
+      { schema: { response: { 200: targetClientsResponse } } },
+      async (request) => ({ targetClients: await loadTargetClients(deps.db, requireUser(request).id) }),
+    );
+
+    r.put(
+      '/api/user/target-clients',
+      { schema: { body: targetClientsRequest, response: { 200: targetClientsResponse } } },
+      async (request) => {
+        const user = requireUser(request);
+        const ids = validateTargetClients(request.body.targetClients);
+        return { targetClients: await saveTargetClients(deps.db, user.id, ids, deps.clock.now()) };
       },
     );
 

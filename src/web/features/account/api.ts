@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { SettingsResponse, User } from '../../../shared/contract/auth.ts';
+import type { TargetClientsResponse } from '../../../shared/contract/checks.ts';
 import type { SharedLinksResponse, WithdrawSharedLinksResponse } from '../../../shared/contract/email.ts';
 import { api } from '../../lib/api.ts';
 
@@ -86,6 +87,29 @@ export function useWithdrawSharedLinks() {
       queryClient.setQueryData<SharedLinksResponse>(SHARED_LINKS_KEY, { count: 0 });
       // Open email pages show the share switch: they must not say "shared" any more.
       void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== SHARED_LINKS_KEY[0] });
+    },
+  });
+}
+
+const TARGET_CLIENTS_KEY = ['target-clients'] as const;
+
+/** The clients the checklist's compatibility check scores (GET/PUT /api/user/target-clients). */
+export function useTargetClients() {
+  return useQuery({
+    queryKey: TARGET_CLIENTS_KEY,
+    queryFn: ({ signal }) => api<TargetClientsResponse>('/api/user/target-clients', { signal }),
+  });
+}
+
+export function useSaveTargetClients() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (targetClients: string[]) =>
+      api<TargetClientsResponse>('/api/user/target-clients', { method: 'PUT', body: { targetClients } }),
+    onSuccess: (data) => {
+      queryClient.setQueryData(TARGET_CLIENTS_KEY, data);
+      // Every checklist shown so far was scored for the old set.
+      void queryClient.invalidateQueries({ queryKey: ['email-preview'] });
     },
   });
 }

@@ -17,6 +17,7 @@ import { useEmail } from './api.ts';
 import { HtmlSourceTab, PlainTextTab, RawTab } from './message-tabs.tsx';
 import { DeliveryBadge } from '../../components/delivery-state.tsx';
 import { DeliveryList } from './delivery-list.tsx';
+import { StoredChecklist } from './stored-checklist.tsx';
 import { ShareDialog } from './share-dialog.tsx';
 
 const backLink = buttonClasses({ variant: 'ghost', size: 'sm', className: '-ml-3' });
@@ -199,6 +200,8 @@ export function EmailDetailPage() {
           <RawTab email={data} />
         </TabsContent>
       </Tabs>
+
+      <StoredChecklist email={data} />
 
       <ShareDialog email={data} open={sharing} onOpenChange={setSharing} canShare={canShare} />
     </div>

@@ -9,7 +9,7 @@ import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
 import { describeText } from '../../lib/format-size.ts';
 import { useMessageSource } from './api.ts';
-import { copyText } from './copy-text.ts';
+import { copyText } from '../../lib/copy-text.ts';
 import { saveFile } from './save-file.ts';
 
 /**
@@ -108,8 +108,12 @@ export function HtmlSourceTab({ email }: { email: Email }) {
             { value: 'sent', label: 'As sent' },
             {
               value: 'written',
-              label: 'Your source',
-              title: same ? 'Identical to what was sent' : 'Before Inline CSS',
+              label: email.source.format === 'mjml' ? 'Your MJML' : 'Your source',
+              title: same
+                ? 'Identical to what was sent'
+                : email.source.format === 'mjml' || email.source.template
+                  ? 'Before merge tags, MJML and Inline CSS'
+                  : 'Before Inline CSS',
             },
           ]}
         />

@@ -11,7 +11,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/ta
 import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
 import { useShareEmail, useUnshareEmail } from './api.ts';
-import { copyText } from './copy-text.ts';
+import { copyText } from '../../lib/copy-text.ts';
 
 function ComingSoon({ what }: { what: string }) {
   return (

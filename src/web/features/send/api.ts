@@ -37,3 +37,14 @@ export function useEmailPreview(body: PreviewEmailRequest | null) {
     retry: false,
   });
 }
+
+/**
+ * The checklist with the live link and image checks (POST /api/email/preview with `live: true`):
+ * run on demand, since it requests every link and image of the email.
+ */
+export function useLiveChecks() {
+  return useMutation({
+    mutationFn: (body: PreviewEmailRequest) =>
+      api<PreviewEmailResponse>('/api/email/preview', { method: 'POST', body: { ...body, live: true } }),
+  });
+}

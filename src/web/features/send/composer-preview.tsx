@@ -1,12 +1,15 @@
-import { Eye, FileText, RotateCcw, TriangleAlert } from 'lucide-react';
+import { Eye, FileText, ListChecks, Link2, RotateCcw, TriangleAlert } from 'lucide-react';
 import { useEffect, useState } from 'react';
+import type { Check } from '../../../shared/contract/checks.ts';
 import type { PreviewEmailRequest, PreviewEmailResponse } from '../../../shared/contract/email.ts';
+import { Checklist, ChecklistSummaryBadge } from '../../components/checklist/checklist.tsx';
 import { EmailPreview } from '../../components/email-preview/email-preview.tsx';
 import { Button } from '../../components/ui/button.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs.tsx';
 import { Textarea } from '../../components/ui/textarea.tsx';
 import { errorMessage } from '../../lib/api.ts';
+import { checklistSummary, countFindings } from '../../lib/checklist-summary.ts';
 import { formatBytes } from '../../lib/format-size.ts';
 import { useEmailPreview } from './api.ts';
 
@@ -16,6 +19,18 @@ export interface ComposerPreviewProps {
   /** The user's own plain-text part, or null for the generated one. */
   text: string | null;
   onTextChange: (text: string | null) => void;
+  /** The tab shown: preview, text or checks (the Send button's summary opens the checks). */
+  tab: string;
+  onTabChange: (tab: string) => void;
+  /** The checklist to show: the live one after Check Links, else the preview's. */
+  checks: readonly Check[] | null;
+  /** Runs the live link and image checks; null while there is nothing to check. */
+  onCheckLinks: (() => void) | null;
+  checkingLinks: boolean;
+  /** The live checks ran on the current content. */
+  linksChecked: boolean;
+  /** Shows a line of the HTML in the editor; absent when lines of the HTML as sent differ from it (Inline CSS). */
+  onLine?: (line: number) => void;
 }
 
 /** "3.1 KB → 4.6 KB · 5 rules kept in a <style> block" */
@@ -37,19 +52,48 @@ function Sizes({ preview }: { preview: PreviewEmailResponse }) {
   );
 }
 
+/** The errors and warnings of the checklist, on the Checks tab. */
+function ProblemCount({ checks }: { checks: readonly Check[] }) {
+  const { errors, warnings } = countFindings(checks);
+  if (errors + warnings === 0) return null;
+  return (
+    <span
+      className={
+        errors > 0
+          ? 'rounded-full bg-red-600 px-1.5 text-[11px] leading-4 font-semibold text-white tabular-nums'
+          : 'rounded-full bg-amber-300 px-1.5 text-[11px] leading-4 font-semibold text-amber-950 tabular-nums'
+      }
+    >
+      <span className="sr-only">(</span>
+      {errors + warnings}
+      <span className="sr-only"> {errors + warnings === 1 ? 'Issue' : 'Issues'})</span>
+    </span>
+  );
+}
+
 /**
  * The composer's live preview (docs/architecture.md §9): exactly what a send of the form would
  * deliver, from POST /api/email/preview, shown by the one preview component; and the plain-text
  * part, generated or the user's own.
  */
-export function ComposerPreview({ body, text, onTextChange }: ComposerPreviewProps) {
+export function ComposerPreview({
+  body,
+  text,
+  onTextChange,
+  tab,
+  onTabChange,
+  checks,
+  onCheckLinks,
+  checkingLinks,
+  linksChecked,
+  onLine,
+}: ComposerPreviewProps) {
   const preview = useEmailPreview(body);
   // The last good answer stays on show while the next one loads, and when it fails.
   const [lastGood, setLastGood] = useState<PreviewEmailResponse | null>(null);
   useEffect(() => {
     if (preview.data && !preview.isPlaceholderData) setLastGood(preview.data);
   }, [preview.data, preview.isPlaceholderData]);
-  const [tab, setTab] = useState('preview');
 
   const shown = body === null ? null : preview.isError ? lastGood : (preview.data ?? lastGood);
   const updating = body !== null && preview.isFetching;
@@ -69,7 +113,7 @@ export function ComposerPreview({ body, text, onTextChange }: ComposerPreviewPro
       <h2 id="composer-preview-title" className="sr-only">
         Preview of What Will Be Sent
       </h2>
-      <Tabs value={tab} onValueChange={setTab}>
+      <Tabs value={tab} onValueChange={onTabChange}>
         <div className="flex flex-wrap items-center justify-between gap-2">
           <TabsList>
             <TabsTrigger value="preview">
@@ -79,6 +123,11 @@ export function ComposerPreview({ body, text, onTextChange }: ComposerPreviewPro
             <TabsTrigger value="text">
               <FileText aria-hidden="true" />
               Plain Text
+            </TabsTrigger>
+            <TabsTrigger value="checks">
+              <ListChecks aria-hidden="true" />
+              Checks
+              {checks && body !== null ? <ProblemCount checks={checks} /> : null}
             </TabsTrigger>
           </TabsList>
           {shown ? <Sizes preview={shown} /> : null}
@@ -151,6 +200,43 @@ export function ComposerPreview({ body, text, onTextChange }: ComposerPreviewPro
             spellCheck={false}
             className="h-[400px] resize-y font-mono text-xs"
           />
+        </TabsContent>
+        <TabsContent value="checks" tabIndex={-1} className="space-y-3">
+          {checks && body !== null ? (
+            <>
+              <div className="flex flex-wrap items-center justify-between gap-2">
+                <div className="flex flex-wrap items-center gap-2">
+                  <ChecklistSummaryBadge checks={checks} summary={checklistSummary(checks)} />
+                  {status}
+                </div>
+                <Button
+                  variant="outline"
+                  size="sm"
+                  onClick={onCheckLinks ?? undefined}
+                  disabled={!onCheckLinks}
+                  busy={checkingLinks}
+                  busyLabel="Checking Links…"
+                >
+                  <Link2 aria-hidden="true" />
+                  Check Links
+                </Button>
+              </div>
+              <p className="text-xs text-slate-600 dark:text-slate-400">
+                {linksChecked
+                  ? 'Links and images were requested just now: broken ones, redirects and image weights are included.'
+                  : 'Checked on the message as it will be sent. Check Links also requests every link and image.'}
+              </p>
+              <Checklist checks={checks} onLine={onLine} />
+            </>
+          ) : (
+            <div className="flex min-h-40 items-center justify-center rounded-xl border border-dashed border-slate-300 p-8 text-center text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">
+              <p>
+                {body === null
+                  ? 'The checklist of your email appears here as you type.'
+                  : 'Checking your email…'}
+              </p>
+            </div>
+          )}
         </TabsContent>
       </Tabs>
     </section>

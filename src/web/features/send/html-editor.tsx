@@ -1,13 +1,25 @@
 import { html } from '@codemirror/lang-html';
+import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { Prec } from '@codemirror/state';
 import { EditorView, keymap, placeholder as placeholderExt } from '@codemirror/view';
-import CodeMirror from '@uiw/react-codemirror';
-import { useMemo, useRef } from 'react';
+import CodeMirror, { type ReactCodeMirrorRef } from '@uiw/react-codemirror';
+import { useEffect, useMemo, useRef } from 'react';
 import { useTheme } from '../../lib/theme.ts';
 import { editorTheme } from './editor-theme.ts';
 
-const EDITOR_PLACEHOLDER = `<h1>Hello from Proofmail</h1>
+const HTML_PLACEHOLDER = `<h1>Hello from Proofmail</h1>
 <p>Paste or write your HTML email here, then send a test to your inbox.</p>`;
+const MJML_PLACEHOLDER = `<mjml>
+  <mj-body>
+    <mj-section><mj-column><mj-text>Hello from Proofmail</mj-text></mj-column></mj-section>
+  </mj-body>
+</mjml>`;
+
+/** A problem the server found at a line of the source (MJML, merge tags). */
+export interface SourceProblem {
+  line: number;
+  message: string;
+}
 
 export interface HtmlEditorProps {
   id: string;
@@ -17,23 +29,52 @@ export interface HtmlEditorProps {
   onSubmit?: () => void;
   invalid?: boolean;
   describedBy?: string;
+  /** The source's language: MJML is XML-like, so both use the HTML mode; the name and hint differ. */
+  format?: 'html' | 'mjml';
+  /** Marked in the editor at their lines, and listed under it. */
+  problems?: SourceProblem[];
+  /** Moves the cursor to this 1-based line and focuses the editor (a new object each time). */
+  goTo?: { line: number } | null;
+}
+
+function diagnosticsOf(view: EditorView, problems: SourceProblem[]): Diagnostic[] {
+  const { doc } = view.state;
+  return problems.map((p) => {
+    const line = doc.line(Math.min(Math.max(1, p.line), doc.lines));
+    return { from: line.from, to: Math.max(line.from, line.to), severity: 'error', message: p.message };
+  });
 }
 
 /** CodeMirror with HTML highlighting; this module is its own lazy chunk (only /app/send loads it). */
-export default function HtmlEditor({ id, value, onChange, onSubmit, invalid, describedBy }: HtmlEditorProps) {
+export default function HtmlEditor({
+  id,
+  value,
+  onChange,
+  onSubmit,
+  invalid,
+  describedBy,
+  format = 'html',
+  problems = [],
+  goTo,
+}: HtmlEditorProps) {
   const [theme] = useTheme();
   const submitRef = useRef(onSubmit);
   submitRef.current = onSubmit;
+  const editor = useRef<ReactCodeMirrorRef>(null);
+  const label = format === 'mjml' ? 'MJML Content' : 'HTML Content';
+  const problemsId = `${id}-problems`;
+  const described = [describedBy, problems.length > 0 ? problemsId : null].filter(Boolean).join(' ');
   const extensions = useMemo(
     () => [
       html(),
-      placeholderExt(EDITOR_PLACEHOLDER),
+      lintGutter(),
+      placeholderExt(format === 'mjml' ? MJML_PLACEHOLDER : HTML_PLACEHOLDER),
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({
         id,
-        'aria-label': 'HTML Content',
+        'aria-label': label,
         'aria-multiline': 'true',
-        ...(describedBy ? { 'aria-describedby': describedBy } : {}),
+        ...(described ? { 'aria-describedby': described } : {}),
         ...(invalid ? { 'aria-invalid': 'true' } : {}),
       }),
       Prec.highest(
@@ -48,24 +89,68 @@ export default function HtmlEditor({ id, value, onChange, onSubmit, invalid, des
         ]),
       ),
     ],
-    [id, describedBy, invalid],
+    [id, described, invalid, format, label],
   );
+
+  // The server's problems, marked where they are; cleared when it finds none.
+  const problemsKey = JSON.stringify(problems);
+  useEffect(() => {
+    const view = editor.current?.view;
+    if (!view) return;
+    view.dispatch(setDiagnostics(view.state, diagnosticsOf(view, problems)));
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the key stands for the list
+  }, [problemsKey, value]);
+
+  const moveTo = (line: number) => {
+    const view = editor.current?.view;
+    if (!view) return;
+    const at = view.state.doc.line(Math.min(Math.max(1, line), view.state.doc.lines));
+    view.dispatch({
+      selection: { anchor: at.from },
+      effects: EditorView.scrollIntoView(at.from, { y: 'center' }),
+    });
+    view.focus();
+  };
+  useEffect(() => {
+    if (goTo) moveTo(goTo.line);
+  }, [goTo]);
+
   return (
-    <div
-      className={
-        'overflow-hidden rounded-lg border text-sm shadow-xs focus-within:outline-2 focus-within:outline-brand-500/40 ' +
-        (invalid ? 'border-red-500 dark:border-red-400' : 'border-slate-300 dark:border-slate-700')
-      }
-      data-testid="html-editor"
-    >
-      <CodeMirror
-        value={value}
-        height="400px"
-        theme={editorTheme(theme)}
-        extensions={extensions}
-        onChange={onChange}
-        basicSetup={{ foldGutter: true, highlightActiveLine: true, autocompletion: true }}
-      />
+    <div className="space-y-2">
+      <div
+        className={
+          'overflow-hidden rounded-lg border text-sm shadow-xs focus-within:outline-2 focus-within:outline-brand-500/40 ' +
+          (invalid ? 'border-red-500 dark:border-red-400' : 'border-slate-300 dark:border-slate-700')
+        }
+        data-testid="html-editor"
+      >
+        <CodeMirror
+          ref={editor}
+          value={value}
+          height="400px"
+          theme={editorTheme(theme)}
+          extensions={extensions}
+          onChange={onChange}
+          basicSetup={{ foldGutter: true, highlightActiveLine: true, autocompletion: true }}
+        />
+      </div>
+      {problems.length > 0 ? (
+        <ul id={problemsId} className="space-y-1 text-sm" data-testid="source-problems">
+          {problems.slice(0, 10).map((p, i) => (
+            <li key={i} className="flex gap-2 text-red-700 dark:text-red-300">
+              <button
+                type="button"
+                onClick={() => moveTo(p.line)}
+                className="shrink-0 rounded font-mono text-xs font-medium underline decoration-dotted underline-offset-2 hover:text-red-900 dark:hover:text-red-100"
+                aria-label={`Go to Line ${p.line}`}
+              >
+                Line {p.line}
+              </button>
+              <span className="min-w-0 break-words">{p.message}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </div>
   );
 }

@@ -10,21 +10,28 @@ import {
   type KeyboardEvent,
 } from 'react';
 import { useNavigate } from 'react-router';
+import { ChecklistSummaryBadge } from '../../components/checklist/checklist.tsx';
 import { Button } from '../../components/ui/button.tsx';
+import { Dialog } from '../../components/ui/dialog.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
 import { Field, Input, fieldDescription } from '../../components/ui/input.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { Switch } from '../../components/ui/switch.tsx';
 import { toast } from '../../components/ui/toast.tsx';
-import { errorMessage } from '../../lib/api.ts';
-import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
+import { ApiError, errorMessage } from '../../lib/api.ts';
+import { checklistSummary, countFindings } from '../../lib/checklist-summary.ts';
+import type { Check } from '../../../shared/contract/checks.ts';
+import { SEND_MESSAGES, type EmailTemplate, type SourceFormat } from '../../../shared/contract/email.ts';
+import type { StarterTemplate } from '../../../shared/starter-templates/starter-templates.ts';
 import { PRO_REDIRECT_DELAY_MS } from '../../../shared/plans.ts';
 import { parseRecipients } from '../../../shared/recipients.ts';
 import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { useSession } from '../../lib/session.ts';
 import { useUsage } from '../../lib/usage.ts';
-import { useSendEmail } from './api.ts';
+import { useEmailPreview, useLiveChecks, useSendEmail } from './api.ts';
 import { ComposerPreview } from './composer-preview.tsx';
+import { parseSampleData, SampleData } from './sample-data.tsx';
+import { SourceOptions, type MergeSyntax } from './source-options.tsx';
 import { useDebouncedValue } from './use-debounced-value.ts';
 import { UsageBanner } from './usage-banner.tsx';
 import { VerificationRequiredNotice } from './verification-required-notice.tsx';
@@ -37,7 +44,7 @@ const PREVIEW_DEBOUNCE_MS = 300;
 interface FormProblem {
   title: string;
   detail?: string;
-  field?: 'to' | 'html';
+  field?: 'to' | 'html' | 'data';
 }
 
 /** Client-side check with the messages of docs/spec.md §5; the server enforces the same rules. */
@@ -77,6 +84,16 @@ export function SendPage() {
   const [inlineCss, setInlineCss] = useState(false);
   // The user's own plain-text part; null sends the one generated from the HTML.
   const [text, setText] = useState<string | null>(null);
+  // The source's language and merge tags, with the JSON that fills them.
+  const [format, setFormat] = useState<SourceFormat>('html');
+  const [syntax, setSyntax] = useState<MergeSyntax>('none');
+  const [sampleData, setSampleData] = useState('');
+  const parsedData = useMemo(() => parseSampleData(sampleData), [sampleData]);
+  // While the JSON does not parse, the preview keeps the last data that did.
+  const lastGoodData = useRef<Record<string, unknown>>({});
+  if (parsedData.ok) lastGoodData.current = parsedData.data;
+  const template: EmailTemplate | undefined =
+    syntax === 'none' ? undefined : { syntax, data: parsedData.ok ? parsedData.data : lastGoodData.current };
   const [problem, setProblem] = useState<FormProblem | null>(null);
   // Remounts the editor after a send: the CodeMirror wrapper ignores a new `value` that arrives
   // within its typing window, so a prop change alone may not clear it.
@@ -94,13 +111,52 @@ export function SendPage() {
             subject,
             html,
             inlineCss,
+            format,
+            ...(template ? { template } : {}),
             ...(toIsValid ? { to } : {}),
             ...(text?.trim() ? { text } : {}),
           }
         : null,
-    [to, toIsValid, subject, html, inlineCss, text],
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `template` is derived from these
+    [to, toIsValid, subject, html, inlineCss, text, format, syntax, parsedData],
   );
   const previewBody = useDebouncedValue(previewInput, PREVIEW_DEBOUNCE_MS);
+  // The same query as the preview panel's (one request): its problems are marked in the editor.
+  const preview = useEmailPreview(previewBody);
+  const sourceProblems =
+    previewBody && preview.error instanceof ApiError ? (preview.error.problems ?? []) : [];
+
+  const startFrom = (starter: StarterTemplate) => {
+    if (html.trim() && !window.confirm('Replace what is in the editor with this template?')) return;
+    setFormat(starter.format);
+    setSyntax(starter.syntax);
+    setSampleData(JSON.stringify(starter.data, null, 2));
+    setHtml(starter.source);
+    if (!subject.trim()) setSubject(starter.subject);
+    setEditorKey((k) => k + 1);
+  };
+
+  // The checklist comes with the preview (the same query ComposerPreview shows); Check Links adds
+  // the live link and image checks for the content it ran on.
+  const liveChecks = useLiveChecks();
+  const [live, setLive] = useState<{ body: typeof previewBody; checks: Check[] } | null>(null);
+  const linksChecked = live !== null && live.body === previewBody;
+  const checks = previewBody === null ? null : linksChecked ? live.checks : (preview.data?.checks ?? null);
+  const checkLinks = () => {
+    const body = previewBody;
+    if (!body) return;
+    liveChecks.mutate(body, {
+      onSuccess: (res) => setLive({ body, checks: res.checks }),
+      onError: (err) => toast.error('Failed to check links', errorMessage(err)),
+    });
+  };
+  const [previewTab, setPreviewTab] = useState('preview');
+  const [confirmOpen, setConfirmOpen] = useState(false);
+  // Clicking a finding's line moves the editor there, when lines of the HTML as sent are the
+  // editor's (HTML sent as written, line ends aside).
+  const [goTo, setGoTo] = useState<{ line: number } | null>(null);
+  // MJML, merge tags and inlining all move lines: then the HTML as sent has lines of its own.
+  const linesMatchEditor = !inlineCss && format === 'html' && syntax === 'none';
 
   const verified = user?.verified ?? false;
   const isPro = user?.plan === 'pro';
@@ -114,11 +170,33 @@ export function SendPage() {
       setProblem({ title: SEND_MESSAGES.unverified });
       return;
     }
-    const found = validate(to, html);
+    const found =
+      validate(to, html) ??
+      (syntax !== 'none' && !parsedData.ok
+        ? { title: 'Sample data needs fixing', detail: parsedData.error, field: 'data' as const }
+        : null);
     setProblem(found);
     if (found) return;
+    // Errors in the checklist do not stop a send, but it asks once.
+    if (checks && countFindings(checks).errors > 0) {
+      setConfirmOpen(true);
+      return;
+    }
+    sendNow();
+  };
+
+  const sendNow = () => {
+    setConfirmOpen(false);
     send.mutate(
-      { to, subject, html, inlineCss, ...(text?.trim() ? { text } : {}) },
+      {
+        to,
+        subject,
+        html,
+        inlineCss,
+        format,
+        ...(template ? { template } : {}),
+        ...(text?.trim() ? { text } : {}),
+      },
       {
         onSuccess: ({ id }) => {
           toast.success('Email sent successfully!');
@@ -204,12 +282,19 @@ export function SendPage() {
                     onChange={(e) => setSubject(e.target.value)}
                   />
                 </Field>
+                <SourceOptions
+                  format={format}
+                  onFormatChange={setFormat}
+                  syntax={syntax}
+                  onSyntaxChange={setSyntax}
+                  onStartFrom={startFrom}
+                />
                 <div className="space-y-1.5">
                   <label
                     htmlFor="send-html"
                     className="block text-sm font-medium text-slate-800 dark:text-slate-200"
                   >
-                    HTML Content
+                    {format === 'mjml' ? 'MJML Content' : 'HTML Content'}
                   </label>
                   <Suspense fallback={<Skeleton className="h-[400px] w-full" />}>
                     <HtmlEditor
@@ -220,9 +305,19 @@ export function SendPage() {
                       onSubmit={submit}
                       invalid={problem?.field === 'html'}
                       describedBy={htmlIds.describedBy}
+                      format={format}
+                      problems={sourceProblems}
+                      goTo={goTo}
                     />
                   </Suspense>
                 </div>
+                {syntax !== 'none' ? (
+                  <SampleData
+                    value={sampleData}
+                    onChange={setSampleData}
+                    error={parsedData.ok ? null : parsedData.error}
+                  />
+                ) : null}
                 <div className="flex items-center justify-between gap-4 rounded-lg border border-slate-200 px-4 py-3 dark:border-slate-800">
                   <div>
                     <p id="inline-css-label" className="text-sm font-medium">
@@ -264,22 +359,72 @@ export function SendPage() {
                       <kbd className="rounded border px-1 font-mono">Enter</kbd> to send.
                     </p>
                   )}
-                  <Button
-                    type="submit"
-                    size="lg"
-                    busy={send.isPending}
-                    busyLabel="Sending…"
-                    disabled={sendingOff}
-                    aria-describedby={sendingOff ? 'send-off-hint' : undefined}
-                  >
-                    <Send aria-hidden="true" />
-                    Send Test Email
-                  </Button>
+                  <div className="flex flex-wrap items-center justify-end gap-3">
+                    {checks ? (
+                      <button
+                        type="button"
+                        // A message in sentence case, not a Title Case control label (docs/copy-style.md).
+                        data-message
+                        onClick={() => setPreviewTab('checks')}
+                        className="rounded-full focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
+                        aria-label={`Checklist: ${checklistSummary(checks)}. Show the checks.`}
+                      >
+                        <ChecklistSummaryBadge checks={checks} summary={checklistSummary(checks)} />
+                      </button>
+                    ) : null}
+                    <Button
+                      type="submit"
+                      size="lg"
+                      busy={send.isPending}
+                      busyLabel="Sending…"
+                      disabled={sendingOff}
+                      aria-describedby={sendingOff ? 'send-off-hint' : undefined}
+                    >
+                      <Send aria-hidden="true" />
+                      Send Test Email
+                    </Button>
+                  </div>
                 </div>
               </form>
             </CardContent>
           </Card>
-          <ComposerPreview body={previewBody} text={text} onTextChange={setText} />
+          <ComposerPreview
+            body={previewBody}
+            text={text}
+            onTextChange={setText}
+            tab={previewTab}
+            onTabChange={setPreviewTab}
+            checks={checks}
+            onCheckLinks={previewBody ? checkLinks : null}
+            checkingLinks={liveChecks.isPending}
+            linksChecked={linksChecked}
+            onLine={linesMatchEditor ? (line) => setGoTo({ line }) : undefined}
+          />
+          <Dialog
+            open={confirmOpen}
+            onOpenChange={setConfirmOpen}
+            title="Send With Errors?"
+            description={
+              checks
+                ? `The checklist found ${checklistSummary(checks)} in this email. You can send it anyway, or review the checks first.`
+                : undefined
+            }
+            size="sm"
+            footer={
+              <>
+                <Button
+                  variant="outline"
+                  onClick={() => {
+                    setConfirmOpen(false);
+                    setPreviewTab('checks');
+                  }}
+                >
+                  Review Checks
+                </Button>
+                <Button onClick={sendNow}>Send Anyway</Button>
+              </>
+            }
+          />
         </div>
       </div>
     </div>

@@ -1,0 +1,418 @@
+import type { Check, Finding, TargetClientId } from '../../shared/contract/checks.ts';
+import { TARGET_CLIENTS } from '../../shared/contract/checks.ts';
+import caniemail from './caniemail-data.json' with { type: 'json' };
+import { checkOf, type StaticCheckContext } from './check-input.ts';
+import { isHidden } from './computed.ts';
+import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
+import { scanCss, type Declaration } from './css-scan.ts';
+import type { Audience, El } from './html-doc.ts';
+import { latestVersion } from './versions.ts';
+
+/**
+ * Client compatibility from the vendored caniemail data (docs/decisions/0063-pre-send-checklist.md,
+ * 0064-vendored-caniemail-data.md). A feature is reported only where the email uses it: on an
+ * element (its tag, attributes, inline style) or in a `<style>` block. Each target client is scored
+ * on the latest version caniemail tested. Unsupported ('n') is an error, partial ('a') a warning,
+ * except where the email carries the standard fallback or the feature only enhances (below): then
+ * it is at most an info.
+ */
+
+interface FeatureData {
+  title: string;
+  url: string;
+  notes: Record<string, string>;
+  stats: Record<string, Record<string, Record<string, string>>>;
+}
+const FEATURES = (caniemail as { features: Record<string, FeatureData> }).features;
+export const CANIEMAIL_SOURCE = (caniemail as { source: { version: string; lastUpdate: string } }).source;
+export const CANIEMAIL_SNAPSHOT = (caniemail as { snapshotDate: string }).snapshotDate;
+
+/**
+ * Features whose absence degrades gracefully: the email still reads right without them (square
+ * corners, no shadow, no hover effect, the desktop layout, the fallback font, no dark-mode tweak).
+ */
+const ENHANCEMENTS = new Set([
+  'css-border-radius',
+  'css-box-shadow',
+  'css-text-shadow',
+  'css-transition',
+  'css-animation',
+  'css-at-keyframes',
+  'css-at-media',
+  'css-at-media-prefers-color-scheme',
+  'css-at-media-prefers-reduced-motion',
+  'css-at-media-hover',
+  'css-at-media-orientation',
+  'css-at-media-device-pixel-ratio',
+  'css-at-font-face',
+  'css-at-supports',
+  'css-pseudo-class-hover',
+  'css-pseudo-class-focus',
+  'css-pseudo-class-active',
+  'css-pseudo-class-visited',
+  'css-color-scheme',
+  'html-meta-color-scheme',
+  'html-srcset',
+  'html-anchor-links',
+  'css-text-decoration-thickness',
+  'css-text-underline-offset',
+  'css-letter-spacing',
+]);
+
+/** Properties that only tune a background image: where the image falls back, so do they. */
+const BACKGROUND_COMPANIONS = new Set([
+  'css-background-size',
+  'css-background-position',
+  'css-background-repeat',
+  'css-background-clip',
+  'css-background-origin',
+]);
+
+/** A use of a feature: where, who sees it, and whether the standard fallback is there. */
+interface Use {
+  slug: string;
+  audience: Audience;
+  line: number;
+  element?: string;
+  /** The clients for which the email carries a fallback (all of them: `'*'`). */
+  fallback: Set<TargetClientId | '*'>;
+}
+
+const PROPERTY_SLUGS: Record<string, string> = {
+  position: 'css-position',
+  transform: 'css-transform',
+  animation: 'css-animation',
+  'animation-name': 'css-animation',
+  transition: 'css-transition',
+  'box-shadow': 'css-box-shadow',
+  'text-shadow': 'css-text-shadow',
+  opacity: 'css-opacity',
+  filter: 'css-filter',
+  'backdrop-filter': 'css-backdrop-filter',
+  'mix-blend-mode': 'css-mix-blend-mode',
+  'background-blend-mode': 'css-background-blend-mode',
+  'clip-path': 'css-clip-path',
+  'mask-image': 'css-mask-image',
+  'object-fit': 'css-object-fit',
+  'object-position': 'css-object-position',
+  'aspect-ratio': 'css-aspect-ratio',
+  gap: 'css-gap',
+  'row-gap': 'css-gap',
+  'column-gap': 'css-gap',
+  'flex-direction': 'css-flex-direction',
+  'flex-wrap': 'css-flex-wrap',
+  'justify-content': 'css-justify-content',
+  'align-items': 'css-align-items',
+  'grid-template-columns': 'css-grid-template',
+  'grid-template-rows': 'css-grid-template',
+  'grid-template-areas': 'css-grid-template',
+  'background-size': 'css-background-size',
+  'background-position': 'css-background-position',
+  'background-repeat': 'css-background-repeat',
+  'background-clip': 'css-background-clip',
+  'background-origin': 'css-background-origin',
+  'border-radius': 'css-border-radius',
+  'border-image': 'css-border-image',
+  'max-width': 'css-max-width',
+  'min-width': 'css-min-width',
+  'max-height': 'css-max-height',
+  'min-height': 'css-min-height',
+  'z-index': 'css-z-index',
+  inset: 'css-inset',
+  'text-overflow': 'css-text-overflow',
+  'writing-mode': 'css-writing-mode',
+  'column-count': 'css-column-count',
+  'box-sizing': 'css-box-sizing',
+  'list-style-image': 'css-list-style-image',
+  'user-select': 'css-user-select',
+  resize: 'css-resize',
+  'shape-outside': 'css-shape-outside',
+  'text-underline-offset': 'css-text-underline-offset',
+  'text-decoration-thickness': 'css-text-decoration-thickness',
+  hyphens: 'css-hyphens',
+  'color-scheme': 'css-color-scheme',
+  'accent-color': 'css-accent-color',
+  'scroll-snap-type': 'css-scroll-snap',
+  'inline-size': 'css-inline-size',
+  'block-size': 'css-block-inline-size',
+  'margin-inline': 'css-margin-inline-block',
+  'margin-block': 'css-margin-inline-block',
+  'padding-inline': 'css-padding-inline-block',
+  'padding-block': 'css-padding-inline-block',
+  'margin-inline-start': 'css-margin-inline-start-end',
+  'margin-inline-end': 'css-margin-inline-start-end',
+  'padding-inline-start': 'css-padding-inline-start-end',
+  'padding-inline-end': 'css-padding-inline-start-end',
+};
+
+const VALUE_SLUGS: [RegExp, string][] = [
+  [/\bvar\(/, 'css-variables'],
+  [/\bcalc\(/, 'css-unit-calc'],
+  [/\bclamp\(/, 'css-function-clamp'],
+  [/\bmin\(/, 'css-function-min'],
+  [/\bmax\(/, 'css-function-max'],
+  [/\blight-dark\(/, 'css-function-light-dark'],
+  [/\blinear-gradient\(/, 'css-linear-gradient'],
+  [/\bradial-gradient\(/, 'css-radial-gradient'],
+  [/\bconic-gradient\(/, 'css-conic-gradient'],
+  [/\b(?:oklch|oklab|lab|lch|color-mix|hwb)\(/, 'css-modern-color'],
+  [/(?:^|[\s(,])-?[\d.]+rem\b/, 'css-unit-rem'],
+  [/(?:^|[\s(,])-?[\d.]+vh\b/, 'css-unit-vh'],
+  [/(?:^|[\s(,])-?[\d.]+vw\b/, 'css-unit-vw'],
+];
+
+const POSITION_SIDES = new Set(['left', 'right', 'top', 'bottom']);
+
+const IMAGE_FORMATS: [RegExp, string][] = [
+  [/\.webp(?:[?#]|$)/i, 'image-webp'],
+  [/\.avif(?:[?#]|$)/i, 'image-avif'],
+  [/\.svg(?:[?#]|$)/i, 'image-svg'],
+  [/\.bmp(?:[?#]|$)/i, 'image-bmp'],
+  [/\.tiff?(?:[?#]|$)/i, 'image-tiff'],
+  [/\.(?:heic|heif)(?:[?#]|$)/i, 'image-heif'],
+];
+
+const ELEMENT_SLUGS: Record<string, string> = {
+  svg: 'html-svg',
+  picture: 'html-picture',
+  dialog: 'html-dialog',
+  marquee: 'html-marquee',
+  meter: 'html-meter',
+  progress: 'html-progress',
+  map: 'html-image-maps',
+};
+
+const hasColour = (value: string) =>
+  /#[0-9a-f]{3,8}\b|\brgba?\(|\bhsla?\(|\b(?:white|black|red|blue|green|gray|grey|silver|navy|orange|yellow|purple|teal|maroon)\b/.test(
+    value,
+  );
+
+/** What a declaration uses, as caniemail slugs. */
+function declarationSlugs(d: Declaration): string[] {
+  const slugs: string[] = [];
+  const bySide = PROPERTY_SLUGS[d.property];
+  if (bySide) slugs.push(bySide);
+  if (POSITION_SIDES.has(d.property)) slugs.push('css-left-right-top-bottom');
+  if (d.property === 'display') {
+    if (/\b(?:inline-)?flex\b/.test(d.value)) slugs.push('css-display-flex');
+    if (/\b(?:inline-)?grid\b/.test(d.value)) slugs.push('css-display-grid');
+  }
+  if (d.property === 'background-image' && /url\(/.test(d.value)) slugs.push('css-background-image');
+  if (d.property === 'background' && /url\(/.test(d.value)) slugs.push('css-background-image');
+  for (const [re, slug] of VALUE_SLUGS) if (re.test(d.value)) slugs.push(slug);
+  return slugs;
+}
+
+/** The background fallback idiom: a colour beside the image (bgcolor, background-color, shorthand). */
+function hasBackgroundColour(el: El): boolean {
+  if (el.attrs.bgcolor) return true;
+  return el.style.some(
+    (d) =>
+      d.property === 'background-color' ||
+      (d.property === 'background' && hasColour(d.value.replace(/url\([^)]*\)/g, ''))),
+  );
+}
+
+function collectUses(ctx: StaticCheckContext): Use[] {
+  const { doc } = ctx;
+  const uses: Use[] = [];
+  const hasVml = doc.elements.some((el) => el.audience === 'outlook' && el.name.startsWith('v:'));
+  const ghostTables = doc.elements.some((el) => el.audience === 'outlook' && el.name === 'table');
+
+  const add = (
+    slug: string,
+    el: El | null,
+    audience: Audience,
+    offset: number,
+    fallback: Use['fallback'],
+  ) => {
+    uses.push({
+      slug,
+      audience,
+      line: doc.line(offset),
+      ...(el && { element: doc.excerpt(el) }),
+      fallback,
+    });
+  };
+
+  for (const el of doc.elements) {
+    // What a reader never sees cannot break: the preheader and other hidden blocks (their hiding
+    // idiom, display:none with mso-hide:all and max-height:0, is itself the fallback).
+    if (isHidden(el)) continue;
+    const fallbacks = (slug: string): Use['fallback'] => {
+      const f = new Set<TargetClientId | '*'>();
+      if (slug === 'css-background-image' || slug === 'html-background' || BACKGROUND_COMPANIONS.has(slug)) {
+        if (hasBackgroundColour(el)) f.add('*');
+        if (hasVml) f.add(MSO_CLIENT);
+      }
+      if (/gradient/.test(slug) && hasBackgroundColour(el)) f.add('*');
+      if (slug === 'css-max-width' && ghostTables) f.add(MSO_CLIENT);
+      if (slug === 'css-display-flex' || slug === 'css-display-grid') {
+        // Blocks that stack when flex or grid is ignored, with a ghost table for Outlook.
+        if (ghostTables) f.add(MSO_CLIENT);
+      }
+      return f;
+    };
+    const elSlug = ELEMENT_SLUGS[el.name];
+    if (elSlug) add(elSlug, el, el.audience, el.start, fallbacks(elSlug));
+    if (el.attrs.background !== undefined && el.name !== 'v:fill')
+      add('html-background', el, el.audience, el.start, fallbacks('html-background'));
+    if (el.name === 'img' && el.attrs.srcset) add('html-srcset', el, el.audience, el.start, new Set());
+    if (el.name === 'a' && el.attrs.href?.startsWith('#') && el.attrs.href.length > 1)
+      add('html-anchor-links', el, el.audience, el.start, new Set());
+    if (el.name === 'img' && el.attrs.src && !el.attrs.src.startsWith('data:')) {
+      for (const [re, slug] of IMAGE_FORMATS)
+        if (re.test(el.attrs.src)) add(slug, el, el.audience, el.start, new Set());
+    }
+    for (const d of el.style)
+      for (const slug of declarationSlugs(d)) add(slug, el, el.audience, el.start, fallbacks(slug));
+  }
+
+  for (const block of doc.styles) {
+    const { rules, atRules } = scanCss(block.css);
+    for (const at of atRules) {
+      const slug = atRuleSlug(at.name, at.prelude);
+      if (slug) add(slug, null, block.audience, block.start + at.offset, new Set());
+    }
+    for (const rule of rules) {
+      // Inside a media query a declaration only applies where media queries work: the query is
+      // the feature, reported above as the enhancement it is.
+      if (rule.atRules.length > 0) continue;
+      const selectorText = rule.selectors.join(', ');
+      for (const pseudo of selectorText.match(/:(?:hover|focus|active|visited)\b/g) ?? [])
+        add(
+          `css-pseudo-class-${pseudo.slice(1)}`,
+          null,
+          block.audience,
+          block.start + rule.offset,
+          new Set(),
+        );
+      // A rule only for interaction or for a client-targeting hack is the enhancement itself.
+      if (/:(?:hover|focus|active|visited)\b/.test(selectorText)) continue;
+      for (const d of rule.declarations) {
+        for (const slug of declarationSlugs(d)) {
+          const f = new Set<TargetClientId | '*'>();
+          if (slug === 'css-max-width' && ghostTables) f.add(MSO_CLIENT);
+          add(slug, null, block.audience, block.start + rule.offset, f);
+        }
+      }
+    }
+  }
+  return uses;
+}
+
+function atRuleSlug(name: string, prelude: string): string | undefined {
+  switch (name) {
+    case 'media':
+      if (/prefers-color-scheme/.test(prelude)) return 'css-at-media-prefers-color-scheme';
+      if (/prefers-reduced-motion/.test(prelude)) return 'css-at-media-prefers-reduced-motion';
+      return 'css-at-media';
+    case 'font-face':
+      return 'css-at-font-face';
+    case 'import':
+      return 'css-at-import';
+    case 'keyframes':
+      return 'css-at-keyframes';
+    case 'supports':
+      return 'css-at-supports';
+    default:
+      return undefined;
+  }
+}
+
+/** The support of a feature in a client's latest tested version: 'y', 'n', 'a', 'u', with note numbers. */
+export function supportIn(
+  slug: string,
+  client: TargetClientId,
+): { support: string; notes: string[] } | undefined {
+  const feature = FEATURES[slug];
+  const [family, platform] = CANIEMAIL_KEYS[client];
+  const results = feature?.stats[family]?.[platform];
+  if (!feature || !results) return undefined;
+  const latest = latestVersion(Object.keys(results));
+  if (latest === undefined) return undefined;
+  const value = results[latest]!;
+  const notes = [...value.matchAll(/#(\d+)/g)]
+    .map((m) => feature.notes[m[1]!])
+    .filter((n): n is string => !!n);
+  return { support: value.trim()[0]!, notes };
+}
+
+const LABELS = new Map<string, string>(TARGET_CLIENTS.map((c) => [c.id, c.label]));
+const names = (clients: TargetClientId[]) => clients.map((c) => LABELS.get(c) ?? c).join(', ');
+
+function cleanNote(note: string): string {
+  // Notes are Markdown: keep the words of links, drop the formatting.
+  return note.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1').replace(/`/g, '');
+}
+
+export function checkCompatibility(ctx: StaticCheckContext): Check {
+  const uses = collectUses(ctx);
+  const bySlug = new Map<string, Use[]>();
+  for (const use of uses) {
+    const list = bySlug.get(use.slug);
+    if (list) list.push(use);
+    else bySlug.set(use.slug, [use]);
+  }
+
+  const findings: Finding[] = [];
+  for (const [slug, slugUses] of bySlug) {
+    const feature = FEATURES[slug];
+    if (!feature) continue;
+    const first = slugUses[0]!;
+    const seenBy = (client: TargetClientId) =>
+      slugUses.filter((u) =>
+        client === MSO_CLIENT ? u.audience !== 'not-outlook' : u.audience !== 'outlook',
+      );
+    const broken: TargetClientId[] = [];
+    const partial: TargetClientId[] = [];
+    const mitigated: TargetClientId[] = [];
+    const partialNotes = new Set<string>();
+    for (const client of ctx.targetClients) {
+      const seen = seenBy(client);
+      if (seen.length === 0) continue;
+      const support = supportIn(slug, client);
+      if (!support || support.support === 'y' || support.support === 'u') continue;
+      const covered = seen.every((u) => u.fallback.has('*') || u.fallback.has(client));
+      if (covered || ENHANCEMENTS.has(slug)) {
+        mitigated.push(client);
+        continue;
+      }
+      if (support.support === 'n') broken.push(client);
+      else {
+        partial.push(client);
+        for (const note of support.notes) partialNotes.add(cleanNote(note));
+      }
+    }
+    const where = { line: first.line, ...(first.element && { element: first.element }) };
+    const see = `See ${feature.url}`;
+    if (broken.length > 0) {
+      findings.push({
+        severity: 'error',
+        message: `${feature.title} is not supported in ${names(broken)}.`,
+        hint: `Use a widely supported alternative or add a fallback for these clients. ${see}`,
+        ...where,
+      });
+    }
+    if (partial.length > 0) {
+      const note = [...partialNotes][0];
+      findings.push({
+        severity: 'warning',
+        message: `${feature.title} is only partly supported in ${names(partial)}.${note ? ` ${note}` : ''}`,
+        hint: `Test it in these clients, or use a widely supported alternative. ${see}`,
+        ...where,
+      });
+    }
+    if (mitigated.length > 0) {
+      findings.push({
+        severity: 'info',
+        message: `${feature.title} is not fully supported in ${names(mitigated)}; the email degrades gracefully or carries a fallback there.`,
+        hint: see,
+        ...where,
+      });
+    }
+  }
+  const order = { error: 0, warning: 1, info: 2 };
+  findings.sort((a, b) => order[a.severity] - order[b.severity] || (a.line ?? 0) - (b.line ?? 0));
+  return checkOf('compatibility', findings);
+}

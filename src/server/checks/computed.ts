@@ -1,0 +1,94 @@
+import { parseColour, type Rgb } from './colour.ts';
+import { styleValue, type El, type TextNode } from './html-doc.ts';
+
+/**
+ * What the checks need of the cascade, from inline styles and presentational attributes only (the
+ * HTML as sent is usually inlined; a `<style>` block is not applied): hidden or not, the text
+ * colour, the background behind it, the font size.
+ */
+
+/** Hidden by the idioms emails use: display:none, visibility:hidden, mso-hide, zero size or opacity. */
+export function isHidden(el: El): boolean {
+  for (let e: El | null = el; e && e.name !== '#document'; e = e.parent) {
+    if (e.attrs.hidden !== undefined || e.attrs['aria-hidden'] === 'true') return true;
+    if (styleValue(e, 'display') === 'none') return true;
+    if (styleValue(e, 'visibility') === 'hidden') return true;
+    if (styleValue(e, 'mso-hide') === 'all' && styleValue(e, 'max-height')?.startsWith('0')) return true;
+    if (/^0(?:px|%)?$/.test(styleValue(e, 'max-height') ?? '') && styleValue(e, 'overflow') === 'hidden')
+      return true;
+    if (/^0(?:\.0*)?$/.test(styleValue(e, 'opacity') ?? '')) return true;
+    if (/^0(?:px|pt|em|rem|%)?$/.test(styleValue(e, 'font-size') ?? '')) return true;
+  }
+  return false;
+}
+
+/** The element has text of its own (not only whitespace or &nbsp;). */
+export function ownText(el: El): string {
+  return el.children
+    .filter((c): c is TextNode => c.kind === 'text')
+    .map((c) => c.text)
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** px from a CSS length in px or pt; undefined for relative units (em, %, keywords). */
+export function lengthPx(value: string | undefined): number | undefined {
+  const m = /^([\d.]+)\s*(px|pt)?$/.exec(value?.trim() ?? '');
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  if (!Number.isFinite(n)) return undefined;
+  return m[2] === 'pt' ? (n * 4) / 3 : n;
+}
+
+/** The nearest declared font size in px (inline style), or undefined (the client's default). */
+export function fontSizePx(el: El): number | undefined {
+  for (let e: El | null = el; e && e.name !== '#document'; e = e.parent) {
+    const v = styleValue(e, 'font-size');
+    if (v !== undefined) return lengthPx(v);
+  }
+  return undefined;
+}
+
+export function isBold(el: El): boolean {
+  for (let e: El | null = el; e && e.name !== '#document'; e = e.parent) {
+    if (['b', 'strong', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'th'].includes(e.name)) return true;
+    const w = styleValue(e, 'font-weight');
+    if (w !== undefined) return w === 'bold' || w === 'bolder' || Number(w) >= 700;
+  }
+  return false;
+}
+
+/** The text colour: the nearest `color` or `<font color>`; null when it cannot be judged. */
+export function textColour(el: El): { colour: Rgb | null; declared: boolean } {
+  for (let e: El | null = el; e && e.name !== '#document'; e = e.parent) {
+    const v = styleValue(e, 'color') ?? (e.name === 'font' ? e.attrs.color : undefined);
+    if (v !== undefined) return { colour: parseColour(v), declared: true };
+  }
+  return { colour: [0, 0, 0], declared: false };
+}
+
+/**
+ * The background behind the element: the nearest background colour (background-color, bgcolor,
+ * the colour of a `background` shorthand); null when an image or something unjudgeable is behind.
+ */
+export function backgroundColour(el: El): { colour: Rgb | null; declared: boolean } {
+  for (let e: El | null = el; e && e.name !== '#document'; e = e.parent) {
+    const image = styleValue(e, 'background-image');
+    const shorthand = styleValue(e, 'background');
+    if (
+      (image && image !== 'none') ||
+      (shorthand && /url\(|gradient\(/.test(shorthand)) ||
+      e.attrs.background
+    )
+      return { colour: null, declared: true };
+    const v =
+      styleValue(e, 'background-color') ??
+      (shorthand && !/^(?:none|transparent|inherit|initial)$/.test(shorthand)
+        ? shorthand.split(/\s+/).pop()
+        : undefined) ??
+      e.attrs.bgcolor;
+    if (v !== undefined && v !== 'transparent') return { colour: parseColour(v), declared: true };
+  }
+  return { colour: [255, 255, 255], declared: false };
+}

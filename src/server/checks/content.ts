@@ -1,0 +1,148 @@
+import type { Check, Finding } from '../../shared/contract/checks.ts';
+import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
+import { checkOf, type StaticCheckContext } from './check-input.ts';
+import { isHidden, ownText } from './computed.ts';
+import { findingAt, mainElements, textOf, type El } from './html-doc.ts';
+import { MERGE_TAG } from './merge-tags.ts';
+
+/**
+ * What the content says and carries (docs/decisions/0063-pre-send-checklist.md): a preheader, a
+ * subject of a readable length, no merge tag left unfilled, nothing that mail clients strip, and
+ * an unsubscribe link.
+ */
+
+/** Inboxes show about this many characters of a subject; longer ones are cut. */
+export const SUBJECT_MAX_CHARS = 70;
+
+/** Elements mail clients remove (with what they do), and how bad it is. */
+const STRIPPED: Record<string, { severity: 'error' | 'warning'; what: string }> = {
+  script: { severity: 'error', what: 'Every mail client removes scripts' },
+  iframe: { severity: 'error', what: 'Mail clients remove iframes' },
+  object: { severity: 'error', what: 'Mail clients remove <object>' },
+  embed: { severity: 'error', what: 'Mail clients remove <embed>' },
+  applet: { severity: 'error', what: 'Mail clients remove <applet>' },
+  frame: { severity: 'error', what: 'Mail clients remove frames' },
+  frameset: { severity: 'error', what: 'Mail clients remove frames' },
+  form: { severity: 'warning', what: 'Most mail clients disable or remove forms' },
+  input: { severity: 'warning', what: 'Most mail clients disable or remove form fields' },
+  select: { severity: 'warning', what: 'Most mail clients disable or remove form fields' },
+  textarea: { severity: 'warning', what: 'Most mail clients disable or remove form fields' },
+  button: { severity: 'warning', what: 'Most mail clients disable buttons' },
+  video: { severity: 'warning', what: 'Only a few mail clients play video' },
+  audio: { severity: 'warning', what: 'Only a few mail clients play audio' },
+  base: { severity: 'warning', what: 'Many mail clients ignore <base>' },
+};
+
+function mergeTagFindings(ctx: StaticCheckContext): Finding[] {
+  const { input, doc } = ctx;
+  const seen = new Set<string>();
+  const findings: Finding[] = [];
+  const add = (tag: string, where: string, line?: number) => {
+    const key = tag.replace(/\s+/g, '');
+    if (seen.has(key)) return;
+    seen.add(key);
+    findings.push({
+      severity: 'error',
+      message: `A merge tag was left unfilled in the ${where}: ${tag.slice(0, 80)}.`,
+      hint: 'Recipients would see it as written: fill it, or give it a default value.',
+      ...(line !== undefined && { line }),
+    });
+  };
+  for (const m of input.subject.matchAll(MERGE_TAG)) add(m[0], 'subject');
+  for (const m of input.html.matchAll(MERGE_TAG)) add(m[0], 'HTML', doc.line(m.index));
+  for (const m of input.text.matchAll(MERGE_TAG)) add(m[0], 'plain-text part');
+  for (const name of input.notes?.unfilled ?? []) add(name, 'template');
+  return findings;
+}
+
+/** The first text a reader's inbox shows: a hidden preheader, or the start of the body. */
+function firstText(elements: El[]): El | undefined {
+  return elements.find(
+    (el) => !['title', 'style', 'head', 'script'].includes(el.name) && !insideHead(el) && ownText(el),
+  );
+}
+
+function insideHead(el: El): boolean {
+  for (let e: El | null = el; e; e = e.parent) if (e.name === 'head') return true;
+  return false;
+}
+
+export function checkContent(ctx: StaticCheckContext): Check {
+  const { input, doc } = ctx;
+  const elements = mainElements(doc);
+  const findings: Finding[] = [];
+
+  const first = firstText(elements);
+  if (first && !isHidden(first))
+    findings.push({
+      severity: 'warning',
+      message: `No preheader: inboxes show the first text of the email beside the subject ("${ownText(first).slice(0, 60)}").`,
+      hint: 'Add a short hidden summary as the first element of <body> (display:none; max-height:0; overflow:hidden; mso-hide:all).',
+      ...findingAt(doc, first),
+    });
+
+  if (input.subject === DEFAULT_SUBJECT)
+    findings.push({
+      severity: 'warning',
+      message: `The subject is empty: it goes out as "${DEFAULT_SUBJECT}".`,
+      hint: 'Write the subject your recipients will see.',
+    });
+  else if ([...input.subject].length > SUBJECT_MAX_CHARS)
+    findings.push({
+      severity: 'warning',
+      message: `The subject is ${[...input.subject].length} characters long: most inboxes cut it after about 60.`,
+      hint: 'Put what matters in the first 40 to 60 characters.',
+    });
+
+  findings.push(...mergeTagFindings(ctx));
+
+  const reported = new Set<string>();
+  for (const el of doc.elements) {
+    const stripped = STRIPPED[el.name];
+    if (stripped && !reported.has(el.name)) {
+      reported.add(el.name);
+      findings.push({
+        severity: stripped.severity,
+        message: `${stripped.what}: this email has <${el.name}>.`,
+        hint:
+          stripped.severity === 'error'
+            ? 'Remove it, and link to a web page for anything interactive.'
+            : 'Link to a web page instead, or give it a fallback that works without it.',
+        ...findingAt(doc, el),
+      });
+    }
+    if (el.name === 'link' && /stylesheet/i.test(el.attrs.rel ?? '') && !reported.has('link')) {
+      reported.add('link');
+      findings.push({
+        severity: 'warning',
+        message: 'Gmail and most webmail ignore external style sheets (<link rel="stylesheet">).',
+        hint: 'Put the CSS in a <style> block and inline it.',
+        ...findingAt(doc, el),
+      });
+    }
+    const handler = Object.keys(el.attrs).find((name) => name.startsWith('on'));
+    if (handler && !reported.has('on*')) {
+      reported.add('on*');
+      findings.push({
+        severity: 'warning',
+        message: `Mail clients remove event handlers like ${handler}=.`,
+        hint: 'Remove it: nothing in an email runs script.',
+        ...findingAt(doc, el),
+      });
+    }
+  }
+
+  const unsubscribeLink = elements.some(
+    (el) => el.name === 'a' && (/unsubscribe/i.test(el.attrs.href ?? '') || /unsubscribe/i.test(textOf(el))),
+  );
+  const unsubscribeHeader = input.headers.some((h) => h.name.toLowerCase() === 'list-unsubscribe');
+  if (!unsubscribeLink && !unsubscribeHeader)
+    findings.push({
+      severity: 'warning',
+      message:
+        'No unsubscribe link: marketing email needs one (and Gmail and Yahoo require it of bulk senders).',
+      hint: 'Add a link whose text says "Unsubscribe". A transactional email may go without.',
+    });
+
+  return checkOf('content', findings);
+}

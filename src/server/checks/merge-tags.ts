@@ -1,0 +1,13 @@
+/**
+ * Merge tags of the common template languages: Handlebars/Mustache/Liquid output `{{ … }}`,
+ * Liquid/Jinja/Nunjucks logic `{% … %}`, Mailchimp `*|…|*`. Left in the message, a recipient sees
+ * them as written.
+ */
+export const MERGE_TAG = /\{\{[\s\S]{0,200}?\}\}|\{%[\s\S]{0,200}?%\}|\*\|[A-Za-z0-9_:-]{1,100}\|\*/g;
+
+export function hasMergeTag(text: string): boolean {
+  MERGE_TAG.lastIndex = 0;
+  const found = MERGE_TAG.test(text);
+  MERGE_TAG.lastIndex = 0;
+  return found;
+}

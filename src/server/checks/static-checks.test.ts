@@ -1,0 +1,311 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  CHECK_IDS,
+  DEFAULT_TARGET_CLIENTS,
+  type Check,
+  type CheckId,
+  type Finding,
+  type TargetClientId,
+} from '../../shared/contract/checks.ts';
+import { textFromHtml } from '../mail/text-part.ts';
+import type { CheckInput } from './check-input.ts';
+import { parseHtml } from './html-doc.ts';
+import { runStaticChecks } from './static-checks.ts';
+
+/** A well-formed email around `body`, clean for every check, so a test's defect is the only finding. */
+function email(body: string, head = ''): string {
+  return (
+    `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Hello</title>${head}</head>` +
+    `<body><div style="display:none; max-height:0; overflow:hidden; mso-hide:all;">A short summary.</div>` +
+    `${body}<p><a href="https://example.com/unsubscribe">Unsubscribe</a></p></body></html>`
+  );
+}
+
+function run(
+  html: string,
+  over: Partial<CheckInput> = {},
+  targets: readonly TargetClientId[] = DEFAULT_TARGET_CLIENTS,
+): Record<CheckId, Check> {
+  const input: CheckInput = {
+    html,
+    text: textFromHtml(html),
+    subject: 'Spring sale',
+    bytes: { message: 20_000 },
+    headers: [],
+    ...over,
+  };
+  return Object.fromEntries(runStaticChecks(input, targets).map((c) => [c.id, c])) as Record<CheckId, Check>;
+}
+
+const problems = (c: Check): Finding[] => c.findings.filter((f) => f.severity !== 'info');
+const only = (c: Check, severity: Finding['severity'], re: RegExp) => {
+  const found = c.findings.filter((f) => f.severity === severity && re.test(f.message));
+  expect(found, JSON.stringify(c.findings, null, 1)).toHaveLength(1);
+  return found[0]!;
+};
+
+describe('the baseline email', () => {
+  it('passes every static check', () => {
+    const checks = run(email('<p style="color:#222222">Hello there.</p>'));
+    for (const id of CHECK_IDS.filter((i) => i !== 'spam')) {
+      expect(problems(checks[id]), id).toEqual([]);
+      expect(checks[id].status).toBe('pass');
+    }
+  });
+});
+
+describe('size', () => {
+  it('warns from 90 KB and errs from 102 KB of the encoded message, with the headroom', () => {
+    const html = email('<p>x</p>');
+    expect(run(html, { bytes: { message: 48.2 * 1024 } }).size.findings[0]!.message).toBe(
+      "48.2 KB of Gmail's 102 KB: 53.8 KB to spare.",
+    );
+    expect(run(html, { bytes: { message: 90 * 1024 - 1 } }).size.status).toBe('pass');
+    expect(run(html, { bytes: { message: 90 * 1024 } }).size.status).toBe('warning');
+    expect(run(html, { bytes: { message: 102 * 1024 - 1 } }).size.status).toBe('warning');
+    const over = run(html, { bytes: { message: 110 * 1024 } }).size;
+    expect(over.status).toBe('error');
+    expect(over.findings[0]!.message).toMatch(/over Gmail's 102 KB, by 8\.0 KB/);
+  });
+});
+
+describe('links', () => {
+  const cases: [string, Finding['severity'], RegExp][] = [
+    ['', 'error', /empty href/],
+    ['#', 'error', /"#"/],
+    ['javascript:alert(1)', 'error', /javascript:/],
+    ['https://exa mple.com/', 'error', /malformed/],
+    ['http://example.com/', 'warning', /http:, not https:/],
+    ['mailto:not-an-address', 'error', /mailto: link is broken/],
+    ['mailto:', 'error', /mailto: link is broken/],
+    ['/relative/page', 'error', /relative link/],
+  ];
+  it.each(cases)('href="%s" is a %s', (href, severity, re) => {
+    const html = email(`<p>See <a href="${href}">the spring catalogue</a>.</p>`);
+    const links = run(html).links;
+    const f = only(links, severity, re);
+    expect(f.line).toBe(1);
+    expect(f.element).toContain('<a href=');
+    expect(links.status).toBe(severity);
+  });
+  it('accepts https, a valid mailto with a subject, tel and anchors', () => {
+    const html = email(
+      '<p><a href="https://example.com/a?b=1&amp;c=2">Catalogue</a> <a href="mailto:help@example.com?subject=Hi">Write to us</a> <a href="tel:+441234">Call us</a></p>',
+    );
+    expect(problems(run(html).links)).toEqual([]);
+  });
+});
+
+describe('images', () => {
+  it('reports a missing alt as an error, but not a decorative alt=""', () => {
+    const missing = run(email('<img src="https://cdn.example.com/a.png" width="100">')).images;
+    only(missing, 'error', /no alt attribute/);
+    const decorative = run(email('<img src="https://cdn.example.com/a.png" width="100" alt="">')).images;
+    expect(problems(decorative)).toEqual([]);
+  });
+  it('warns on http: sources and a missing width; errs on base64 images', () => {
+    only(
+      run(email('<img src="http://cdn.example.com/a.png" width="100" alt="A">')).images,
+      'warning',
+      /http:/,
+    );
+    only(run(email('<img src="https://cdn.example.com/a.png" alt="A">')).images, 'warning', /no width/);
+    only(
+      run(email('<img src="data:image/png;base64,iVBORw0KGgo=" width="1" alt="A">')).images,
+      'error',
+      /base64/,
+    );
+  });
+});
+
+describe('accessibility', () => {
+  it('wants lang on <html> and a <title>', () => {
+    const html =
+      '<html><head></head><body><div style="display:none">Summary</div><p>Hi</p><a href="https://e.com/unsubscribe">Unsubscribe</a></body></html>';
+    const a11y = run(html).accessibility;
+    only(a11y, 'warning', /no lang attribute/);
+    only(a11y, 'warning', /no <title>/);
+  });
+  it('flags layout tables without role="presentation", not data tables', () => {
+    const layout = run(email('<table><tr><td>Hi</td></tr></table>')).accessibility;
+    only(layout, 'warning', /layout table has no role="presentation"/);
+    const data = run(email('<table><tr><th>Item</th></tr><tr><td>Tea</td></tr></table>')).accessibility;
+    expect(problems(data)).toEqual([]);
+    const marked = run(email('<table role="presentation"><tr><td>Hi</td></tr></table>')).accessibility;
+    expect(problems(marked)).toEqual([]);
+  });
+  it('flags file-name alt text, skipped heading levels and vague link text', () => {
+    only(
+      run(email('<img src="https://e.com/a.png" width="1" alt="IMG_2041.jpg">')).accessibility,
+      'warning',
+      /alt text/,
+    );
+    const headings = run(email('<h1>Title</h1><h3>Skipped</h3>')).accessibility;
+    expect(only(headings, 'warning', /skips a level/).message).toContain('<h3> follows <h1>');
+    only(
+      run(email('<p><a href="https://e.com/x">Click here</a></p>')).accessibility,
+      'warning',
+      /Click here/,
+    );
+    only(run(email('<p><a href="https://e.com/x">Read more…</a></p>')).accessibility, 'warning', /Read more/);
+  });
+  it('measures contrast from the colours of the element and its ancestors', () => {
+    const low = run(
+      email(
+        '<table role="presentation" bgcolor="#ffffff"><tr><td style="color:#aaaaaa">Faint text</td></tr></table>',
+      ),
+    ).accessibility;
+    expect(only(low, 'warning', /contrast/).message).toBe(
+      'Text in #aaaaaa on #ffffff has a contrast of 2.32:1; text needs 4.5:1.',
+    );
+    // 3:1 is enough for large text.
+    const large = run(email('<p style="color:#888888; font-size:28px">Big headline</p>')).accessibility;
+    expect(problems(large)).toEqual([]);
+    const fine = run(
+      email('<div style="background-color:#1a4d2e"><p style="color:#ffffff">White on green</p></div>'),
+    ).accessibility;
+    expect(problems(fine)).toEqual([]);
+  });
+  it('flags text under 12px, not hidden text', () => {
+    only(
+      run(email('<p style="font-size:10px">Small print</p>')).accessibility,
+      'warning',
+      /smaller than 12px/,
+    );
+    expect(problems(run(email('<p style="font-size:12px">Small print</p>')).accessibility)).toEqual([]);
+  });
+});
+
+describe('content', () => {
+  it('wants a preheader', () => {
+    const html =
+      '<html lang="en"><head><title>T</title></head><body><p>Visible first line</p><a href="https://e.com/unsubscribe">Unsubscribe</a></body></html>';
+    only(run(html).content, 'warning', /No preheader/);
+  });
+  it('warns on an empty (default) or long subject', () => {
+    only(run(email('<p>x</p>'), { subject: 'Test Email' }).content, 'warning', /subject is empty/);
+    only(run(email('<p>x</p>'), { subject: 'x'.repeat(71) }).content, 'warning', /71 characters/);
+    expect(problems(run(email('<p>x</p>'), { subject: 'x'.repeat(70) }).content)).toEqual([]);
+  });
+  it('errs on merge tags left unfilled, in the HTML, the text, the subject and from a template engine', () => {
+    for (const tag of ['{{ first_name }}', '*|FNAME|*', '{% if vip %}']) {
+      const c = run(email(`<p>Hello ${tag}</p>`)).content;
+      expect(only(c, 'error', /merge tag/).message).toContain(tag);
+      expect(c.status).toBe('error');
+    }
+    only(run(email('<p>x</p>'), { subject: 'Hi {{name}}' }).content, 'error', /in the subject/);
+    only(run(email('<p>x</p>'), { notes: { unfilled: ['company'] } }).content, 'error', /template: company/);
+  });
+  it('reports what clients strip', () => {
+    only(run(email('<script>alert(1)</script>')).content, 'error', /scripts/);
+    only(run(email('<form action="https://e.com"><input name="q"></form>')).content, 'warning', /<form>/);
+    only(run(email('<iframe src="https://e.com"></iframe>')).content, 'error', /iframes/);
+    only(run(email('<video src="https://e.com/v.mp4"></video>')).content, 'warning', /video/);
+    only(run(email('<object data="x"></object>')).content, 'error', /<object>/);
+    only(run(email('<embed src="x">')).content, 'error', /<embed>/);
+  });
+  it('warns without an unsubscribe link, unless a List-Unsubscribe header is there', () => {
+    const html =
+      '<html lang="en"><head><title>T</title></head><body><div style="display:none">S</div><p>Hi</p></body></html>';
+    only(run(html).content, 'warning', /No unsubscribe link/);
+    const header = [{ name: 'List-Unsubscribe', value: '<https://e.com/u>' }];
+    expect(problems(run(html, { headers: header }).content)).toEqual([]);
+  });
+});
+
+describe('plain-text', () => {
+  it('errs on an empty text part and warns for each link it lacks', () => {
+    const html = email(
+      '<p><a href="https://example.com/a">Catalogue</a> <a href="https://example.com/b">Shop</a></p>',
+    );
+    only(run(html, { text: '  ' })['plain-text'], 'error', /empty/);
+    const partial = run(html, {
+      text: 'Catalogue https://example.com/a\nUnsubscribe https://example.com/unsubscribe',
+    })['plain-text'];
+    expect(only(partial, 'warning', /lacks a link/).message).toContain('https://example.com/b');
+    expect(problems(run(html)['plain-text'])).toEqual([]);
+  });
+});
+
+describe('compatibility', () => {
+  it('errs on a feature a target does not support, naming the clients and linking caniemail', () => {
+    const c = run(email('<div style="display:flex"><p>One</p><p>Two</p></div>')).compatibility;
+    const f = only(c, 'error', /display:flex|flex/i);
+    expect(f.message).toContain('Outlook (Windows, classic)');
+    expect(f.hint).toContain('https://www.caniemail.com/features/css-display-flex/');
+    expect(f.line).toBe(1);
+    expect(c.status).toBe('error');
+  });
+  it('scores only the chosen targets', () => {
+    const html = email('<div style="display:flex"><p>One</p></div>');
+    expect(run(html, {}, ['apple-mail-macos', 'apple-mail-ios']).compatibility.status).toBe('pass');
+  });
+  it('warns on partial support', () => {
+    const c = run(email('<p style="max-width:600px">x</p>'), {}, ['outlook-windows-new']).compatibility;
+    only(c, 'warning', /max-width/);
+  });
+  it('does not report a background image with a colour fallback as an error', () => {
+    const bare = run(email('<td style="background-image:url(https://e.com/a.jpg)">x</td>')).compatibility;
+    only(bare, 'error', /background-image/);
+    const withColour = run(
+      email('<td bgcolor="#123456" style="background-image:url(https://e.com/a.jpg)">x</td>'),
+    ).compatibility;
+    expect(problems(withColour)).toEqual([]);
+    expect(withColour.findings.some((f) => f.severity === 'info' && /background-image/.test(f.message))).toBe(
+      true,
+    );
+  });
+  it('treats border-radius and media queries as enhancements', () => {
+    const c = run(
+      email(
+        '<a href="https://e.com" style="border-radius:6px">Go to the shop</a>',
+        '<style>@media (max-width:600px){.x{width:100%!important}}</style>',
+      ),
+    ).compatibility;
+    expect(problems(c)).toEqual([]);
+  });
+  it('counts code inside <!--[if mso]> for classic Outlook only, and <!--[if !mso]><!--> for every other client', () => {
+    const msoOnly = email('<!--[if mso]><div style="display:flex">x</div><![endif]-->');
+    const f = only(run(msoOnly).compatibility, 'error', /flex/i);
+    expect(f.message).toBe('display:flex is not supported in Outlook (Windows, classic).');
+    // Nobody else sees it: for the other targets it is as if it were not there.
+    expect(run(msoOnly, {}, ['gmail-web', 'outlook-com']).compatibility.status).toBe('pass');
+
+    const notMso = email('<!--[if !mso]><!--><div style="display:flex">x</div><!--<![endif]-->');
+    const g = only(run(notMso).compatibility, 'error', /flex/i);
+    expect(g.message).not.toContain('Outlook (Windows, classic)');
+    expect(run(notMso, {}, ['outlook-windows']).compatibility.status).toBe('pass');
+  });
+});
+
+describe('the HTML tree', () => {
+  it('knows who sees each element and the line it starts on', () => {
+    const doc = parseHtml(
+      '<p>a</p>\n<!--[if mso]>\n<table><tr><td>ghost</td></tr></table>\n<![endif]-->\n<!--[if !mso]><!-->\n<div>modern</div>\n<!--<![endif]-->\n<!--[if IE]><span>old</span><![endif]-->',
+    );
+    const by = (name: string) => doc.elements.find((e) => e.name === name)!;
+    expect(by('p').audience).toBe('all');
+    expect(by('table').audience).toBe('outlook');
+    expect(doc.line(by('table').start)).toBe(3);
+    expect(by('div').audience).toBe('not-outlook');
+    expect(doc.line(by('div').start)).toBe(6);
+    expect(doc.elements.some((e) => e.name === 'span')).toBe(false);
+    expect(doc.hasMsoContent).toBe(true);
+  });
+});
+
+describe('clean, well-built emails', () => {
+  const dir = path.join(import.meta.dirname, '../../../tests/fixtures/clean-emails');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.html'));
+  it.each(files)('%s has no error-level finding', (file) => {
+    const html = fs.readFileSync(path.join(dir, file), 'utf8');
+    const checks = run(html, { subject: 'A good subject line' });
+    const errors = Object.values(checks).flatMap((c) =>
+      c.findings.filter((f) => f.severity === 'error').map((f) => `${c.id}: ${f.message}`),
+    );
+    expect(errors).toEqual([]);
+  });
+  it('has at least three of them', () => expect(files.length).toBeGreaterThanOrEqual(3));
+});

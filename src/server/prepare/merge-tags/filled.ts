@@ -1,0 +1,6 @@
+/** A source with its merge tags filled. */
+export interface Filled {
+  output: string;
+  /** Names of the tags the data did not fill, as written, each once, in order of first use. */
+  unfilled: string[];
+}

@@ -1,0 +1,205 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PrepareError } from '../prepare.ts';
+import { fillMergeTags } from './merge-tags.ts';
+
+const fill = (syntax: 'handlebars' | 'liquid' | 'mailchimp', source: string, data: Record<string, unknown>) =>
+  fillMergeTags(source, { syntax, data });
+
+/** The error a fill throws, or a failure when it throws none. */
+function refusal(run: () => unknown): PrepareError {
+  try {
+    run();
+  } catch (err) {
+    expect(err).toBeInstanceOf(PrepareError);
+    return err as PrepareError;
+  }
+  throw new Error('expected the fill to be refused');
+}
+
+const data = {
+  name: 'Ada & Co <admin>',
+  url: 'https://example.com/confirm?a=1&b=2',
+  items: [
+    { title: 'Notebook', price: 12 },
+    { title: 'Pen', price: 3 },
+  ],
+  account: { plan: 'Pro' },
+};
+
+describe('Handlebars', () => {
+  it('fills values (HTML-escaped), loops, conditions and @root, exactly', () => {
+    const source = [
+      '<p>Hello {{name}}</p>',
+      '<a href="{{url}}">Confirm</a>',
+      '<ul>{{#each items}}<li>{{@index}}. {{title}}: ${{price}} ({{@root.account.plan}})</li>{{/each}}</ul>',
+      '{{#if account.plan}}<b>{{account.plan}}</b>{{else}}none{{/if}}',
+      '{{{name}}}',
+    ].join('\n');
+    expect(fill('handlebars', source, data)).toEqual({
+      output: [
+        '<p>Hello Ada &amp; Co &lt;admin&gt;</p>',
+        '<a href="https://example.com/confirm?a&#x3D;1&amp;b&#x3D;2">Confirm</a>',
+        '<ul><li>0. Notebook: $12 (Pro)</li><li>1. Pen: $3 (Pro)</li></ul>',
+        '<b>Pro</b>',
+        'Ada & Co <admin>',
+      ].join('\n'),
+      unfilled: [],
+    });
+  });
+
+  it('reports the tags the data does not fill, as written, once each (not the ones in conditions)', () => {
+    const source =
+      '{{FNAME}} {{url}} {{account.owner}} {{#each items}}{{title}}{{sku}}{{/each}} {{#each items as |it|}}{{it.colour}}{{/each}} {{#if coupon}}x{{/if}} {{FNAME}}';
+    const filled = fill('handlebars', source, data);
+    expect(filled.unfilled).toEqual(['FNAME', 'account.owner', 'sku', 'it.colour']);
+    expect(filled.output).toBe(' https://example.com/confirm?a&#x3D;1&amp;b&#x3D;2  NotebookPen   ');
+  });
+
+  it('refuses prototype access, partials and helpers that are not built in, with the line', () => {
+    for (const source of [
+      '{{constructor.constructor}}',
+      '{{__proto__}}',
+      '{{lookup this "constructor"}}',
+      '{{a.toString}}',
+    ]) {
+      const err = refusal(() => fill('handlebars', `ok\n${source}`, {}));
+      expect(err.code).toBe('template_not_allowed');
+      expect(err.message).toMatch(/^Line 2: ".+" is a property every JavaScript object has/);
+      expect(err.problems).toEqual([{ line: 2, message: expect.stringContaining('sample data') }]);
+    }
+    const partial = refusal(() => fill('handlebars', 'a\n\n{{> footer}}', {}));
+    expect(partial.code).toBe('template_not_allowed');
+    expect(partial.message).toBe(
+      'Line 3: Partials ({{> name}}) are not available: there are no files or registered partials to include. Put their content in the template.',
+    );
+    const helper = refusal(() => fill('handlebars', '{{formatPrice price}}', {}));
+    expect(helper.code).toBe('template_invalid');
+    expect(helper.message).toContain('"formatPrice" is not a built-in helper');
+  });
+
+  it('answers a syntax error with its line', () => {
+    const err = refusal(() => fill('handlebars', '<p>\n{{#each items}}\n<li>', {}));
+    expect(err.code).toBe('template_invalid');
+    expect(err.message).toMatch(/^The Handlebars merge tags could not be read \(line \d\): /);
+    expect(err.problems?.[0]?.line).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('Liquid', () => {
+  it('fills values (HTML-escaped), loops, filters and `| raw`, exactly', () => {
+    const source = [
+      '<p>Hello {{ name }}</p>',
+      '<a href="{{ url }}">Confirm</a>',
+      '<ul>{% for item in items %}<li>{{ forloop.index }}. {{ item.title | upcase }}: ${{ item.price | times: 2 }}</li>{% endfor %}</ul>',
+      '{% if account.plan == "Pro" %}<b>{{ account.plan }}</b>{% endif %}',
+      '{{ name | raw }}',
+    ].join('\n');
+    expect(fill('liquid', source, data)).toEqual({
+      output: [
+        '<p>Hello Ada &amp; Co &lt;admin&gt;</p>',
+        '<a href="https://example.com/confirm?a=1&amp;b=2">Confirm</a>',
+        '<ul><li>1. NOTEBOOK: $24</li><li>2. PEN: $6</li></ul>',
+        '<b>Pro</b>',
+        'Ada & Co <admin>',
+      ].join('\n'),
+      unfilled: [],
+    });
+  });
+
+  it('reports the global variables the data does not fill (not loop variables or assigns)', () => {
+    const source =
+      '{{ first_name }} {% assign greeting = "Hi" %}{{ greeting }} {% for item in items %}{{ item.sku }}{% endfor %} {{ account.owner.email }} {{ url }}';
+    const filled = fill('liquid', source, data);
+    expect(filled.unfilled).toEqual(['first_name', 'account.owner.email']);
+    expect(filled.output).toBe(' Hi   https://example.com/confirm?a=1&amp;b=2');
+  });
+
+  it('refuses prototype access and file tags, with the line', () => {
+    for (const source of ['{{ a.constructor }}', '{{ a.__proto__ }}', '{% assign c = a.constructor %}']) {
+      const err = refusal(() => fill('liquid', `ok\n${source}`, { a: {} }));
+      expect(err.code).toBe('template_not_allowed');
+      expect(err.problems?.[0]?.line).toBe(2);
+    }
+    for (const tag of ['include', 'render', 'layout']) {
+      const err = refusal(() => fill('liquid', `a\n\n{% ${tag} 'x' %}`, {}));
+      expect(err.code).toBe('template_not_allowed');
+      expect(err.message).toBe(
+        `Line 3: {% ${tag} %} is not available: there are no files to include. Put their content in the template.`,
+      );
+    }
+  });
+
+  it('answers a syntax error and an unknown filter with the line', () => {
+    const syntax = refusal(() => fill('liquid', 'a\n{% if %}', {}));
+    expect(syntax.code).toBe('template_invalid');
+    expect(syntax.problems?.[0]?.line).toBe(2);
+    const filter = refusal(() => fill('liquid', '{{ name | shout }}', {}));
+    expect(filter.message).toBe('The Liquid merge tags could not be read (line 1): undefined filter: shout');
+  });
+});
+
+describe('Liquid token positions', () => {
+  it('are the line and column liquidjs would count, from the index of line starts', async () => {
+    const { Liquid } = await import('liquidjs');
+    const source = 'a\n  {{ one }}\n\n{% if x %}\n    {{ two.three }}{{ four }}\n{% endif %}';
+    const variables = new Liquid().analyzeSync(new Liquid().parse(source)).variables;
+    const naive = (at: number) => {
+      const before = source.slice(0, at).split('\n');
+      return { row: before.length, col: before.at(-1)!.length + 1 };
+    };
+    const found = Object.values(variables)
+      .flat()
+      .map((v) => ({ name: String(v), row: v.location.row, col: v.location.col }));
+    expect(found).toEqual([
+      { name: 'one', ...naive(source.indexOf('one')) },
+      { name: 'x', ...naive(source.indexOf('x %')) },
+      { name: 'two.three', ...naive(source.indexOf('two')) },
+      { name: 'four', ...naive(source.indexOf('four')) },
+    ]);
+  });
+});
+
+describe('Mailchimp', () => {
+  it('fills *|TAG|* from the data (exact key or upper case), HTML-escaped, and reports the rest', () => {
+    const filled = fill(
+      'mailchimp',
+      'Hi *|FNAME|* *|lname|*, *|MISSING|* *|IF:VIP|*vip*|END:IF|* *|COUNT|*',
+      {
+        FNAME: 'Ada & <Co>',
+        LNAME: 'Lovelace',
+        COUNT: 3,
+        OBJ: { a: 1 },
+      },
+    );
+    expect(filled).toEqual({
+      output: 'Hi Ada &amp; &lt;Co&gt; Lovelace, *|MISSING|* *|IF:VIP|*vip*|END:IF|* 3',
+      unfilled: ['MISSING', 'IF:VIP', 'END:IF'],
+    });
+  });
+});
+
+describe('sandbox', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('touches no file and no network while filling', () => {
+    const spies = [
+      vi.spyOn(fs, 'readFileSync'),
+      vi.spyOn(fs, 'readFile'),
+      vi.spyOn(fs, 'openSync'),
+      vi.spyOn(fs, 'existsSync'),
+      vi.spyOn(fs, 'statSync'),
+      vi.spyOn(net, 'connect'),
+      vi.spyOn(http, 'request'),
+    ];
+    fill('handlebars', '{{name}}{{#each items}}{{title}}{{/each}}', data);
+    fill('liquid', '{{ name }}{% for i in items %}{{ i.title }}{% endfor %}', data);
+    fill('mailchimp', '*|FNAME|*', { FNAME: 'x' });
+    for (const tag of ['include', 'render', 'layout'])
+      refusal(() => fill('liquid', `{% ${tag} '/etc/passwd' %}`, {}));
+    refusal(() => fill('handlebars', '{{> /etc/passwd}}', {}));
+    for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+  });
+});

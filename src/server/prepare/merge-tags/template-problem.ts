@@ -1,0 +1,56 @@
+import { PrepareError, type SourceProblem } from '../prepare-error.ts';
+
+/**
+ * Names a template may not read: what every JavaScript object inherits, never sample data. The
+ * engines already refuse them (Handlebars' prototype access control, Liquid's `ownPropertyOnly`);
+ * naming them is a clear 422 instead of an empty string.
+ */
+const FORBIDDEN = new Set([
+  'constructor',
+  'prototype',
+  '__proto__',
+  ...Object.getOwnPropertyNames(Object.prototype),
+]);
+
+export function isForbiddenName(name: string | number): boolean {
+  return typeof name === 'string' && FORBIDDEN.has(name);
+}
+
+/** A template the engine cannot read (a syntax error), at its line when the engine knows it. */
+export function templateInvalid(engine: string, reason: string, line: number | null): PrepareError {
+  const problem: SourceProblem = { line: line ?? 1, message: reason };
+  return new PrepareError(
+    'template_invalid',
+    `The ${engine} merge tags could not be read${line ? ` (line ${line})` : ''}: ${reason}`,
+    [problem],
+  );
+}
+
+/** A template asking for what a sandboxed template may not have: files, partials, prototypes. */
+export function templateNotAllowed(message: string, line: number): PrepareError {
+  return new PrepareError('template_not_allowed', `Line ${line}: ${message}`, [{ line, message }]);
+}
+
+export function prototypeAccess(name: string, line: number): PrepareError {
+  return templateNotAllowed(
+    `"${name}" is a property every JavaScript object has, not part of your sample data; templates may only read the data you give them.`,
+    line,
+  );
+}
+
+/** The value at `path` in `data`, reading own properties only; undefined where the path breaks. */
+export function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
+  let at: unknown = data;
+  for (const key of path) {
+    if (at === null || typeof at !== 'object') return undefined;
+    if (!Object.prototype.hasOwnProperty.call(at, key)) return undefined;
+    at = (at as Record<string | number, unknown>)[key];
+  }
+  return at;
+}
+
+/** A reason from an engine's error, first line only and bounded. */
+export function reasonOf(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.split('\n')[0]!.slice(0, 300);
+}

@@ -1,0 +1,162 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import mjml2html from 'mjml';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MJML_OPTIONS } from './mjml.ts';
+import { prepare, PrepareError, type PrepareInput } from './prepare.ts';
+
+const envelope = {
+  from: 'Proofmail <no-reply@proofmail.test>',
+  to: 'client@example.com',
+  replyTo: null,
+  messageIdDomain: 'proofmail.test',
+  date: new Date('2026-03-15T12:00:00Z'),
+};
+const run = (input: Partial<PrepareInput> & { html: string }) =>
+  prepare({ subject: 'x', inlineCss: false, text: null, format: 'mjml', ...input }, envelope);
+
+async function refusal(promise: Promise<unknown>): Promise<PrepareError> {
+  const err = await promise.then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PrepareError);
+  return err as PrepareError;
+}
+
+const MJML = `<mjml>
+  <mj-head>
+    <mj-attributes><mj-text font-family="Helvetica, Arial" color="#333333" /></mj-attributes>
+    <mj-style>.note { color: #777777 }</mj-style>
+  </mj-head>
+  <mj-body width="600px">
+    <mj-section background-color="#f4f4f5">
+      <mj-column width="50%"><mj-text css-class="note">Left &amp; first</mj-text></mj-column>
+      <mj-column width="50%"><mj-button href="https://example.com/go">Go</mj-button></mj-column>
+    </mj-section>
+  </mj-body>
+</mjml>`;
+
+describe('MJML in the one door', () => {
+  it('compiles to exactly what the mjml package gives for the same input and options', async () => {
+    const prepared = await run({ html: MJML });
+    const expected = (await mjml2html(MJML, MJML_OPTIONS)).html;
+    expect(prepared.html).toBe(expected);
+    expect(prepared.html).toMatch(/^<!doctype html>/i);
+    expect(prepared.html).toContain('Left &amp; first');
+    expect(prepared.bytes.source).toBe(Buffer.byteLength(MJML));
+    expect(prepared.text).toContain('Left & first');
+  });
+
+  it('fills merge tags first, so tags may stand in attributes and loops may repeat sections', async () => {
+    const source = `<mjml><mj-body>
+{% for story in stories %}<mj-section><mj-column>
+  <mj-text color="{{ brand }}">{{ story.title }}</mj-text>
+  <mj-button href="{{ story.url }}">Read</mj-button>
+</mj-column></mj-section>{% endfor %}
+<mj-section><mj-column><mj-text>{{ footer }}</mj-text></mj-column></mj-section>
+</mj-body></mjml>`;
+    const data = {
+      brand: '#0055ff',
+      stories: [
+        { title: 'One & two', url: 'https://example.com/1' },
+        { title: 'Three', url: 'https://example.com/3' },
+      ],
+    };
+    const prepared = await run({ html: source, template: { syntax: 'liquid', data } });
+    const filled = source
+      .replace(/\{% for story in stories %\}([\s\S]*?)\{% endfor %\}/, (_, body: string) =>
+        data.stories
+          .map((s) =>
+            body
+              .replace('{{ brand }}', data.brand)
+              .replace('{{ story.title }}', s.title.replace('&', '&amp;'))
+              .replace('{{ story.url }}', s.url),
+          )
+          .join(''),
+      )
+      .replace('{{ footer }}', '');
+    expect(prepared.html).toBe((await mjml2html(filled, MJML_OPTIONS)).html);
+    expect(prepared.html.match(/color:#0055ff/g)?.length).toBe(2);
+    expect(prepared.notes.unfilled).toEqual(['footer']);
+  });
+
+  it('inlines after compiling when asked', async () => {
+    const source = MJML.replace('<mj-style>', '<mj-style>')
+      .replace('.note { color: #777777 }', 'p.x { color: #ff0000 }')
+      .replace('Left &amp; first', '<p class="x">Left</p>');
+    const prepared = await run({ html: source, inlineCss: true });
+    // MJML's own `p { display: block; margin: 13px 0 }` comes first, then the user's rule.
+    expect(prepared.html).toMatch(/<p class="x" style="[^"]*color: #ff0000;?">Left<\/p>/);
+    expect(prepared.notes.inlined).toBe(true);
+  });
+
+  it('answers invalid MJML (strict validation) with each problem at its line', async () => {
+    const err = await refusal(
+      run({
+        html: '<mjml>\n<mj-body>\n<mj-section>\n<mj-column>\n<mj-text colour="red">x</mj-text>\n</mj-column>\n</mj-section>\n</mj-body>\n</mjml>',
+      }),
+    );
+    expect(err.code).toBe('mjml_invalid');
+    expect(err.message).toBe('This MJML is not valid: line 5: Attribute colour is illegal');
+    expect(err.problems).toEqual([{ line: 5, message: 'Attribute colour is illegal' }]);
+  });
+
+  it('refuses <mj-include> with its line instead of reading a file', async () => {
+    const err = await refusal(
+      run({ html: '<mjml>\n<mj-body>\n  <mj-include path="/etc/passwd" />\n</mj-body>\n</mjml>' }),
+    );
+    expect(err.code).toBe('mjml_invalid');
+    expect(err.problems).toEqual([
+      {
+        line: 3,
+        message:
+          '<mj-include> is not available: there are no files to include. Paste the included MJML in its place.',
+      },
+    ]);
+  });
+
+  it('says what MJML is when the source is not MJML', async () => {
+    const err = await refusal(run({ html: '<p>Plain HTML</p>' }));
+    expect(err.code).toBe('mjml_invalid');
+    expect(err.message).toBe(
+      'This MJML could not be compiled: line 1: An MJML document starts with <mjml> and holds an <mj-body>; for plain HTML, switch the source format to HTML.',
+    );
+  });
+
+  describe('sandbox', () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    it('reads no file and opens no connection while compiling (fonts only become <link> tags)', async () => {
+      await run({ html: MJML }); // modules loaded before watching
+      const spies = [
+        vi.spyOn(fs, 'readFileSync'),
+        vi.spyOn(fs, 'readFile'),
+        vi.spyOn(fs, 'openSync'),
+        vi.spyOn(fs, 'existsSync'),
+        vi.spyOn(fs, 'lstatSync'),
+        vi.spyOn(fs, 'statSync'),
+        vi.spyOn(fs, 'realpathSync'),
+        vi.spyOn(net, 'connect'),
+        vi.spyOn(http, 'request'),
+        vi.spyOn(https, 'request'),
+        vi.spyOn(http, 'get'),
+        vi.spyOn(https, 'get'),
+      ];
+      const withFont = MJML.replace(
+        '<mj-attributes>',
+        '<mj-font name="Brand" href="https://fonts.example.com/brand.css" /><mj-attributes>',
+      ).replace('Helvetica, Arial', 'Brand, Roboto, Arial');
+      const prepared = await run({ html: withFont });
+      expect(prepared.html).toContain(
+        '<link href="https://fonts.example.com/brand.css" rel="stylesheet" type="text/css">',
+      );
+      await refusal(run({ html: '<mjml><mj-body><mj-include path="./x.mjml" /></mj-body></mjml>' }));
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    });
+  });
+});

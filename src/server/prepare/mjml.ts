@@ -1,0 +1,82 @@
+import mjml2html from 'mjml';
+import { PrepareError, type SourceProblem } from './prepare-error.ts';
+
+/**
+ * MJML to HTML with the mjml package (docs/decisions/0067-mjml-in-the-transform-pool.md), in a
+ * transform process only. No files and no network: includes are off (`ignoreIncludes`) and an
+ * `<mj-include>` is refused with its line rather than silently dropped; no `.mjmlconfig` is read
+ * (neither `useMjmlConfigOptions` nor `mjmlConfigPath`); the empty `filePath` keeps the parser from
+ * even looking at the working directory. Fonts (`mj-font`, the defaults) only become <link> tags
+ * in the output, fetched by whoever reads the email, never here.
+ *
+ * Validation is strict: an attribute or tag MJML does not know is an error at its line, not
+ * silently dropped from what is sent. Minify and beautify are off (the output is what MJML renders).
+ */
+export const MJML_OPTIONS = {
+  validationLevel: 'strict',
+  minify: false,
+  beautify: false,
+  keepComments: true,
+  ignoreIncludes: true,
+  filePath: '',
+  actualPath: '',
+} as const;
+
+/** `line` of `at` (1-based) in `text`. */
+function lineAt(text: string, at: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+function invalid(problems: SourceProblem[], lead: string): PrepareError {
+  const first = problems[0];
+  const list = problems
+    .slice(0, 3)
+    .map((p) => `line ${p.line}: ${p.message}`)
+    .join('; ');
+  const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : '';
+  return new PrepareError('mjml_invalid', first ? `${lead}: ${list}${more}` : lead, problems.slice(0, 50));
+}
+
+interface MjmlValidationError {
+  line?: number;
+  message?: string;
+}
+
+const NOT_MJML =
+  'An MJML document starts with <mjml> and holds an <mj-body>; for plain HTML, switch the source format to HTML.';
+
+export async function compileMjml(source: string): Promise<string> {
+  if (!/<mjml[\s>]/i.test(source)) {
+    throw invalid([{ line: 1, message: NOT_MJML }], 'This MJML could not be compiled');
+  }
+  const include = /<mj-include\b/i.exec(source);
+  if (include) {
+    throw invalid(
+      [
+        {
+          line: lineAt(source, include.index),
+          message:
+            '<mj-include> is not available: there are no files to include. Paste the included MJML in its place.',
+        },
+      ],
+      'This MJML cannot be compiled',
+    );
+  }
+  try {
+    const result = await mjml2html(source, MJML_OPTIONS);
+    return result.html;
+  } catch (err) {
+    const errors = (err as { errors?: MjmlValidationError[] }).errors;
+    if (Array.isArray(errors) && errors.length > 0) {
+      throw invalid(
+        errors.map((e) => ({ line: e.line ?? 1, message: e.message ?? 'invalid MJML' })),
+        'This MJML is not valid',
+      );
+    }
+    if (err instanceof RangeError) throw err;
+    const reason = err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err);
+    throw invalid([{ line: 1, message: reason }], 'This MJML could not be compiled');
+  }
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/**
+ * Personal API keys (docs/decisions/0073-personal-api-keys.md): `POST /api/keys` answers the key
+ * once; `GET /api/keys` lists names and display prefixes, never a key. A key is sent as
+ * `Authorization: Bearer pm_…` and can do what its owner can, except change the account.
+ */
+
+/** Every key starts with this, so a bearer token is told apart from a session token by its shape. */
+export const API_KEY_PREFIX = 'pm_';
+/** How many keys one account may hold at once. */
+export const MAX_API_KEYS = 20;
+export const MAX_KEY_NAME_LENGTH = 64;
+
+export const API_KEY_MESSAGES = {
+  nameRequired: 'Enter a name for the key',
+  nameTooLong: `Name must be at most ${MAX_KEY_NAME_LENGTH} characters`,
+  tooMany: `You already have ${MAX_API_KEYS} API keys, the most an account can hold. Revoke one to create another.`,
+  notFound: 'API key not found',
+  invalidKey: 'The API key is not valid: it may have been revoked. Create a new key in Account → API Keys.',
+  accountOnly:
+    'API keys cannot change the account (email, password, API keys, billing, sessions). Sign in to the web app to do this.',
+} as const;
+
+export const createApiKeyRequest = z.strictObject({
+  name: z.string().max(MAX_KEY_NAME_LENGTH * 4),
+});
+export type CreateApiKeyRequest = z.input<typeof createApiKeyRequest>;
+
+export const apiKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The first characters of the key (`pm_AbCd…`), to tell keys apart; not enough to use one. */
+  prefix: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+});
+export type ApiKey = z.infer<typeof apiKey>;
+
+export const createApiKeyResponse = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The key itself: shown this once, never again. */
+  key: z.string(),
+  prefix: z.string(),
+  createdAt: z.string(),
+});
+export type CreateApiKeyResponse = z.infer<typeof createApiKeyResponse>;
+
+export const apiKeyListResponse = z.object({ items: z.array(apiKey) });
+export type ApiKeyListResponse = z.infer<typeof apiKeyListResponse>;
+
+export const apiKeyIdParams = z.strictObject({ id: z.string().max(100) });
+export const revokeApiKeyResponse = z.object({ ok: z.literal(true) });

@@ -1,0 +1,338 @@
+import fc from 'fast-check';
+import mjml2html from 'mjml';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MJML_OPTIONS } from '../../src/server/prepare/mjml.ts';
+import { createTestContext, type TestContext } from '../support/test-app.ts';
+import { createUser, type TestUser } from '../support/users.ts';
+
+/**
+ * MJML and merge tags through the one door (docs/architecture.md §9): POST /api/email/preview and
+ * /api/email/send take `format` and `template`, fill and compile in the transform pool, answer what
+ * cannot be done with a 4xx naming it, and store the source, format, syntax and sample data with the
+ * email for GET /api/email/{id}.
+ */
+
+const MJML = `<mjml>
+  <mj-body>
+    <mj-section>
+      <mj-column>
+        <mj-text>Hello {{name}}</mj-text>
+        <mj-button href="{{url}}">Confirm</mj-button>
+      </mj-column>
+    </mj-section>
+  </mj-body>
+</mjml>`;
+
+describe('MJML and merge tags over the API', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext({
+      env: {
+        PREVIEWS_PER_MINUTE: '1000',
+        FREE_MONTHLY_LIMIT: '100',
+        FREE_SENDS_PER_MINUTE: '1000',
+        // An endless loop is stopped quickly here; the default is 10 s.
+        PREPARE_BUDGET_MS: '2000',
+      },
+    });
+  });
+  afterAll(async () => ctx?.close());
+
+  let alice: TestUser;
+  beforeEach(async () => {
+    alice = await createUser(ctx.db);
+  });
+
+  const post = (path: 'preview' | 'send', body: object) =>
+    ctx.app.inject({ method: 'POST', url: `/api/email/${path}`, headers: alice.headers, payload: body });
+  const emailCount = async (userId: string) =>
+    Number(
+      (
+        await ctx.db
+          .selectFrom('emails')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('user_id', '=', userId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('previews MJML with Handlebars tags: filled, then compiled exactly as the mjml package does', async () => {
+    const data = { name: 'Ada & Co', url: 'https://example.com/c?id=7' };
+    const res = await post('preview', {
+      html: MJML,
+      format: 'mjml',
+      template: { syntax: 'handlebars', data },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    const filled = MJML.replace('{{name}}', 'Ada &amp; Co').replace(
+      '{{url}}',
+      'https://example.com/c?id&#x3D;7',
+    );
+    expect(body.html).toBe((await mjml2html(filled, MJML_OPTIONS)).html);
+    expect(body.notes).toEqual({ inlined: false, keptInStyle: 0, unfilled: [] });
+    expect(body.bytes.source).toBe(Buffer.byteLength(MJML));
+  });
+
+  it('reports the tags the sample data leaves unfilled, in each syntax', async () => {
+    const cases = [
+      { syntax: 'handlebars', html: '<p>Hi {{first}}, {{url}} {{FNAME}}</p>', unfilled: ['first', 'url'] },
+      {
+        syntax: 'liquid',
+        html: '<p>Hi {{ first_name }}, {{ shop.url }}</p>',
+        unfilled: ['first_name', 'shop.url'],
+      },
+      { syntax: 'mailchimp', html: '<p>Hi *|FNAME|*, *|LNAME|*</p>', unfilled: ['LNAME'] },
+    ];
+    for (const { syntax, html, unfilled } of cases) {
+      const res = await post('preview', { html, template: { syntax, data: { FNAME: 'Ada', shop: {} } } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().notes.unfilled).toEqual(unfilled);
+    }
+    // Without a template, the answer has no `unfilled` (and `{{x}}` is just text).
+    const plain = await post('preview', { html: '<p>{{x}}</p>' });
+    expect(plain.json().notes).toEqual({ inlined: false, keptInStyle: 0 });
+    expect(plain.json().html).toBe('<p>{{x}}</p>');
+  });
+
+  it('answers invalid MJML with 422 mjml_invalid and the problems at their lines', async () => {
+    const html = MJML.replace('<mj-text>', '<mj-text colour="red">');
+    const res = await post('preview', { html, format: 'mjml' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({
+      error: 'This MJML is not valid: line 5: Attribute colour is illegal',
+      code: 'mjml_invalid',
+      problems: [{ line: 5, message: 'Attribute colour is illegal' }],
+    });
+    const include = await post('send', {
+      to: 'client@example.com',
+      html: '<mjml><mj-body>\n<mj-include path="/etc/passwd" /></mj-body></mjml>',
+      format: 'mjml',
+    });
+    expect(include.statusCode).toBe(422);
+    expect(include.json().code).toBe('mjml_invalid');
+    expect(include.json().problems).toEqual([
+      { line: 2, message: expect.stringContaining('<mj-include> is not available') },
+    ]);
+    expect(await emailCount(alice.user.id)).toBe(0);
+  });
+
+  it('refuses prototype access and file includes with a 422 naming them, and sends nothing', async () => {
+    const attempts = [
+      { syntax: 'handlebars', html: '{{constructor.constructor}}', code: 'template_not_allowed' },
+      { syntax: 'handlebars', html: '{{__proto__}}', code: 'template_not_allowed' },
+      { syntax: 'handlebars', html: '{{> secrets}}', code: 'template_not_allowed' },
+      { syntax: 'liquid', html: '{{ a.constructor }}', code: 'template_not_allowed' },
+      { syntax: 'liquid', html: "{% include 'secrets' %}", code: 'template_not_allowed' },
+      { syntax: 'liquid', html: "{% render '/etc/passwd' %}", code: 'template_not_allowed' },
+      { syntax: 'liquid', html: '{% if %}', code: 'template_invalid' },
+    ];
+    for (const { syntax, html, code } of attempts) {
+      for (const path of ['preview', 'send'] as const) {
+        const res = await post(path, {
+          to: 'client@example.com',
+          html,
+          template: { syntax, data: { a: {} } },
+        });
+        expect(res.statusCode, `${path} ${html}`).toBe(422);
+        expect(res.json().code).toBe(code);
+        expect(res.json().error).toMatch(/line 1/i);
+        expect(res.json().problems[0].line).toBe(1);
+      }
+    }
+    expect(await emailCount(alice.user.id)).toBe(0);
+  });
+
+  it('stops an endless loop at the time budget with 422 processing_timeout, answering other requests meanwhile', async () => {
+    const loop =
+      '{% for i in (1..100000) %}{% for j in (1..100000) %}{% for k in (1..100000) %}{% endfor %}{% endfor %}{% endfor %}';
+    const started = Date.now();
+    const stuck = post('preview', { html: `<p>${loop}</p>`, template: { syntax: 'liquid', data: {} } });
+    // While the loop runs in a transform process, the server answers at once.
+    await new Promise((r) => setTimeout(r, 300));
+    const during = Date.now();
+    const health = await ctx.app.inject({ method: 'GET', url: '/api/health' });
+    expect(health.statusCode).toBe(200);
+    const other = await post('preview', {
+      html: '<p>{{ n }}</p>',
+      template: { syntax: 'liquid', data: { n: 1 } },
+    });
+    expect(other.statusCode).toBe(200);
+    expect(other.json().html).toBe('<p>1</p>');
+    const answeredIn = Date.now() - during;
+    const res = await stuck;
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({
+      error:
+        'Processing this email took longer than 2 seconds and was stopped. Check its merge tags for a loop that runs too long, send it without Inline CSS, or make it smaller.',
+      code: 'processing_timeout',
+    });
+    // The others were answered before the loop was stopped.
+    expect(answeredIn).toBeLessThan(Date.now() - started);
+    const after = await post('preview', {
+      html: '<p>{{n}}</p>',
+      template: { syntax: 'handlebars', data: { n: 2 } },
+    });
+    expect(after.json().html).toBe('<p>2</p>');
+  });
+
+  it('checks format and template with a 400 naming the problem', async () => {
+    const deep: Record<string, unknown> = {};
+    let at = deep;
+    for (let i = 0; i < 20; i++) at = (at.x = {}) as Record<string, unknown>;
+    const cases: [object, number, string, string][] = [
+      [{ format: 'markdown' }, 400, 'invalid_request', 'format'],
+      [{ template: { syntax: 'jinja', data: {} } }, 400, 'invalid_request', 'template.syntax'],
+      [{ template: { syntax: 'liquid', data: {}, extra: 1 } }, 400, 'invalid_request', 'template'],
+      [
+        { template: { syntax: 'liquid', data: [1, 2] } },
+        400,
+        'invalid_template_data',
+        'Sample data must be a JSON object such as {"name": "Ada"}; it is an array.',
+      ],
+      [
+        { template: { syntax: 'liquid', data: 'Ada' } },
+        400,
+        'invalid_template_data',
+        'Sample data must be a JSON object such as {"name": "Ada"}; it is a string.',
+      ],
+      [
+        { template: { syntax: 'liquid' } },
+        400,
+        'invalid_template_data',
+        'Sample data must be a JSON object such as {"name": "Ada"}; it is nothing.',
+      ],
+      [
+        { template: { syntax: 'liquid', data: deep } },
+        400,
+        'template_data_too_deep',
+        'Sample data nests too deeply: the limit is 16 levels of objects and arrays.',
+      ],
+      [
+        { template: { syntax: 'liquid', data: { big: 'x'.repeat(70 * 1024) } } },
+        400,
+        'template_data_too_large',
+        'Sample data is too large: 71 KB of JSON; the limit is 64 KB.',
+      ],
+    ];
+    for (const [extra, status, code, message] of cases) {
+      for (const path of ['preview', 'send'] as const) {
+        const res = await post(path, { to: 'client@example.com', html: '<p>x</p>', ...extra });
+        expect(res.statusCode, `${path} ${JSON.stringify(extra).slice(0, 80)}`).toBe(status);
+        expect(res.json().code).toBe(code);
+        if (code === 'invalid_request')
+          expect(res.json().error).toMatch(new RegExp(`^${message.replace('.', '\\.')}`));
+        else expect(res.json().error).toBe(message);
+      }
+    }
+    expect(await emailCount(alice.user.id)).toBe(0);
+  });
+
+  it('answers any template-like source with 200 or a 422 naming the problem, never a 5xx', async () => {
+    const piece = fc.constantFrom(
+      '{{',
+      '}}',
+      '{{{',
+      '}}}',
+      '{%',
+      '%}',
+      '*|',
+      '|*',
+      '#each ',
+      '/each',
+      '#if ',
+      '/if',
+      '> ',
+      'else',
+      'for x in ',
+      'endfor',
+      'include ',
+      'a.b',
+      '../',
+      '@root.',
+      'constructor',
+      '__proto__',
+      'lookup ',
+      '(1..3)',
+      '| upcase',
+      '"',
+      "'",
+      '<mjml>',
+      '</mjml>',
+      '<mj-body>',
+      '<mj-text>',
+      '</mj-text>',
+      'x',
+      ' ',
+      '\n',
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { minLength: 1, maxLength: 30 }).map((a) => a.join('')),
+        fc.constantFrom('handlebars', 'liquid', 'mailchimp'),
+        fc.constantFrom('html', 'mjml'),
+        async (html, syntax, format) => {
+          const res = await post('preview', {
+            html,
+            format,
+            template: { syntax, data: { a: { b: 1 }, x: [1, 2] } },
+          });
+          // A blank source is the spec's "missing fields" 400.
+          const allowed = html.trim() ? [200, 422] : [400];
+          expect(allowed, `${syntax} ${format} ${html}: ${res.body}`).toContain(res.statusCode);
+          if (res.statusCode === 422) expect(res.json().error.length).toBeGreaterThan(10);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('needs a session before it reads the body', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/preview',
+      payload: { html: MJML, format: 'mjml', template: { syntax: 'liquid', data: [] } },
+    });
+    expect(res.statusCode, res.body).toBe(401);
+  });
+
+  it('sends the filled, compiled result and stores the source, format, syntax and data for GET /api/email/{id}', async () => {
+    const data = { name: 'Ada', url: 'https://example.com/c', nested: { list: [1, 'two', null] } };
+    const body = {
+      to: 'client@example.com',
+      subject: 'Welcome',
+      html: MJML,
+      format: 'mjml',
+      template: { syntax: 'handlebars', data },
+    };
+    const preview = await post('preview', body);
+    expect(preview.statusCode, preview.body).toBe(200);
+    const sent = await post('send', body);
+    expect(sent.statusCode, sent.body).toBe(200);
+    const { id } = sent.json();
+
+    const got = await ctx.app.inject({ method: 'GET', url: `/api/email/${id}`, headers: alice.headers });
+    expect(got.statusCode).toBe(200);
+    const email = got.json();
+    expect(email.html).toBe(preview.json().html);
+    expect(email.source).toEqual({
+      format: 'mjml',
+      html: MJML,
+      template: { syntax: 'handlebars', data },
+      inlineCss: false,
+      text: null,
+    });
+
+    // Another user does not see it.
+    const bob = await createUser(ctx.db);
+    const other = await ctx.app.inject({ method: 'GET', url: `/api/email/${id}`, headers: bob.headers });
+    expect(other.statusCode).toBe(404);
+
+    // A plain HTML send keeps the defaults.
+    const plain = await post('send', { to: 'client@example.com', html: '<p>Plain</p>' });
+    const plainEmail = (
+      await ctx.app.inject({ method: 'GET', url: `/api/email/${plain.json().id}`, headers: alice.headers })
+    ).json();
+    expect(plainEmail.source).toEqual({ format: 'html', html: '<p>Plain</p>', inlineCss: false, text: null });
+  });
+});
