@@ -66,15 +66,17 @@ describe('the statements of a send', () => {
     ledger: (await db.selectFrom('usage_ledger').select('id').where('user_id', '=', userId).execute()).length,
   });
 
-  it('is two statements besides the session lookup: the limits, then every row', async () => {
+  it('is two writes besides the session lookup: the limits, then every row (and one read of the target clients)', async () => {
     const u = await createUser(db, { now: clock.now() });
     statements.length = 0;
     const res = await send(u);
     expect(res.statusCode).toBe(200);
     const ofSend = statements.filter((s) => !/"sessions"/.test(s));
-    expect(ofSend).toHaveLength(2);
+    expect(ofSend).toHaveLength(3);
     expect(ofSend[0]).toMatch(/usage_counters[\s\S]*send_rate/);
-    expect(ofSend[1]).toMatch(
+    // The checklist's compatibility check scores the user's target clients: a primary-key read.
+    expect(ofSend[1]).toMatch(/^select "target_clients" from "users"/);
+    expect(ofSend[2]).toMatch(
       /insert into "emails"[\s\S]*insert into "usage_ledger"[\s\S]*insert into "mail_outbox"/,
     );
     expect(statements.some((s) => /^(begin|commit)/i.test(s))).toBe(false);
