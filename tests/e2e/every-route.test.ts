@@ -200,7 +200,8 @@ async function problemsOf(visit: Visit, token?: string): Promise<string[]> {
   });
   const path = visit.path();
   await page.goto(path);
-  await page.getByRole('heading', { level: 1, name: visit.heading }).waitFor();
+  // A busy machine (the whole suite on 2 cores) can take more than the default 15 s to show a page.
+  await page.getByRole('heading', { level: 1, name: visit.heading }).waitFor({ timeout: 30_000 });
   if (visit.lands) await page.waitForURL((url) => `${url.pathname}${url.search}` === visit.lands);
   if (path === '/signup') await page.locator('[data-captcha-phase="ready"]').waitFor();
   // Late work (queries, lazy chunks, the challenge) has finished when the network is quiet.
