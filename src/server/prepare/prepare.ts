@@ -4,7 +4,7 @@ import { textFromHtml } from '../mail/text-part.ts';
 import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
 import { documentDepth, MAX_DOCUMENT_DEPTH } from './document-depth.ts';
 import { inlineCss } from './inline-css.ts';
-import { fillMergeTags, type TemplateInput } from './merge-tags/merge-tags.ts';
+import { fillMergeTags, type Filled, type TemplateInput } from './merge-tags/merge-tags.ts';
 import { compileMjml } from './mjml.ts';
 import { PrepareError } from './prepare-error.ts';
 
@@ -111,10 +111,28 @@ function inlined(html: string): { html: string; keptInStyle: number } {
   }
 }
 
+/**
+ * The subject's merge tags, filled with the same data but not HTML-escaped (a header is plain
+ * text); the names it leaves unfilled join the source's. A problem in it names the subject, without
+ * a line (the editor's lines are the source's).
+ */
+function filledSubject(subject: string, template: TemplateInput, filled: Filled): string {
+  try {
+    const result = fillMergeTags(subject, template, { escape: false });
+    for (const name of result.unfilled) if (!filled.unfilled.includes(name)) filled.unfilled.push(name);
+    return result.output;
+  } catch (err) {
+    if (err instanceof PrepareError) throw new PrepareError(err.code, `In the subject: ${err.message}`);
+    throw err;
+  }
+}
+
 export async function prepare(input: PrepareInput, envelope: PrepareEnvelope): Promise<Prepared> {
   // One line-end form: the message carries CRLF (as SMTP requires), the API and the database LF.
   const written = input.html.replace(/\r\n?/g, '\n');
-  const filled = input.template ? fillMergeTags(written, input.template) : { output: written, unfilled: [] };
+  const filled: Filled = input.template
+    ? fillMergeTags(written, input.template)
+    : { output: written, unfilled: [] };
   let depth = documentDepth(filled.output);
   if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(String(depth));
   let compiled = filled.output;
@@ -133,7 +151,9 @@ export async function prepare(input: PrepareInput, envelope: PrepareEnvelope): P
   const { html, keptInStyle } = input.inlineCss ? inlined(compiled) : { html: compiled, keptInStyle: 0 };
   const override = input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null;
   const text = override ?? textFromHtml(html);
-  const subject = cleanSubject(input.subject);
+  const subject = cleanSubject(
+    input.template ? filledSubject(input.subject, input.template, filled) : input.subject,
+  );
 
   const message = await buildMessage({
     from: envelope.from,

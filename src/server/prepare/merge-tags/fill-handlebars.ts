@@ -1,5 +1,5 @@
 import Handlebars from 'handlebars';
-import type { Filled } from './filled.ts';
+import type { FillOptions, Filled } from './filled.ts';
 import {
   isForbiddenName,
   prototypeAccess,
@@ -191,7 +191,11 @@ function visitAll(node: unknown, visit: (node: Node) => void): void {
   }
 }
 
-export function fillHandlebars(source: string, data: Record<string, unknown>): Filled {
+export function fillHandlebars(
+  source: string,
+  data: Record<string, unknown>,
+  { escape = true }: FillOptions = {},
+): Filled {
   let ast: hbs.AST.Program;
   try {
     ast = hb.parse(source);
@@ -213,7 +217,7 @@ export function fillHandlebars(source: string, data: Record<string, unknown>): F
 
   let output: string;
   try {
-    const template = hb.compile(ast, { knownHelpersOnly: true, preventIndent: true });
+    const template = hb.compile(ast, { knownHelpersOnly: true, preventIndent: true, noEscape: !escape });
     output = template(data, { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });
   } catch (err) {
     const line = (err as { lineNumber?: number }).lineNumber ?? null;

@@ -1,5 +1,5 @@
-import { Liquid, Token, type Template } from 'liquidjs';
-import type { Filled } from './filled.ts';
+import { Liquid, Token, type LiquidOptions, type Template } from 'liquidjs';
+import type { FillOptions, Filled } from './filled.ts';
 import {
   isForbiddenName,
   prototypeAccess,
@@ -60,9 +60,8 @@ const noFiles = {
   resolve: (_root: string, file: string) => file,
 };
 
-const engine = new Liquid({
+const options: LiquidOptions = {
   ownPropertyOnly: true,
-  outputEscape: 'escape',
   strictFilters: true,
   fs: noFiles,
   root: [],
@@ -70,10 +69,15 @@ const engine = new Liquid({
   layouts: [],
   relativeReference: false,
   cache: false,
-});
+};
+/** HTML sources get escaped values; the subject, plain text, gets them as they are. */
+const htmlEngine = new Liquid({ ...options, outputEscape: 'escape' });
+const plainEngine = new Liquid(options);
 
-for (const tag of ['include', 'render', 'layout']) {
-  engine.registerTag(tag, {
+for (const [tag, each] of ['include', 'render', 'layout'].flatMap((t) =>
+  [htmlEngine, plainEngine].map((e) => [t, e] as const),
+)) {
+  each.registerTag(tag, {
     parse(token) {
       const [line] = token.getPosition();
       throw templateNotAllowed(
@@ -100,7 +104,12 @@ function lineOf(err: unknown): number | null {
   return match ? Number(match[1]) : null;
 }
 
-export function fillLiquid(source: string, data: Record<string, unknown>): Filled {
+export function fillLiquid(
+  source: string,
+  data: Record<string, unknown>,
+  { escape = true }: FillOptions = {},
+): Filled {
+  const engine = escape ? htmlEngine : plainEngine;
   let templates: Template[];
   try {
     templates = engine.parse(source);

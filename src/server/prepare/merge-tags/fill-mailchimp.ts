@@ -1,4 +1,4 @@
-import type { Filled } from './filled.ts';
+import type { FillOptions, Filled } from './filled.ts';
 import { escapeHtml } from './escape-html.ts';
 
 /**
@@ -9,14 +9,18 @@ import { escapeHtml } from './escape-html.ts';
  */
 const TAG = /\*\|([^|*\s]{1,100})\|\*/g;
 
-export function fillMailchimp(source: string, data: Record<string, unknown>): Filled {
+export function fillMailchimp(
+  source: string,
+  data: Record<string, unknown>,
+  { escape = true }: FillOptions = {},
+): Filled {
   const unfilled = new Set<string>();
   const own = (key: string) => Object.prototype.hasOwnProperty.call(data, key);
   const output = source.replace(TAG, (whole, name: string) => {
     const key = own(name) ? name : own(name.toUpperCase()) ? name.toUpperCase() : null;
     const value = key === null ? undefined : data[key];
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-      return escapeHtml(String(value));
+      return escape ? escapeHtml(String(value)) : String(value);
     }
     unfilled.add(name);
     return whole;

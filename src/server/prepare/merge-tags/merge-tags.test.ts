@@ -203,3 +203,23 @@ describe('sandbox', () => {
     for (const spy of spies) expect(spy).not.toHaveBeenCalled();
   });
 });
+
+describe('the subject', () => {
+  it('fills values unescaped when asked (plain text), in every syntax', () => {
+    const plain = { escape: false };
+    expect(fillMergeTags('Hi {{name}}', { syntax: 'handlebars', data }, plain).output).toBe(
+      'Hi Ada & Co <admin>',
+    );
+    expect(fillMergeTags('Hi {{ name }}', { syntax: 'liquid', data }, plain).output).toBe(
+      'Hi Ada & Co <admin>',
+    );
+    expect(fillMergeTags('Hi *|NAME|*', { syntax: 'mailchimp', data: { NAME: 'A & B' } }, plain).output).toBe(
+      'Hi A & B',
+    );
+    // The default stays HTML-escaped, and the plain engine refuses includes alike.
+    expect(fill('liquid', 'Hi {{ name }}', data).output).toBe('Hi Ada &amp; Co &lt;admin&gt;');
+    expect(refusal(() => fillMergeTags("{% include 'x' %}", { syntax: 'liquid', data }, plain)).code).toBe(
+      'template_not_allowed',
+    );
+  });
+});

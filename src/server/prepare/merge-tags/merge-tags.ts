@@ -2,7 +2,7 @@ import type { EmailTemplate } from '../../../shared/contract/email.ts';
 import { fillHandlebars } from './fill-handlebars.ts';
 import { fillLiquid } from './fill-liquid.ts';
 import { fillMailchimp } from './fill-mailchimp.ts';
-import type { Filled } from './filled.ts';
+import type { FillOptions, Filled } from './filled.ts';
 
 /**
  * Fills a source's merge tags with sample data (docs/decisions/0068-merge-tags-sandboxed.md): the
@@ -13,15 +13,15 @@ import type { Filled } from './filled.ts';
 /** A syntax and its sample data, a JSON object (checked by the API: size and depth capped). */
 export type TemplateInput = EmailTemplate;
 
-export type { Filled } from './filled.ts';
+export type { FillOptions, Filled } from './filled.ts';
 
-export function fillMergeTags(source: string, template: TemplateInput): Filled {
+export function fillMergeTags(source: string, template: TemplateInput, options?: FillOptions): Filled {
   switch (template.syntax) {
     case 'handlebars':
-      return fillHandlebars(source, template.data);
+      return fillHandlebars(source, template.data, options);
     case 'liquid':
-      return fillLiquid(source, template.data);
+      return fillLiquid(source, template.data, options);
     case 'mailchimp':
-      return fillMailchimp(source, template.data);
+      return fillMailchimp(source, template.data, options);
   }
 }
