@@ -1,4 +1,3 @@
-import mjml2html from 'mjml';
 import { PrepareError, type SourceProblem } from './prepare-error.ts';
 
 /**
@@ -47,6 +46,15 @@ interface MjmlValidationError {
 const NOT_MJML =
   'An MJML document starts with <mjml> and holds an <mj-body>; for plain HTML, switch the source format to HTML.';
 
+/**
+ * The mjml package, loaded on the first MJML compile: it is the heaviest module of a transform
+ * process (seconds to load on a busy machine), and most emails are HTML, so a process starts
+ * without it.
+ */
+const importMjml = () => import('mjml');
+let mjmlPackage: ReturnType<typeof importMjml> | undefined;
+const loadMjml = () => (mjmlPackage ??= importMjml());
+
 export async function compileMjml(source: string): Promise<string> {
   if (!/<mjml[\s>]/i.test(source)) {
     throw invalid([{ line: 1, message: NOT_MJML }], 'This MJML could not be compiled');
@@ -64,6 +72,7 @@ export async function compileMjml(source: string): Promise<string> {
       'This MJML cannot be compiled',
     );
   }
+  const { default: mjml2html } = await loadMjml();
   try {
     const result = await mjml2html(source, MJML_OPTIONS);
     return result.html;
