@@ -37,7 +37,7 @@ describe('the API Reference page', () => {
     const to = await body.locator('[data-property="to"]').first().innerText();
     expect(to).toMatch(/string/);
     expect(to).toMatch(/required/);
-    expect(to).toMatch(/at most 2000 characters/);
+    expect(to).toMatch(/at most 2,000 characters/);
     const format = await body.locator('[data-property="format"]').innerText();
     expect(format).toContain('"html"');
     expect(format).toContain('"mjml"');

@@ -53,6 +53,20 @@ function Markdownish({ text }: { text: string }) {
   );
 }
 
+/** A path that may wrap after a slash, never inside a segment. */
+function PathText({ path }: { path: string }) {
+  return (
+    <>
+      {path.split(/(?<=\/)/).map((part, i) => (
+        <span key={i}>
+          {i > 0 ? <wbr /> : null}
+          {part}
+        </span>
+      ))}
+    </>
+  );
+}
+
 function MethodBadge({ method, className }: { method: string; className?: string }) {
   return (
     <Badge
@@ -113,8 +127,8 @@ function OperationSection({ op, doc }: { op: Operation; doc: OpenApiDocument }) 
           className={cx('rounded-sm hover:underline hover:underline-offset-4', focusRing)}
           aria-label={`${op.method.toUpperCase()} ${op.path}`}
         >
-          <code className="font-mono text-base font-semibold break-all text-slate-900 dark:text-white">
-            {op.path}
+          <code className="font-mono text-base font-semibold text-slate-900 dark:text-white">
+            <PathText path={op.path} />
           </code>
         </a>
       </h3>
@@ -249,8 +263,8 @@ function Contents({ groups }: { groups: OperationGroup[] }) {
                 <li key={op.anchor}>
                   <a href={`#${op.anchor}`} className={tocLink}>
                     <MethodBadge method={op.method} className="w-14 shrink-0 px-0" />
-                    <code className="min-w-0 font-mono text-xs break-all">
-                      {op.path.replace(/^\/api/, '')}
+                    <code className="min-w-0 font-mono text-xs">
+                      <PathText path={op.path.replace(/^\/api/, '')} />
                     </code>
                   </a>
                 </li>
@@ -307,12 +321,11 @@ export function ApiReferencePage() {
               change your account.
             </p>
             <p>
-              From a terminal or CI, the <code className={codeClass}>proofmail</code> command wraps it:{' '}
-              <code className={cx(codeClass, 'break-all')}>
-                npx proofmail send email.html --to you@example.com --share
-              </code>
-              .
+              From a terminal or CI, the <code className={codeClass}>proofmail</code> command wraps it:
             </p>
+            <pre className="overflow-x-auto rounded-lg bg-slate-900 px-4 py-3 font-mono text-sm text-slate-100 dark:bg-slate-800/70">
+              npx proofmail send email.html --to you@example.com --share
+            </pre>
             <p className="text-sm text-slate-500 dark:text-slate-400">
               Base URL <code className={cx(codeClass, 'break-all')}>{server}</code> · the OpenAPI 3.1 document
               is at{' '}

@@ -40,6 +40,7 @@ describe('the API Reference model', () => {
     expect(typeLabel({ type: 'array', items: { type: 'integer' } })).toBe('array of integer');
     expect(typeLabel({ type: 'array', items: { $ref: '#/$defs/Check' } })).toBe('array of Check');
     expect(limitsOf({ type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 })).toEqual([]);
+    expect(limitsOf({ type: 'string', maxLength: 4194304 })).toEqual(['at most 4,194,304 characters']);
     expect(limitsOf({ type: 'string', maxLength: 998, format: 'email' })).toEqual([
       'at most 998 characters',
       'email',

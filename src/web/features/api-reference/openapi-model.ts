@@ -135,10 +135,11 @@ export function limitsOf(schema: JsonSchema): string[] {
     typeof schema[k] === 'number' && Math.abs(schema[k] as number) < Number.MAX_SAFE_INTEGER
       ? (schema[k] as number)
       : undefined;
+  const f = (v: number) => v.toLocaleString('en-US');
   const range = (min: number | undefined, max: number | undefined, unit: string) => {
-    if (min !== undefined && max !== undefined) out.push(`${min}–${max} ${unit}`);
-    else if (min !== undefined && min > 0) out.push(`at least ${min} ${unit}`);
-    else if (max !== undefined) out.push(`at most ${max} ${unit}`);
+    if (min !== undefined && max !== undefined) out.push(`${f(min)}–${f(max)} ${unit}`);
+    else if (min !== undefined && min > 0) out.push(`at least ${f(min)} ${unit}`);
+    else if (max !== undefined) out.push(`at most ${f(max)} ${unit}`);
   };
   range(n('minLength'), n('maxLength'), 'characters');
   range(n('minItems'), n('maxItems'), 'items');
