@@ -25,6 +25,11 @@ const routes: RouteObject[] = [
       { path: '/terms', lazy: page(() => import('./features/public/terms-page.tsx'), 'TermsPage') },
       { path: '/privacy', lazy: page(() => import('./features/public/privacy-page.tsx'), 'PrivacyPage') },
       { path: '/contact', lazy: page(() => import('./features/public/contact-page.tsx'), 'ContactPage') },
+      // The API Reference, public, rendered from GET /api/openapi.json.
+      {
+        path: '/docs/api',
+        lazy: page(() => import('./features/api-reference/api-reference-page.tsx'), 'ApiReferencePage'),
+      },
       ...authRoutes, // /signup /signin /verify /forgot-password /reset-password /auth/callback
       ...appRoutes, // /app/* inside the signed-in shell
       // The public share view: no login, no app shell (docs/spec.md §2); without a slug, Invalid share link.

@@ -12,7 +12,7 @@ import { startAuthServer, type AuthServer } from '../support/auth-browser.ts';
  *   first load without a HydrateFallback and on a leaf route without an element; such warnings
  *   hide real ones.) A route that shows a refusal on purpose may have exactly the browser's own
  *   line about that answer, and nothing else;
- * - its headings and controls in Title Case, except the spec's own words (docs/copy-style.md).
+ * - its headings and controls in Title Case, except the spec's own words and code (docs/copy-style.md).
  */
 
 const browser = setupBrowser();
@@ -70,6 +70,7 @@ const PUBLIC: Visit[] = [
   { path: () => '/terms', heading: 'Terms of Service' },
   { path: () => '/privacy', heading: 'Privacy Policy' },
   { path: () => '/contact', heading: /Contact/i },
+  { path: () => '/docs/api', heading: 'API Reference' },
   { path: () => '/signup', heading: 'Create Your Account' },
   { path: () => '/signin', heading: 'Welcome Back' },
   { path: () => '/forgot-password', heading: 'Forgot Your Password?' },
@@ -96,6 +97,7 @@ const SIGNED_IN: Visit[] = [
   { path: () => '/app/account', heading: 'Account' },
   { path: () => '/app/account?payment=success', heading: 'Account' },
   { path: () => '/app/about', heading: 'About Proofmail' },
+  { path: () => '/docs/api', heading: 'API Reference' },
   { path: () => '/plan', heading: 'Plans and Pricing' },
   { path: () => '/', heading: 'Send Test Email', lands: '/app/send' },
 ];
@@ -174,7 +176,10 @@ async function copyOf(page: Page): Promise<string[]> {
     for (const el of document.querySelectorAll<HTMLElement>('h1, h2, h3, h4, button, a, [role="tab"]')) {
       if (el.closest('[data-message]') || !el.checkVisibility()) continue;
       if (el.tagName === 'A' && !asButton(el)) continue;
-      const text = norm(el.innerText);
+      // Code (a path, a header name) keeps its own spelling: it is not copy.
+      let text = el.innerText;
+      for (const code of el.querySelectorAll<HTMLElement>('code')) text = text.replace(code.innerText, ' ');
+      text = norm(text);
       if (text) found.push(text);
     }
     return found;

@@ -26,3 +26,6 @@ export const emailKeys = {
 export function isUserData(query: Pick<Query, 'queryKey'>): boolean {
   return query.queryKey[0] !== CONFIG_KEY[0];
 }
+
+/** The OpenAPI document the API Reference page renders (GET /api/openapi.json). */
+export const OPENAPI_KEY = ['openapi'] as const;

@@ -47,6 +47,11 @@ export function SiteFooter() {
                 Sign In
               </Link>
             </li>
+            <li>
+              <Link to="/docs/api" className={linkClass}>
+                API Reference
+              </Link>
+            </li>
           </Column>
           <Column title="Company">
             <li>

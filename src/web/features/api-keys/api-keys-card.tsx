@@ -1,4 +1,5 @@
 import { Check, Copy, KeyRound } from 'lucide-react';
+import { Link } from 'react-router';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Button } from '../../components/ui/button.tsx';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card.tsx';
@@ -134,14 +135,21 @@ export function ApiKeysCard() {
   const { describedBy } = fieldDescription('api-key-name', { error: nameError });
 
   return (
-    <Card role="region" aria-labelledby="api-keys-title" data-section="api-keys">
+    <Card role="region" id="api-keys" aria-labelledby="api-keys-title" data-section="api-keys">
       <CardHeader>
         <CardTitle as="h2" id="api-keys-title">
           API Keys
         </CardTitle>
         <CardDescription>
           Send tests from scripts and CI with the <code className="font-mono text-xs">proofmail</code> command
-          or the API. A key sends and reads your emails, within your plan, but cannot change your account.
+          or the API (see the{' '}
+          <Link
+            to="/docs/api"
+            className="font-medium text-brand-600 underline underline-offset-4 hover:text-brand-700 dark:text-brand-400 dark:hover:text-brand-300"
+          >
+            API Reference
+          </Link>
+          ). A key sends and reads your emails, within your plan, but cannot change your account.
         </CardDescription>
       </CardHeader>
       <CardContent className="space-y-5">
