@@ -90,8 +90,9 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
     },
     async newContext(options = {}) {
       const context = await harness.browser.newContext({ ...DEFAULT_CONTEXT, ...defaults, ...options });
-      context.setDefaultTimeout(15_000);
-      context.setDefaultNavigationTimeout(20_000);
+      // The whole suite keeps both cores busy: a step that takes 15 s there is slow, not broken.
+      context.setDefaultTimeout(30_000);
+      context.setDefaultNavigationTimeout(40_000);
       onTestFinished(async ({ task }) => {
         if (task.result?.state === 'fail') await screenshotPages(context, task.name);
         await context.close().catch(() => undefined);
