@@ -65,7 +65,12 @@ describe('account journey', () => {
       .waitFor(); // the figure comes from /api/config
     const submit = page.getByRole('button', { name: 'Create Account' });
     await page.locator('altcha-widget').waitFor({ state: 'attached' });
-    expect(await submit.getAttribute('aria-disabled')).toBe('true'); // shown and announced as disabled
+    // Shown and announced as disabled until the challenge is solved. The focused Email field can
+    // start the widget at once, so read the button first: if it is on, the widget must be solved
+    // (solving only moves forward, so reading in this order cannot miss a button on too early).
+    const disabled = await submit.getAttribute('aria-disabled');
+    const solved = await page.locator('altcha-widget').getByText('Verified', { exact: true }).isVisible();
+    expect(disabled === 'true' || solved).toBe(true);
     await page.getByLabel('Email', { exact: true }).fill(email);
     const passwordField = page.getByLabel('Password', { exact: true });
     await passwordField.fill(' '.repeat(8));
