@@ -5,28 +5,12 @@ import net from 'node:net';
 import mjml2html from 'mjml';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MJML_OPTIONS } from './mjml.ts';
-import { prepare, PrepareError, type PrepareInput } from './prepare.ts';
+import { prepare, type PrepareInput } from './prepare.ts';
+import { refusal, testEnvelope } from './prepare-test-support.ts';
 
-const envelope = {
-  from: 'Proofmail <no-reply@proofmail.test>',
-  to: 'client@example.com',
-  replyTo: null,
-  messageIdDomain: 'proofmail.test',
-  date: new Date('2026-03-15T12:00:00Z'),
-};
+const envelope = testEnvelope;
 const run = (input: Partial<PrepareInput> & { html: string }) =>
   prepare({ subject: 'x', inlineCss: false, text: null, format: 'mjml', ...input }, envelope);
-
-async function refusal(promise: Promise<unknown>): Promise<PrepareError> {
-  const err = await promise.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PrepareError);
-  return err as PrepareError;
-}
 
 const MJML = `<mjml>
   <mj-head>

@@ -1,24 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { prepare, PrepareError } from './prepare.ts';
+import { prepare } from './prepare.ts';
+import { refusal, testEnvelope } from './prepare-test-support.ts';
 
-const envelope = {
-  from: 'Proofmail <no-reply@proofmail.test>',
-  to: 'client@example.com',
-  replyTo: null,
-  messageIdDomain: 'proofmail.test',
-  date: new Date('2026-03-15T12:00:00Z'),
-};
-
-async function refusal(promise: Promise<unknown>): Promise<PrepareError> {
-  const err = await promise.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PrepareError);
-  return err as PrepareError;
-}
+const envelope = testEnvelope;
 
 describe('merge tags in the subject', () => {
   const html = '<p>Hello {{name}}</p>';

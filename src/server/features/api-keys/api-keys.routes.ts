@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   apiKeyIdParams,
@@ -21,18 +21,18 @@ const KEY_CHANGES_RULE = rateRule('api-key-changes', 30, 10 * 60_000, 'API key c
  */
 export function registerApiKeyRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
+  /** Creating and revoking keys: a session (never a key), under the per-user rate of key changes. */
+  const keyChanger = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { user } = requireSession(request);
+    await enforceRateLimits(deps.db, reply, [{ rule: KEY_CHANGES_RULE, subject: user.id }], deps.clock.now());
+    return user;
+  };
 
   r.post(
     '/api/keys',
     { schema: { body: createApiKeyRequest, response: { 200: createApiKeyResponse } } },
     async (request, reply) => {
-      const { user } = requireSession(request);
-      await enforceRateLimits(
-        deps.db,
-        reply,
-        [{ rule: KEY_CHANGES_RULE, subject: user.id }],
-        deps.clock.now(),
-      );
+      const user = await keyChanger(request, reply);
       return createApiKey(deps, user.id, request.body.name);
     },
   );
@@ -45,13 +45,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: FeatureDeps): v
     '/api/keys/:id',
     { schema: { params: apiKeyIdParams, response: { 200: revokeApiKeyResponse } } },
     async (request, reply) => {
-      const { user } = requireSession(request);
-      await enforceRateLimits(
-        deps.db,
-        reply,
-        [{ rule: KEY_CHANGES_RULE, subject: user.id }],
-        deps.clock.now(),
-      );
+      const user = await keyChanger(request, reply);
       await revokeApiKey(deps, user.id, request.params.id);
       return { ok: true as const };
     },
