@@ -280,8 +280,8 @@ describe('account', () => {
       return fail500(route);
     });
     await toggle.click();
-    // Optimistic: on before the server has answered.
-    expect(await toggle.getAttribute('aria-checked')).toBe('true');
+    // Optimistic: on before the server has answered (the answer is held, so this cannot pass late).
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
     release();
     await expectToast(page, 'Failed to update settings', 'Boom on the server');
     expect(await toggle.getAttribute('aria-checked')).toBe('false');
