@@ -14,6 +14,7 @@ import * as emailChecks from './migrations/0012-email-checks.ts';
 import * as emailSourceFormat from './migrations/0013-email-source-format.ts';
 import * as sessionNotify from './migrations/0014-session-notify.ts';
 import * as apiKeys from './migrations/0015-api-keys.ts';
+import * as emailThreads from './migrations/0016-email-threads.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0013-email-source-format': emailSourceFormat,
   '0014-session-notify': sessionNotify,
   '0015-api-keys': apiKeys,
+  '0016-email-threads': emailThreads,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

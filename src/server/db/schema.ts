@@ -193,6 +193,10 @@ export interface EmailsTable {
   message_bytes: number | null;
   /** The pre-send checklist as computed at sending (migration 0012); null on emails sent before it. */
   checks: ColumnType<Check[] | null, string | null, string | null>;
+  /** The thread's first version's id; filled with the row's own id when left out (migration 0016). */
+  thread_id: Generated<string>;
+  /** 1, 2, 3… within the thread (migration 0016). */
+  version: Generated<number>;
   /** Deleted by its owner while a delivery still needed it; purged once all have settled (migration 0009). */
   deleted_at: Date | null;
 }
