@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_RECIPIENTS } from '../plans.ts';
 import { checkSchema } from './checks.ts';
+import { latestDecision, review, shareInfo } from './review.ts';
 
 /** Email API contract (docs/spec.md §3 Email, §5 send rules, §7 email calls). */
 
@@ -185,19 +186,25 @@ export const email = z.object({
   deliveries: z.array(recipientDelivery),
   /** The pre-send checklist as computed when it was sent; null for an email sent before checklists. */
   checks: z.array(checkSchema).nullable(),
+  /** The thread's public link as its owner sees it; null when not shared. */
+  share: shareInfo.nullable(),
+  /** What reviewers said about the thread's versions, oldest first. */
+  reviews: z.array(review),
 });
 export type Email = z.infer<typeof email>;
 
 /** A history row: everything but the HTML, which only the detail view loads. */
-export const emailSummary = email.pick({
-  id: true,
-  to: true,
-  subject: true,
-  createdAt: true,
-  isPublic: true,
-  publicSlug: true,
-  delivery: true,
-});
+export const emailSummary = email
+  .pick({
+    id: true,
+    to: true,
+    subject: true,
+    createdAt: true,
+    isPublic: true,
+    publicSlug: true,
+    delivery: true,
+  })
+  .extend({ latestDecision: latestDecision.optional() });
 export type EmailSummary = z.infer<typeof emailSummary>;
 
 export const listEmailsQuery = z.strictObject({
@@ -225,6 +232,12 @@ export const publicEmail = z.object({
   subject: z.string(),
   html: z.string(),
   createdAt: z.string(),
+  /** The version shown (the latest unless `?v=` asked for another). */
+  version: z.number().int(),
+  /** Every version of the thread, newest first. */
+  versions: z.array(z.object({ version: z.number().int(), createdAt: z.string() })),
+  /** What reviewers said, oldest first. */
+  reviews: z.array(review),
 });
 export type PublicEmail = z.infer<typeof publicEmail>;
 
