@@ -27,10 +27,20 @@ export interface EmailPreviewProps {
   status?: ReactNode;
   /** Below 640 px the email runs edge to edge, without the card's ring (the public page). */
   bleed?: boolean;
+  /** Laid over the email itself, exactly its box (e.g. review pins); position it absolutely. */
+  overlay?: ReactNode;
   className?: string;
 }
 
-export function EmailPreview({ html, title, header, status, bleed = false, className }: EmailPreviewProps) {
+export function EmailPreview({
+  html,
+  title,
+  header,
+  status,
+  bleed = false,
+  overlay,
+  className,
+}: EmailPreviewProps) {
   const [view, setView] = usePreviewView();
   const stage = useRef<HTMLDivElement>(null);
   const available = useContentWidth(stage);
@@ -72,15 +82,18 @@ export function EmailPreview({ html, title, header, status, bleed = false, class
             )}
           >
             {header}
-            <EmailFrame
-              html={html}
-              title={title}
-              width={width}
-              scale={scale}
-              mode={view.mode}
-              images={view.images}
-              onHeight={setHeight}
-            />
+            <div className="relative">
+              <EmailFrame
+                html={html}
+                title={title}
+                width={width}
+                scale={scale}
+                mode={view.mode}
+                images={view.images}
+                onHeight={setHeight}
+              />
+              {overlay}
+            </div>
           </div>
           <ResizeHandle
             width={width}
