@@ -168,6 +168,11 @@ function PublicEmailView({ slug }: { slug: string }) {
                 onPick={(point) => {
                   setPin(point);
                   setPicking(false);
+                  // Back to the form, to write what the pin is about.
+                  document.getElementById('review-comment')?.focus({ preventScroll: true });
+                  document
+                    .getElementById('review-title')
+                    ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
                 }}
               />
             }
@@ -190,7 +195,14 @@ function PublicEmailView({ slug }: { slug: string }) {
                 version={data.version}
                 pin={pin}
                 picking={picking}
-                onPickingChange={setPicking}
+                onPickingChange={(next) => {
+                  setPicking(next);
+                  // The email is above the form: bring it into view to click on it.
+                  if (next)
+                    document
+                      .querySelector('[data-testid="pin-layer"]')
+                      ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+                }}
                 onClearPin={() => setPin(null)}
               />
             </div>
