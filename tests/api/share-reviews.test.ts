@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { REVIEW_RULES } from '../../src/server/features/email/review.service.ts';
-import { REVIEW_MESSAGES } from '../../src/shared/contract/review.ts';
+import { REVIEW_MESSAGES } from '../../src/shared/review-rules.ts';
 import { mailTo } from '../support/auth-api.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';

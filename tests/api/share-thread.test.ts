@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailRow, insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { UNLOCK_RULES } from '../../src/server/features/email/public-view.service.ts';
-import { REVIEW_MESSAGES } from '../../src/shared/contract/review.ts';
+import { REVIEW_MESSAGES } from '../../src/shared/review-rules.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 

@@ -78,6 +78,12 @@ async function publicPage(path: string, options: BrowserContextOptions = {}) {
   return page;
 }
 
+/** The review section loads when the reader scrolls near it (below the email). */
+async function scrollToReviews(page: Page) {
+  await page.locator('#review-title').scrollIntoViewIfNeeded();
+  await page.getByLabel('Your name').waitFor();
+}
+
 async function shot(page: Page, name: string) {
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
 }
@@ -266,8 +272,11 @@ describe('reviews', () => {
     await page.getByRole('heading', { level: 1, name: subject }).waitFor();
     await frame(page).getByRole('heading', { name: subject }).waitFor();
 
+    // Nothing of the review section loads before the reader heads for it.
+    expect(await page.getByLabel('Your name').count()).toBe(0);
+    await scrollToReviews(page);
     // A plain comment pinned to a point of the email.
-    await page.getByLabel('Your Name').fill(HOSTILE);
+    await page.getByLabel('Your name').fill(HOSTILE);
     await page.getByRole('radio', { name: 'Comment' }).click();
     await page.getByRole('button', { name: 'Pin to the Email' }).click();
     const layer = page.getByTestId('pin-layer');
@@ -293,11 +302,11 @@ describe('reviews', () => {
     expect(pin.pin_width).toBeGreaterThan(300);
 
     // Missing name: a clear message, nothing sent.
-    await page.getByLabel('Your Name').fill('');
+    await page.getByLabel('Your name').fill('');
     await page.getByRole('radio', { name: 'Approve' }).click();
     await page.getByRole('button', { name: 'Send Review' }).click();
     await page.getByText('Name is required').waitFor();
-    await page.getByLabel('Your Name').fill('Dana from Acme');
+    await page.getByLabel('Your name').fill('Dana from Acme');
     await page.getByRole('button', { name: 'Send Review' }).click();
     await expectToast(page, 'Approval sent');
     await page.getByRole('heading', { name: 'Comments (2)' }).waitFor();
@@ -346,7 +355,8 @@ describe('reviews', () => {
     expect(new URL(page.url()).searchParams.get('v')).toBe('1');
     await frame(page).getByRole('heading', { name: 'Round one' }).waitFor();
     // A review is given on the version on show.
-    await page.getByLabel('Your Name').fill('Sam');
+    await scrollToReviews(page);
+    await page.getByLabel('Your name').fill('Sam');
     await page.getByRole('radio', { name: 'Request Changes' }).click();
     await page.getByRole('button', { name: 'Send Review' }).click();
     await expectToast(page, 'Change request sent');
@@ -383,6 +393,7 @@ describe('screens', () => {
         const page = await publicPage(`/s/${slug}`, { viewport: { width, height: 900 }, colorScheme });
         const problems = watchProblems(page);
         await page.getByTestId('pin-marker').waitFor();
+        await scrollToReviews(page);
         await page.getByRole('heading', { name: 'Comments (1)' }).waitFor();
         // Nothing wider than the screen.
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);

@@ -5,7 +5,8 @@ import { verifyPassword } from '../../accounts/credentials.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { enforceRateLimits, rateRule, refundRateLimits } from '../../http/rate-limit.ts';
 import type { PublicEmail } from '../../../shared/contract/email.ts';
-import { REVIEW_MESSAGES, type UnlockResponse } from '../../../shared/contract/review.ts';
+import { type UnlockResponse } from '../../../shared/contract/review.ts';
+import { REVIEW_MESSAGES } from '../../../shared/review-rules.ts';
 import { listReviews } from './review.repo.ts';
 import { toReview } from './share-view.ts';
 import {

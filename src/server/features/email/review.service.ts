@@ -6,15 +6,14 @@ import { badRequest } from '../../http/errors.ts';
 import { enforceRateLimits, rateRule } from '../../http/rate-limit.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { reviewDecisionMail } from '../../mail/templates.ts';
+import { type Review, type ReviewRequest } from '../../../shared/contract/review.ts';
 import {
   REVIEW_COMMENT_MAX,
   REVIEW_DECISIONS,
   REVIEW_MESSAGES,
   REVIEW_NAME_MAX,
-  type Review,
   type ReviewDecision,
-  type ReviewRequest,
-} from '../../../shared/contract/review.ts';
+} from '../../../shared/review-rules.ts';
 import { openShare } from './public-view.service.ts';
 import { insertReview, reviewNotifyTarget } from './review.repo.ts';
 import { toReview } from './share-view.ts';

@@ -6,13 +6,13 @@ import { hashPassword } from '../../accounts/credentials.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import type { Email } from '../../../shared/contract/email.ts';
+import { type ShareRequest } from '../../../shared/contract/review.ts';
 import {
   REVIEW_MESSAGES,
   SHARE_EXPIRY_DAYS,
   SHARE_PASSWORD_MAX,
   SHARE_PASSWORD_MIN,
-  type ShareRequest,
-} from '../../../shared/contract/review.ts';
+} from '../../../shared/review-rules.ts';
 import type { Plan } from '../../../shared/plans.ts';
 import { getEmail, PLAN_REQUIRED_SHARE, publicUrlOf } from './email.service.ts';
 import {

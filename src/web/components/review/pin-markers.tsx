@@ -1,7 +1,7 @@
 import type { MouseEvent } from 'react';
 import type { Review } from '../../../shared/contract/review.ts';
 import { cx } from '../ui/cx.ts';
-import { pinNumbers } from './review-list.tsx';
+import { pinNumbers } from './pin-numbers.ts';
 
 export interface PinPoint {
   x: number;
@@ -43,6 +43,9 @@ export function PinMarkers({
       y: clamp((e.clientY - box.top) / box.height),
       width: Math.round(frame?.clientWidth ?? box.width),
     });
+    // Back to the form below the email, to write what the pin is about.
+    document.getElementById('review-comment')?.focus({ preventScroll: true });
+    document.getElementById('review-title')?.scrollIntoView({ block: 'start', behavior: 'smooth' });
   };
   const marker =
     'absolute flex size-7 -translate-x-1/2 -translate-y-1/2 items-center justify-center rounded-full text-xs font-semibold shadow-md ring-2 ring-white';

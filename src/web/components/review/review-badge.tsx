@@ -1,5 +1,5 @@
 import { CheckCircle2, MessageSquare, PenLine } from 'lucide-react';
-import type { ReviewDecision } from '../../../shared/contract/review.ts';
+import type { ReviewDecision } from '../../../shared/review-rules.ts';
 import { Badge } from '../ui/badge.tsx';
 
 const LABELS: Record<ReviewDecision, string> = {

@@ -1,13 +1,7 @@
 import type { Review } from '../../../shared/contract/review.ts';
 import { dateTime, relativeTime } from '../../lib/relative-time.ts';
 import { ReviewBadge } from './review-badge.tsx';
-
-/** The number of each pinned review, in the order they were written (1, 2, 3…). */
-export function pinNumbers(reviews: Review[]): Map<string, number> {
-  const numbers = new Map<string, number>();
-  for (const r of reviews) if (r.pin) numbers.set(r.id, numbers.size + 1);
-  return numbers;
-}
+import { pinNumbers } from './pin-numbers.ts';
 
 /**
  * What reviewers said, newest first. Names and comments are React text, never HTML: whatever a

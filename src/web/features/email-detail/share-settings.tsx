@@ -1,13 +1,13 @@
 import { Eye, KeyRound, RefreshCw } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import type { Email } from '../../../shared/contract/email.ts';
+import type { ShareRequest } from '../../../shared/contract/review.ts';
 import {
   REVIEW_MESSAGES,
   SHARE_PASSWORD_MAX,
   SHARE_PASSWORD_MIN,
   type ShareExpiryDays,
-  type ShareRequest,
-} from '../../../shared/contract/review.ts';
+} from '../../../shared/review-rules.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmDialog } from '../../components/ui/dialog.tsx';
 import { FieldError } from '../../components/ui/input.tsx';
@@ -136,7 +136,7 @@ export function ShareSettings({ email }: { email: Email }) {
 
       <div className="space-y-2">
         <p id="share-expiry-label" className="text-sm font-medium text-slate-800 dark:text-slate-200">
-          Link Expires
+          Link expires
         </p>
         <SegmentedControl
           label="Link expires after"

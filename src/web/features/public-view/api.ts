@@ -1,6 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import type { PublicEmail } from '../../../shared/contract/email.ts';
-import type { ReviewRequest, Review, UnlockResponse } from '../../../shared/contract/review.ts';
 import { api } from '../../lib/api.ts';
 
 /**
@@ -28,8 +27,8 @@ export function storeViewerToken(slug: string, token: string | null): void {
   }
 }
 
-const base = (slug: string) => `/api/email/public/${encodeURIComponent(slug)}`;
-const tokenHeaders = (token: string | null) => (token ? { 'X-Viewer-Token': token } : undefined);
+export const base = (slug: string) => `/api/email/public/${encodeURIComponent(slug)}`;
+export const tokenHeaders = (token: string | null) => (token ? { 'X-Viewer-Token': token } : undefined);
 
 export const publicEmailKey = (slug: string) => ['public-email', slug] as const;
 
@@ -42,25 +41,5 @@ export function usePublicEmail(slug: string, version: number | undefined, token:
         headers: tokenHeaders(token),
       }),
     staleTime: 60_000,
-  });
-}
-
-export function useUnlock(slug: string) {
-  return useMutation({
-    mutationFn: (password: string) =>
-      api<UnlockResponse>(`${base(slug)}/unlock`, { method: 'POST', body: { password } }),
-  });
-}
-
-export function usePostReview(slug: string, token: string | null) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: ReviewRequest) =>
-      api<{ review: Review }>(`${base(slug)}/reviews`, {
-        method: 'POST',
-        body,
-        headers: tokenHeaders(token),
-      }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: publicEmailKey(slug) }),
   });
 }

@@ -4,7 +4,8 @@ import { Button } from '../../components/ui/button.tsx';
 import { FieldError } from '../../components/ui/input.tsx';
 import { PasswordInput } from '../../components/ui/password-input.tsx';
 import { errorMessage } from '../../lib/api.ts';
-import { useUnlock } from './api.ts';
+import { storeViewerToken } from './api.ts';
+import { useUnlock } from './mutations.ts';
 
 /** A protected link asks for its password before the server sends any of the email. */
 export function PasswordGate({ slug, onUnlocked }: { slug: string; onUnlocked: (token: string) => void }) {
@@ -15,7 +16,11 @@ export function PasswordGate({ slug, onUnlocked }: { slug: string; onUnlocked: (
     e.preventDefault();
     if (!password) return setError('Enter the password');
     unlock.mutate(password, {
-      onSuccess: (res) => onUnlocked(res.token),
+      onSuccess: (res) => {
+        // For this browser session only (docs/decisions/0084-viewer-tokens.md).
+        storeViewerToken(slug, res.token);
+        onUnlocked(res.token);
+      },
       onError: (err) => setError(errorMessage(err)),
     });
   };

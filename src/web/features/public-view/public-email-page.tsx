@@ -1,9 +1,8 @@
 import { Flag, MailX, Unlink } from 'lucide-react';
-import { useState, type ReactNode } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { LogoMark } from '../../components/layout/logo.tsx';
-import { PinMarkers, type PickedPin } from '../../components/review/pin-markers.tsx';
-import { ReviewList } from '../../components/review/review-list.tsx';
+import type { PickedPin } from '../../components/review/pin-markers.tsx';
 import { useDocumentTitle } from '../../components/layout/use-document-title.ts';
 import { cx, focusRing } from '../../components/ui/cx.ts';
 import { EmailPreview } from '../../components/email-preview/email-preview.tsx';
@@ -11,10 +10,8 @@ import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { usePublicConfig } from '../../lib/public-config.ts';
 import { dateTime } from '../../lib/relative-time.ts';
-import { readViewerToken, storeViewerToken, usePublicEmail } from './api.ts';
-import { PasswordGate } from './password-gate.tsx';
-import { ReviewForm } from './review-form.tsx';
-import { VersionPicker } from './version-picker.tsx';
+import { readViewerToken, usePublicEmail } from './api.ts';
+import { useNearViewport } from './use-near-viewport.ts';
 
 /*
  * /s/{slug} (docs/spec.md §2): what a client opens, often on a phone. No login, no app shell, no editor:
@@ -28,6 +25,23 @@ const footerLink = cx(
   'inline-flex items-center gap-1.5 rounded-md text-slate-500 hover:text-slate-900 dark:text-slate-400 dark:hover:text-white',
   focusRing,
 );
+
+// Loaded when needed, so the page a client opens stays light: the gate only for a protected link,
+// the review form when the reader scrolls near it (it sits below the email).
+const PasswordGate = lazy(() => import('./password-gate.tsx').then((m) => ({ default: m.PasswordGate })));
+const PinMarkers = lazy(() =>
+  import('../../components/review/pin-markers.tsx').then((m) => ({ default: m.PinMarkers })),
+);
+const VersionPicker = lazy(() => import('./version-picker.tsx').then((m) => ({ default: m.VersionPicker })));
+const ReviewSection = lazy(() => import('./review-section.tsx').then((m) => ({ default: m.ReviewSection })));
+
+function SectionPlaceholder() {
+  return (
+    <h2 id="review-title" aria-busy="true" className="h-80 animate-pulse md:col-span-2">
+      <span className="sr-only">Review</span>
+    </h2>
+  );
+}
 
 function Footer({ slug }: { slug?: string }) {
   const config = usePublicConfig();
@@ -78,29 +92,25 @@ function Problem({ icon, title, text }: { icon: ReactNode; title: string; text: 
 }
 
 function PublicEmailView({ slug }: { slug: string }) {
-  const [params, setParams] = useSearchParams();
-  const rawVersion = Number(params.get('v'));
-  const version = Number.isInteger(rawVersion) && rawVersion > 0 ? rawVersion : undefined;
+  const [params] = useSearchParams();
+  const version = Number(params.get('v')) || undefined;
   const [token, setToken] = useState(() => readViewerToken(slug));
   const email = usePublicEmail(slug, version, token);
   const [picking, setPicking] = useState(false);
   const [pin, setPin] = useState<PickedPin | null>(null);
+  const [reviewSection, nearReview] = useNearViewport<HTMLElement>();
   const data = email.data;
   const subject = data ? data.subject || 'No Subject' : null;
   const err = email.error instanceof ApiError ? email.error : null;
-  const locked = err?.status === 401 && err.code === 'password_required';
+  const locked = err?.code === 'password_required';
   useDocumentTitle(locked ? 'Password Required' : email.isError ? 'Email Not Found' : subject);
 
   if (locked) {
     return (
       <Shell slug={slug}>
-        <PasswordGate
-          slug={slug}
-          onUnlocked={(next) => {
-            storeViewerToken(slug, next);
-            setToken(next);
-          }}
-        />
+        <Suspense fallback={null}>
+          <PasswordGate slug={slug} onUnlocked={setToken} />
+        </Suspense>
       </Shell>
     );
   }
@@ -114,20 +124,6 @@ function PublicEmailView({ slug }: { slug: string }) {
       />
     );
   }
-
-  const chooseVersion = (next: number) => {
-    setPin(null);
-    setPicking(false);
-    setParams(
-      (prev) => {
-        const out = new URLSearchParams(prev);
-        if (data && next === data.versions[0]?.version) out.delete('v');
-        else out.set('v', String(next));
-        return out;
-      },
-      { replace: false, preventScrollReset: true },
-    );
-  };
 
   return (
     <Shell slug={slug}>
@@ -144,7 +140,16 @@ function PublicEmailView({ slug }: { slug: string }) {
                 </p>
               </div>
               {data.versions.length > 1 ? (
-                <VersionPicker versions={data.versions} current={data.version} onChange={chooseVersion} />
+                <Suspense fallback={null}>
+                  <VersionPicker
+                    versions={data.versions}
+                    current={data.version}
+                    onChange={() => {
+                      setPin(null);
+                      setPicking(false);
+                    }}
+                  />
+                </Suspense>
               ) : null}
             </>
           ) : (
@@ -160,21 +165,21 @@ function PublicEmailView({ slug }: { slug: string }) {
             title={`Email: ${subject}`}
             bleed
             overlay={
-              <PinMarkers
-                reviews={data.reviews}
-                version={data.version}
-                draft={pin}
-                picking={picking}
-                onPick={(point) => {
-                  setPin(point);
-                  setPicking(false);
-                  // Back to the form, to write what the pin is about.
-                  document.getElementById('review-comment')?.focus({ preventScroll: true });
-                  document
-                    .getElementById('review-title')
-                    ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
-                }}
-              />
+              // Loaded once there is a pin to show or to place.
+              (picking || pin || data.reviews.some((r) => r.pin)) && (
+                <Suspense fallback={null}>
+                  <PinMarkers
+                    reviews={data.reviews}
+                    version={data.version}
+                    draft={pin}
+                    picking={picking}
+                    onPick={(point) => {
+                      setPin(point);
+                      setPicking(false);
+                    }}
+                  />
+                </Suspense>
+              )
             }
           />
         ) : (
@@ -182,39 +187,25 @@ function PublicEmailView({ slug }: { slug: string }) {
         )}
         {data ? (
           <section
+            ref={reviewSection}
             aria-labelledby="review-title"
             className="mx-4 mt-6 grid gap-6 rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200 sm:mx-5 md:grid-cols-2 dark:bg-slate-900 dark:ring-slate-800"
           >
-            <div className="space-y-4">
-              <h2 id="review-title" className="text-lg font-semibold text-slate-900 dark:text-white">
-                Review
-              </h2>
-              <ReviewForm
-                slug={slug}
-                token={token}
-                version={data.version}
-                pin={pin}
-                picking={picking}
-                onPickingChange={(next) => {
-                  setPicking(next);
-                  // The email is above the form: bring it into view to click on it.
-                  if (next)
-                    document
-                      .querySelector('[data-testid="pin-layer"]')
-                      ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
-                }}
-                onClearPin={() => setPin(null)}
-              />
-            </div>
-            <div className="space-y-4">
-              <h2 className="text-lg font-semibold text-slate-900 dark:text-white">
-                Comments ({data.reviews.length})
-              </h2>
-              <ReviewList
-                reviews={data.reviews}
-                emptyText="No reviews yet. Be the first to say what you think."
-              />
-            </div>
+            {nearReview ? (
+              <Suspense fallback={<SectionPlaceholder />}>
+                <ReviewSection
+                  slug={slug}
+                  token={token}
+                  email={data}
+                  pin={pin}
+                  picking={picking}
+                  onPickingChange={setPicking}
+                  onClearPin={() => setPin(null)}
+                />
+              </Suspense>
+            ) : (
+              <SectionPlaceholder />
+            )}
           </section>
         ) : null}
       </div>

@@ -5,7 +5,7 @@ import {
   REVIEW_MESSAGES,
   REVIEW_NAME_MAX,
   type ReviewDecision,
-} from '../../../shared/contract/review.ts';
+} from '../../../shared/review-rules.ts';
 import type { PickedPin } from '../../components/review/pin-markers.tsx';
 import { Button } from '../../components/ui/button.tsx';
 import { Field, fieldDescription, Input } from '../../components/ui/input.tsx';
@@ -13,7 +13,7 @@ import { SegmentedControl } from '../../components/ui/segmented-control.tsx';
 import { Textarea } from '../../components/ui/textarea.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
-import { usePostReview } from './api.ts';
+import { usePostReview } from './mutations.ts';
 
 const NAME_KEY = 'proofmail.reviewer-name';
 const DECISIONS: { value: ReviewDecision; label: string }[] = [
@@ -99,7 +99,7 @@ export function ReviewForm({
 
   return (
     <form onSubmit={submit} noValidate className="space-y-4" aria-label="Review this email">
-      <Field id="reviewer-name" label="Your Name" error={errors.name}>
+      <Field id="reviewer-name" label="Your name" error={errors.name}>
         <Input
           id="reviewer-name"
           autoComplete="name"
@@ -111,7 +111,7 @@ export function ReviewForm({
         />
       </Field>
       <div className="space-y-2">
-        <p className="text-sm font-medium text-slate-800 dark:text-slate-200">Your Review of v{version}</p>
+        <p className="text-sm font-medium text-slate-800 dark:text-slate-200">Your review of v{version}</p>
         <SegmentedControl
           label="Decision"
           options={DECISIONS}
@@ -122,7 +122,7 @@ export function ReviewForm({
       </div>
       <Field
         id="review-comment"
-        label={decision === 'comment' ? 'Comment' : 'Comment (Optional)'}
+        label={decision === 'comment' ? 'Comment' : 'Comment (optional)'}
         error={errors.comment}
       >
         <Textarea
@@ -147,7 +147,14 @@ export function ReviewForm({
             variant={picking ? 'secondary' : 'outline'}
             size="sm"
             aria-pressed={picking}
-            onClick={() => onPickingChange(!picking)}
+            onClick={() => {
+              onPickingChange(!picking);
+              // The email is above the form: bring it into view to click on it.
+              if (!picking)
+                document
+                  .querySelector('section[aria-label="Email preview"]')
+                  ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+            }}
           >
             <MapPin aria-hidden="true" />
             {picking ? 'Click the Email to Pin' : 'Pin to the Email'}

@@ -1,0 +1,8 @@
+import type { Review } from '../../../shared/contract/review.ts';
+
+/** The number of each pinned review, in the order they were written (1, 2, 3…). */
+export function pinNumbers(reviews: Review[]): Map<string, number> {
+  const numbers = new Map<string, number>();
+  for (const r of reviews) if (r.pin) numbers.set(r.id, numbers.size + 1);
+  return numbers;
+}
