@@ -118,6 +118,19 @@ describe('every documented answer matches what the route answers', () => {
       headers: keyHeaders(),
       payload: { to: 'b@example.com', html: '<p>Bye</p>' },
     });
+    // A thread of two versions, deleted whole by the DELETE …/versions sample.
+    const fourth = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/send',
+      headers: keyHeaders(),
+      payload: { to: 'd@example.com', html: '<p>Round 1</p>' },
+    });
+    const fifth = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/send',
+      headers: keyHeaders(),
+      payload: { to: 'd@example.com', html: '<p>Round 2</p>', parentId: fourth.json().id },
+    });
     // Shared for the public view (the share and unshare samples below work on the first email).
     const third = await ctx.app.inject({
       method: 'POST',
@@ -191,6 +204,8 @@ describe('every documented answer matches what the route answers', () => {
       'POST /api/email/send': [
         { headers: keyHeaders(), payload: { to: 'c@example.com', html: '<p>Hi</p>', inlineCss: true } },
         { headers: keyHeaders(), payload: { to: '', html: '' } },
+        { headers: keyHeaders(), payload: { to: 'c@example.com', html: '<p>2</p>', parentId: emailId } },
+        { headers: keyHeaders(), payload: { to: 'c@example.com', html: '<p>2</p>', parentId: 'nope' } },
       ],
       'POST /api/email/preview': {
         headers: keyHeaders(),
@@ -203,6 +218,10 @@ describe('every documented answer matches what the route answers', () => {
         { url: `/api/email/${randomUUID()}`, headers: keyHeaders() },
       ],
       'DELETE /api/email/:id': { url: `/api/email/${second.json().id}`, headers: keyHeaders() },
+      'DELETE /api/email/:id/versions': [
+        { url: `/api/email/${fifth.json().id}/versions`, headers: keyHeaders() },
+        { url: `/api/email/${randomUUID()}/versions`, headers: keyHeaders() },
+      ],
       'POST /api/email/:id/share': { url: `/api/email/${emailId}/share`, headers: keyHeaders() },
       'DELETE /api/email/:id/share': { url: `/api/email/${emailId}/share`, headers: keyHeaders() },
       'GET /api/email/shared': { headers: keyHeaders() },

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { user as userSchema } from '../../../shared/contract/auth.ts';
 import {
+  deleteVersionsResponse,
   emailIdParams,
   emailListResponse,
   email as emailSchema,
@@ -32,6 +33,7 @@ import {
   getPublicEmail,
   listHistory,
   removeEmail,
+  removeThread,
   shareEmail,
   unshareEmail,
   usageFor,
@@ -126,6 +128,18 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
       await removeEmail(deps, requireUser(request).id, request.params.id);
       return { ok: true as const };
     },
+  );
+
+  r.delete(
+    '/api/email/:id/versions',
+    {
+      config: { ...API_KEY_ROUTE, summary: 'Delete every version of the email (its whole thread)' },
+      schema: { params: emailIdParams, response: { 200: deleteVersionsResponse } },
+    },
+    async (request) => ({
+      ok: true as const,
+      deleted: await removeThread(deps, requireUser(request).id, request.params.id),
+    }),
   );
 
   r.post(

@@ -12,14 +12,17 @@ import type { Plan } from '../../../shared/plans.ts';
 import {
   countPublicLinks,
   deleteEmail,
+  deleteThread,
   findEmail,
   findPublicEmail,
   listEmails,
+  listVersions,
   setPublicSlug,
   withdrawPublicLinks,
   type Cursor,
   type EmailRow,
   type EmailRowWithHtml,
+  type ThreadRow,
 } from './email.repo.ts';
 import { rollUpDelivery, toRecipientDeliveries } from './delivery-view.ts';
 import { monthOf, nextMonthStart, usageOf } from './usage.repo.ts';
@@ -32,9 +35,11 @@ interface Deps {
 }
 
 /** Builds the API shape by listing fields (docs/architecture.md §1.4): a new column stays private. */
-export function toSummary(row: EmailRow): EmailSummary {
+export function toSummary(row: EmailRow): Omit<EmailSummary, 'matched'> {
   return {
     id: row.id,
+    threadId: row.thread_id,
+    version: row.version,
     to: row.to_addresses,
     subject: row.subject,
     createdAt: row.created_at.toISOString(),
@@ -42,6 +47,12 @@ export function toSummary(row: EmailRow): EmailSummary {
     publicSlug: row.public_slug,
     delivery: rollUpDelivery(toRecipientDeliveries(row.deliveries, row.to_addresses)),
   };
+}
+
+/** A history row: the thread's latest version, and which older version a search matched. */
+function toThreadSummary(row: ThreadRow): EmailSummary {
+  const matched = row.matched && row.matched.version !== row.version ? row.matched : null;
+  return { ...toSummary(row), matched };
 }
 
 export function publicUrlOf(config: Config, slug: string): string {
@@ -76,7 +87,7 @@ export async function listHistory(
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
   return {
-    items: page.map(toSummary),
+    items: page.map(toThreadSummary),
     nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
   };
 }
@@ -141,11 +152,24 @@ export async function getEmail(deps: Deps, userId: string, id: string): Promise<
     ...(await messageOf(deps, row)),
     deliveries: toRecipientDeliveries(row.deliveries, row.to_addresses),
     checks: row.checks,
+    versions: (await listVersions(deps.db, userId, row.thread_id)).map((v) => ({
+      id: v.id,
+      version: v.version,
+      subject: v.subject,
+      createdAt: v.created_at.toISOString(),
+    })),
   };
 }
 
 export async function removeEmail(deps: Deps, userId: string, id: string): Promise<void> {
   if (!(await deleteEmail(deps.db, userId, id))) throw notFound('Email not found');
+}
+
+/** Deletes every version of the email's thread; returns how many there were. */
+export async function removeThread(deps: Deps, userId: string, id: string): Promise<number> {
+  const deleted = await deleteThread(deps.db, userId, id);
+  if (deleted === 0) throw notFound('Email not found');
+  return deleted;
 }
 
 /** ≥ 128 random bits (docs/decisions/0010-sharing-off-semantics.md): 18 bytes → 24 URL-safe characters. */
