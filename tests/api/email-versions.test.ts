@@ -5,6 +5,7 @@ import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 interface Summary {
+  versionCount: number;
   id: string;
   threadId: string;
   version: number;
@@ -86,9 +87,9 @@ describe('versions of an email: resend with parentId, the thread in the detail a
     const lone = await sent(u, { subject: 'Alone', html: '<p>only one</p>' });
     const { v1, v3 } = await threeVersions(u);
     const rows = await history(u);
-    expect(rows.map((r) => [r.id, r.threadId, r.version])).toEqual([
-      [v3, v1, 3],
-      [lone, lone, 1],
+    expect(rows.map((r) => [r.id, r.threadId, r.version, r.versionCount])).toEqual([
+      [v3, v1, 3, 3],
+      [lone, lone, 1, 1],
     ]);
     expect(rows.every((r) => r.matched === null)).toBe(true);
     // A page of one holds one thread; the cursor moves on to the next thread, not to v2.
@@ -117,7 +118,7 @@ describe('versions of an email: resend with parentId, the thread in the detail a
     const { v1, v2, v3 } = await threeVersions(u);
     expect((await del(`/api/email/${v3}`, u)).statusCode).toBe(200);
     expect((await get(`/api/email/${v3}`, u)).statusCode).toBe(404);
-    expect((await history(u)).map((r) => [r.id, r.version])).toEqual([[v2, 2]]);
+    expect((await history(u)).map((r) => [r.id, r.version, r.versionCount])).toEqual([[v2, 2, 2]]);
     const detail = (await get(`/api/email/${v1}`, u)).json();
     expect(detail.versions.map((v: { id: string }) => v.id)).toEqual([v2, v1]);
     // A deleted version's word no longer finds the thread.

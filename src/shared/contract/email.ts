@@ -228,6 +228,8 @@ export const emailSummary = email
     delivery: true,
   })
   .extend({
+    /** How many versions the thread has (not deleted); this row is the latest. */
+    versionCount: z.number().int(),
     /**
      * In a search, when the row's latest version does not match but an older one does: the newest
      * version that matches. Null otherwise.

@@ -190,6 +190,7 @@ export interface Cursor {
 
 /** A history row: the latest version of a thread, and in a search the newest version that matched. */
 export interface ThreadRow extends EmailRow {
+  version_count: number;
   matched: { id: string; version: number } | null;
 }
 
@@ -213,6 +214,10 @@ export async function listEmails(
 ): Promise<ThreadRow[]> {
   const pattern = options.q ? likePattern(options.q) : null;
   let query = emailsWithDelivery(db)
+    .select(
+      sql<number>`(select count(*)::int from emails c
+                    where c.thread_id = e.thread_id and c.deleted_at is null)`.as('version_count'),
+    )
     .select(
       pattern === null
         ? sql<null>`null`.as('matched')

@@ -35,7 +35,7 @@ interface Deps {
 }
 
 /** Builds the API shape by listing fields (docs/architecture.md §1.4): a new column stays private. */
-export function toSummary(row: EmailRow): Omit<EmailSummary, 'matched'> {
+export function toSummary(row: EmailRow): Omit<EmailSummary, 'matched' | 'versionCount'> {
   return {
     id: row.id,
     threadId: row.thread_id,
@@ -52,7 +52,7 @@ export function toSummary(row: EmailRow): Omit<EmailSummary, 'matched'> {
 /** A history row: the thread's latest version, and which older version a search matched. */
 function toThreadSummary(row: ThreadRow): EmailSummary {
   const matched = row.matched && row.matched.version !== row.version ? row.matched : null;
-  return { ...toSummary(row), matched };
+  return { ...toSummary(row), versionCount: row.version_count, matched };
 }
 
 export function publicUrlOf(config: Config, slug: string): string {

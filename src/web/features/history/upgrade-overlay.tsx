@@ -20,6 +20,7 @@ function sampleEmails(now: Date): EmailSummary[] {
     id: `sample-${i}`,
     threadId: `sample-${i}`,
     version: 1,
+    versionCount: 1,
     matched: null,
     to,
     subject,
