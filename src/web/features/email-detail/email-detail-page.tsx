@@ -19,6 +19,7 @@ import { DeliveryBadge } from '../../components/delivery-state.tsx';
 import { DeliveryList } from './delivery-list.tsx';
 import { StoredChecklist } from './stored-checklist.tsx';
 import { ShareDialog } from './share-dialog.tsx';
+import { ExportMenu } from './export-menu.tsx';
 
 const backLink = buttonClasses({ variant: 'ghost', size: 'sm', className: '-ml-3' });
 
@@ -159,10 +160,13 @@ export function EmailDetailPage() {
             </dd>
           </dl>
         </div>
-        <Button onClick={() => setSharing(true)} className="self-start">
-          <Share2 aria-hidden="true" />
-          Share Link
-        </Button>
+        <div className="flex gap-2 self-start">
+          <ExportMenu emailId={data.id} />
+          <Button onClick={() => setSharing(true)}>
+            <Share2 aria-hidden="true" />
+            Share Link
+          </Button>
+        </div>
       </div>
 
       <DeliveryList email={data} />
