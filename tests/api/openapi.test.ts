@@ -212,6 +212,29 @@ describe('every documented answer matches what the route answers', () => {
         payload: { html: '<style>p{color:red}</style><p>Hi</p>', inlineCss: true },
       },
       'GET /api/email/:id/message.eml': { url: `/api/email/${emailId}/message.eml`, headers: keyHeaders() },
+      'GET /api/email/:id/export.html': { url: `/api/email/${emailId}/export.html`, headers: keyHeaders() },
+      'GET /api/email/:id/export.eml': { url: `/api/email/${emailId}/export.eml`, headers: keyHeaders() },
+      'GET /api/email/:id/export.png': [
+        { url: `/api/email/${emailId}/export.png`, headers: keyHeaders(), query: { width: '320' } },
+        { url: `/api/email/${emailId}/export.png`, headers: keyHeaders(), query: { mode: 'sepia' } },
+      ],
+      'GET /api/email/:id/export.pdf': {
+        url: `/api/email/${emailId}/export.pdf`,
+        headers: keyHeaders(),
+        query: { width: '320', mode: 'dark' },
+      },
+      'GET /api/email/:id/thumbnail.png': {
+        url: `/api/email/${emailId}/thumbnail.png`,
+        headers: keyHeaders(),
+      },
+      'GET /api/email/:id/compare/:otherId/pixels': [
+        {
+          url: `/api/email/${emailId}/compare/${third.json().id}/pixels`,
+          headers: keyHeaders(),
+          query: { width: '320' },
+        },
+        { url: `/api/email/${emailId}/compare/${randomUUID()}/pixels`, headers: keyHeaders() },
+      ],
       'GET /api/email': { headers: keyHeaders(), query: { limit: '5' } },
       'GET /api/email/:id': [
         { url: `/api/email/${emailId}`, headers: keyHeaders() },

@@ -21,6 +21,7 @@ import { StoredChecklist } from './stored-checklist.tsx';
 import { ShareDialog } from './share-dialog.tsx';
 import { DeleteEmail } from './delete-email.tsx';
 import { VersionPicker } from './version-picker.tsx';
+import { ExportMenu } from './export-menu.tsx';
 
 const backLink = buttonClasses({ variant: 'ghost', size: 'sm', className: '-ml-3' });
 
@@ -173,6 +174,7 @@ export function EmailDetailPage() {
             <PencilLine aria-hidden="true" />
             Edit and Resend
           </Link>
+          <ExportMenu emailId={data.id} />
           <DeleteEmail email={data} />
           <Button onClick={() => setSharing(true)}>
             <Share2 aria-hidden="true" />
