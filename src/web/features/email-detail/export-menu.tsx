@@ -1,5 +1,6 @@
 import { Download, FileImage, FileText, FileType, Mail } from 'lucide-react';
-import { RENDER_DEFAULT_WIDTH, RENDER_MESSAGES, RENDER_MODES } from '../../../shared/contract/render.ts';
+import { RENDER_MESSAGES, RENDER_MODES } from '../../../shared/contract/render.ts';
+import { defaultWidth } from '../../components/email-preview/preview-view.ts';
 import { usePreviewView } from '../../components/email-preview/use-preview-view.ts';
 import {
   DropdownMenu,
@@ -23,7 +24,8 @@ export function ExportMenu({ emailId }: { emailId: string }) {
   const [view] = usePreviewView();
   const config = usePublicConfig();
   const rendererOn = config.data?.renderer ?? false;
-  const width = view.width ?? RENDER_DEFAULT_WIDTH;
+  // Until a width is chosen the preview shows the default for the room; so does the export.
+  const width = view.width ?? defaultWidth(window.innerWidth);
   const mode = RENDER_MODES.find((m) => m === view.mode);
 
   const download = async (file: string, name: string) => {
@@ -55,7 +57,6 @@ export function ExportMenu({ emailId }: { emailId: string }) {
       }
       triggerVariant="outline"
       triggerClassName="self-start"
-      className="w-72"
     >
       <DropdownMenuLabel className="whitespace-normal">
         <span data-testid="export-note">{note}</span>
