@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { buildApp } from '../../src/server/app.ts';
 import { loadConfig } from '../../src/server/config.ts';
-import { likePattern } from '../../src/server/features/email/email.repo.ts';
+import { historyQuery, likePattern } from '../../src/server/features/email/email.repo.ts';
 import { createUser } from '../../tests/support/users.ts';
 import type { BenchContext, MetricResults } from '../support/metric.ts';
 import { percentile } from '../support/load.ts';
@@ -119,6 +119,22 @@ export default async function history(ctx: BenchContext): Promise<MetricResults>
         .slice(0, 3)
         .join(' | ')}`,
     );
+    // The API's own query (one row per thread, docs/decisions/0079-history-one-row-per-thread.md):
+    // its plan's top lines for the first page, a rare word and a common one.
+    for (const q of [undefined, RARE, 'weekly digest']) {
+      const compiled = historyQuery(db, user.user.id, { limit: 21, q }).compile();
+      const explained = await db.executeQuery<{ 'QUERY PLAN': string }>({
+        ...compiled,
+        sql: `explain analyze ${compiled.sql}`,
+      });
+      ctx.log(
+        `history plan (${q ?? 'first page'}): ${explained.rows
+          .map((r) => r['QUERY PLAN'].trim())
+          .filter((line) => /Scan|Join|Execution/.test(line))
+          .slice(0, 6)
+          .join(' | ')}`,
+      );
+    }
     return {
       history_first_page_p95_ms: { value: round(first), unit: 'ms' },
       history_deep_page_p95_ms: { value: round(deep), unit: 'ms' },

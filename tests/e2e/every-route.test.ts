@@ -93,6 +93,11 @@ const SIGNED_IN: Visit[] = [
   { path: () => '/app/send', heading: 'Send Test Email' },
   { path: () => '/app/history', heading: 'Emails' },
   { path: () => `/app/email/${emailId}`, heading: 'Spring newsletter', userText: ['Spring newsletter'] },
+  {
+    path: () => `/app/email/${emailId}/compare/${emailId}`,
+    heading: 'Compare Versions',
+    userText: ['Spring newsletter'],
+  },
   { path: () => '/app/profile', heading: 'Profile' },
   { path: () => '/app/account', heading: 'Account' },
   { path: () => '/app/account?payment=success', heading: 'Account' },

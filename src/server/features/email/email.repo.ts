@@ -212,6 +212,11 @@ export async function listEmails(
   userId: string,
   options: { limit: number; cursor?: Cursor; q?: string },
 ): Promise<ThreadRow[]> {
+  return historyQuery(db, userId, options).execute();
+}
+
+/** The query of `listEmails`, unexecuted (the history bench prints its plan). */
+export function historyQuery(db: Db, userId: string, options: { limit: number; cursor?: Cursor; q?: string }) {
   const pattern = options.q ? likePattern(options.q) : null;
   let query = emailsWithDelivery(db)
     .select(
@@ -245,7 +250,7 @@ export async function listEmails(
            and ${versionMatches(pattern)})`,
     );
   }
-  return query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(options.limit).execute();
+  return query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(options.limit);
 }
 
 export async function findEmail(

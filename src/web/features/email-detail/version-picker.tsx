@@ -1,4 +1,4 @@
-import { GitCompareArrows, History } from 'lucide-react';
+import { ChevronDown, GitCompareArrows, History } from 'lucide-react';
 import { useNavigate } from 'react-router';
 import type { Email } from '../../../shared/contract/email.ts';
 import { DropdownMenu, DropdownMenuItem } from '../../components/ui/dropdown-menu.tsx';
@@ -41,6 +41,7 @@ export function VersionPicker({ email }: { email: Email }) {
           <>
             <History aria-hidden="true" />
             Version {email.version} of {email.versions.length}
+            <ChevronDown aria-hidden="true" />
           </>
         }
       >
@@ -62,6 +63,7 @@ export function VersionPicker({ email }: { email: Email }) {
           <>
             <GitCompareArrows aria-hidden="true" />
             Compare With…
+            <ChevronDown aria-hidden="true" />
           </>
         }
       >

@@ -1,4 +1,4 @@
-import { ArrowLeft, ArrowRight, Code, Eye, Send } from 'lucide-react';
+import { ArrowLeft, ArrowRight, ChevronDown, Code, Eye, Send } from 'lucide-react';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Email } from '../../../../shared/contract/email.ts';
@@ -43,7 +43,12 @@ function SidePicker({
       triggerVariant="outline"
       triggerSize="sm"
       label={`${label}: version ${email.version}. Choose another`}
-      trigger={<>Version {email.version}</>}
+      trigger={
+        <>
+          Version {email.version}
+          <ChevronDown aria-hidden="true" />
+        </>
+      }
     >
       {versions.map((v) => (
         <DropdownMenuItem key={v.id} checked={v.id === email.id} onSelect={() => onPick(v.id)}>

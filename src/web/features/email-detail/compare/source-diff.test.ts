@@ -66,6 +66,21 @@ describe('source diff of two versions', () => {
     expect(last.kind === 'same' && [last.left.number, last.right.number]).toEqual([37, 40]);
   });
 
+  it('keeps an inserted banner an added line when every line below it changed too', () => {
+    const after = body.map((l) => l.replace('color:#111827', 'color:#b91c1c'));
+    after.splice(3, 0, '<tr><td style="background:#4f46e5;color:#ffffff">Sale ends Sunday</td></tr>');
+    const diff = diffSources(email(body), email(after));
+    expect(diff).toMatchObject({ added: 1, removed: 0, changed: 30 });
+    const added = diff.rows.filter((r) => r.kind === 'added');
+    expect(added.map((r) => r.kind === 'added' && r.right.number)).toEqual([8]);
+    // Each changed line meets its own new version: only the colour differs.
+    for (const row of diff.rows) {
+      if (row.kind !== 'changed') continue;
+      expect(changedText(row.left.segments)).toEqual(['111827']);
+      expect(changedText(row.right.segments)).toEqual(['b91c1c']);
+    }
+  });
+
   it('reports a colour change as exactly that attribute value', () => {
     const after = [...body];
     after[4] = after[4]!.replace('color:#111827', 'color:#b91c1c');

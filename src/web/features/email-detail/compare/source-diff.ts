@@ -73,6 +73,82 @@ export function diffWordsOfLine(left: string, right: string): { left: Segment[];
   return { left: l, right: r };
 }
 
+/** Two lines are one line edited when at least this share of their words is common. */
+const LIKENESS = 0.5;
+/** Blocks larger than this (lines × lines) are paired in order instead, to bound the work. */
+const MAX_ALIGN_CELLS = 250_000;
+
+function words(line: string): string[] {
+  return line.split(/[^\p{L}\p{N}_#]+/u).filter(Boolean);
+}
+
+/** Dice coefficient of the two lines' words (as multisets): 1 for the same words, 0 for none in common. */
+function likeness(a: string[], b: string[]): number {
+  if (a.length + b.length === 0) return 1;
+  const counts = new Map<string, number>();
+  for (const w of a) counts.set(w, (counts.get(w) ?? 0) + 1);
+  let common = 0;
+  for (const w of b) {
+    const n = counts.get(w) ?? 0;
+    if (n > 0) {
+      common++;
+      counts.set(w, n - 1);
+    }
+  }
+  return (2 * common) / (a.length + b.length);
+}
+
+type Step = { left?: string; right?: string };
+
+/**
+ * Pairs the lines of a removed block with those of the added block that replaced it, in order,
+ * maximising the summed likeness of the pairs (lines too unlike stay unpaired): a banner inserted
+ * among edited lines is an added line, and each edited line meets its own new version.
+ */
+export function alignBlock(left: string[], right: string[]): Step[] {
+  const n = left.length;
+  const m = right.length;
+  if (n * m > MAX_ALIGN_CELLS) {
+    const steps: Step[] = [];
+    for (let k = 0; k < Math.max(n, m); k++) steps.push({ left: left[k], right: right[k] });
+    return steps;
+  }
+  const lw = left.map(words);
+  const rw = right.map(words);
+  const sim = (i: number, j: number) => likeness(lw[i]!, rw[j]!);
+  // score[i][j]: the best sum for left[i..] and right[j..].
+  const score = Array.from({ length: n + 1 }, () => new Float64Array(m + 1));
+  const pairScore = Array.from({ length: n }, () => new Float64Array(m));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      const s = sim(i, j);
+      pairScore[i]![j] = s;
+      const pair = s >= LIKENESS ? s + score[i + 1]![j + 1]! : -1;
+      score[i]![j] = Math.max(pair, score[i + 1]![j]!, score[i]![j + 1]!);
+    }
+  }
+  const steps: Step[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    const s = pairScore[i]![j]!;
+    if (s >= LIKENESS && score[i]![j] === s + score[i + 1]![j + 1]!) {
+      steps.push({ left: left[i], right: right[j] });
+      i++;
+      j++;
+    } else if (score[i]![j] === score[i + 1]![j]) {
+      steps.push({ left: left[i] });
+      i++;
+    } else {
+      steps.push({ right: right[j] });
+      j++;
+    }
+  }
+  for (; i < n; i++) steps.push({ left: left[i] });
+  for (; j < m; j++) steps.push({ right: right[j] });
+  return steps;
+}
+
 export function diffSources(leftText: string, rightText: string): SourceDiff {
   const rows: DiffRow[] = [];
   let leftNo = 0;
@@ -109,21 +185,21 @@ export function diffSources(leftText: string, rightText: string): SourceDiff {
     }
     const next = changes[i + 1];
     if (change.removed && next?.added) {
-      // A block replaced by another: pair their lines in order, word-diff each pair; what is
-      // left over on either side is removed or added.
-      const after = splitLines(next.value);
-      const paired = Math.min(lines.length, after.length);
-      for (let k = 0; k < paired; k++) {
-        const words = diffWordsOfLine(lines[k]!, after[k]!);
-        result.changed++;
-        rows.push({
-          kind: 'changed',
-          left: { number: ++leftNo, segments: words.left },
-          right: { number: ++rightNo, segments: words.right },
-        });
+      // A block replaced by another: pair each line with the line that replaced it (by
+      // likeness, so a line inserted among edited ones does not shift every pair after it),
+      // word-diff each pair; what is left over on either side is removed or added.
+      for (const step of alignBlock(lines, splitLines(next.value))) {
+        if (step.left !== undefined && step.right !== undefined) {
+          const words = diffWordsOfLine(step.left, step.right);
+          result.changed++;
+          rows.push({
+            kind: 'changed',
+            left: { number: ++leftNo, segments: words.left },
+            right: { number: ++rightNo, segments: words.right },
+          });
+        } else if (step.left !== undefined) removed(step.left);
+        else if (step.right !== undefined) added(step.right);
       }
-      lines.slice(paired).forEach(removed);
-      after.slice(paired).forEach(added);
       i++;
       continue;
     }
