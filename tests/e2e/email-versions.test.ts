@@ -283,6 +283,29 @@ describe('versions of an email in the browser', () => {
     },
   );
 
+  it('marks only the inserted banner in the pixel diff of two versions', { timeout: 90_000 }, async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const v1 = await send(u, { html: emailHtml('tangerine') });
+    const v2 = await send(u, { html: emailHtml('tangerine', '#111827', true), parentId: v1 });
+    const page = await browser.signedInPage(server, u);
+    await page.goto(`/app/email/${v1}/compare/${v2}?view=600`);
+    await page.getByRole('tab', { name: 'Pixel Diff' }).click();
+    const summary = page.getByTestId('pixel-diff-summary');
+    await summary.waitFor();
+    // The banner pushes the eleven paragraphs below it down: one added region, nothing else.
+    expect(await summary.innerText()).toBe('1 changed region');
+    const regions = await page.getByTestId('pixel-diff-regions').locator('li').allInnerTexts();
+    expect(regions).toHaveLength(1);
+    expect(regions[0]).toMatch(/^Added: \d+ px tall at \d+ px in the right version$/);
+    await page.getByTestId('pixel-diff-image').waitFor();
+    await shoot(page, 'compare-pixels-1280-light');
+
+    // Dark compares the dark renders; the same single change.
+    await page.getByRole('radio', { name: 'Dark' }).click();
+    await expect.poll(() => page.getByTestId('pixel-diff-summary').innerText()).toBe('1 changed region');
+    await shoot(page, 'compare-pixels-1280-dark');
+  });
+
   it(
     'shows one history row per thread with its badge, and finds an older version’s word',
     { timeout: 90_000 },

@@ -1,4 +1,4 @@
-import { ArrowLeft, ArrowRight, ChevronDown, Code, Eye, Send } from 'lucide-react';
+import { ArrowLeft, ArrowRight, ChevronDown, Code, Eye, ScanEye, Send } from 'lucide-react';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Email } from '../../../../shared/contract/email.ts';
@@ -14,6 +14,7 @@ import { ApiError, errorMessage } from '../../../lib/api.ts';
 import { dateTime } from '../../../lib/relative-time.ts';
 import { useEmail } from '../api.ts';
 import { SourceDiffView, type DiffLayout } from './source-diff-view.tsx';
+import { PixelTab } from './pixel-tab.tsx';
 import { VisualCompare, type VisualLayout } from './visual-compare.tsx';
 
 const backLink = buttonClasses({ variant: 'ghost', size: 'sm', className: '-ml-3' });
@@ -214,9 +215,16 @@ export function ComparePage() {
         </div>
       ),
     },
-    // PIXEL DIFF: the renderer's tab goes here, and nowhere else, e.g.
-    // { value: 'pixels', label: <>Pixel Diff</>, content: <PixelDiff leftId={a.id} rightId={b.id} width={…} mode={…} /> }
-    // (width and mode from usePreviewView(), as the Visual tab's toolbar sets them).
+    {
+      value: 'pixels',
+      label: (
+        <>
+          <ScanEye aria-hidden="true" />
+          Pixel Diff
+        </>
+      ),
+      content: <PixelTab leftId={a.id} rightId={b.id} />,
+    },
   ];
 
   return (
