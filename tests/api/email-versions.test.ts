@@ -198,6 +198,18 @@ describe('versions of an email: resend with parentId, the thread in the detail a
     expect(await ledgerCount(pro.user.id)).toBe(before);
   });
 
+  it('keeps parentId out of the preview, which makes no version', async () => {
+    const v1 = await sent(pro, { html: '<p>x</p>' });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/preview',
+      headers: pro.headers,
+      payload: { html: '<p>x</p>', parentId: v1 },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatch(/parentId/);
+  });
+
   it('answers 404 for an unknown parent and for another user’s email, and changes nothing', async () => {
     const theirs = await sent(other, { html: '<p>theirs</p>' });
     const before = await ledgerCount(pro.user.id);

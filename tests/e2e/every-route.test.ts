@@ -255,7 +255,7 @@ describe('every route: no console warning or error, headings and controls in Tit
   });
 
   describe('signed in', () => {
-    it.each(SIGNED_IN.map((v) => [v.path().replace('undefined', '{id}'), v] as const))(
+    it.each(SIGNED_IN.map((v) => [v.path().replaceAll('undefined', '{id}'), v] as const))(
       '%s',
       async (_path, visit) => {
         expect(await problemsOf(visit, pro.token)).toEqual([]);
