@@ -216,7 +216,11 @@ export async function listEmails(
 }
 
 /** The query of `listEmails`, unexecuted (the history bench prints its plan). */
-export function historyQuery(db: Db, userId: string, options: { limit: number; cursor?: Cursor; q?: string }) {
+export function historyQuery(
+  db: Db,
+  userId: string,
+  options: { limit: number; cursor?: Cursor; q?: string },
+) {
   const pattern = options.q ? likePattern(options.q) : null;
   let query = emailsWithDelivery(db)
     .select(
