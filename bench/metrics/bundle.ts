@@ -33,7 +33,11 @@ export default async function bundle(ctx: BenchContext): Promise<MetricResults> 
       createdAt: new Date(),
     });
     const slug = 'benchmarkslug0000000000';
-    await database.db.updateTable('emails').set({ public_slug: slug }).where('id', '=', id).execute();
+    // A public link of the email's thread (migration 0018: links live in email_shares).
+    await database.db
+      .insertInto('email_shares')
+      .values({ thread_id: id, user_id: user.user.id, slug, created_at: new Date() })
+      .execute();
 
     const measure = async (pathname: string, token?: string, ready?: string) => {
       const context = await browser.newContext(token ? { storageState: signedInState(base, token) } : {});

@@ -102,8 +102,8 @@ export default async function history(ctx: BenchContext): Promise<MetricResults>
     for (let i = 0; i < RUNS + 5; i++) {
       const t = performance.now();
       await sql`
-        select e.id, e.to_addresses, e.subject, e.created_at, e.public_slug
-        from emails e
+        select e.id, e.to_addresses, e.subject, e.created_at, s.slug
+        from emails e left join email_shares s on s.thread_id = e.thread_id
         where e.user_id = ${user.user.id}
           and (e.to_addresses ilike ${pattern} or e.subject ilike ${pattern} or e.html ilike ${pattern})
         order by e.created_at desc, e.id desc limit 21`.execute(db);

@@ -53,7 +53,11 @@ export default async function soak(ctx: BenchContext): Promise<MetricResults> {
       .where('user_id', '=', pro.user.id)
       .limit(1)
       .executeTakeFirstOrThrow();
-    await database.db.updateTable('emails').set({ public_slug: slug }).where('id', '=', shared.id).execute();
+    // A public link of the email's thread (migration 0018: links live in email_shares).
+    await database.db
+      .insertInto('email_shares')
+      .values({ thread_id: shared.id, user_id: pro.user.id, slug, created_at: new Date() })
+      .execute();
 
     const auth = { ...pro.headers, 'content-type': 'application/json' };
     let accepted = 0;

@@ -117,7 +117,10 @@ describe('history, detail, sharing and the public view', () => {
       expect(res.json()).toEqual({ error: 'Email not found', code: 'not_found' });
     }
     const row = await ctx.db.selectFrom('emails').selectAll().where('id', '=', id).executeTakeFirst();
-    expect(row).toMatchObject({ subject: 'private', public_slug: null });
+    expect(row).toMatchObject({ subject: 'private' });
+    expect(await ctx.db.selectFrom('email_shares').selectAll().where('thread_id', '=', id).execute()).toEqual(
+      [],
+    );
     expect((await get(`/api/email/not-a-uuid`, pro)).statusCode).toBe(404);
   });
 
@@ -144,7 +147,15 @@ describe('history, detail, sharing and the public view', () => {
 
     const pub = await get(`/api/email/public/${slug}`);
     expect(pub.statusCode).toBe(200);
-    expect(Object.keys(pub.json()).sort()).toEqual(['createdAt', 'html', 'id', 'subject']);
+    expect(Object.keys(pub.json()).sort()).toEqual([
+      'createdAt',
+      'html',
+      'id',
+      'reviews',
+      'subject',
+      'version',
+      'versions',
+    ]);
     expect(pub.json()).toMatchObject({ id, subject: 'For the client', html: '<h1>Hi client</h1>' });
     expect(pub.headers['x-robots-tag']).toContain('noindex');
     expect(pub.headers['referrer-policy']).toBe('no-referrer');

@@ -100,7 +100,9 @@ describe('fuzzing every JSON endpoint', () => {
       select md5(
         coalesce((select string_agg(u::text, ',' order by id) from (select id, email, password_hash, verified_at, plan,
           subscription_status, login_alerts, stripe_customer_id from users) u), '') ||
-        coalesce((select string_agg(e::text, ',' order by id) from (select id, to_addresses, subject, public_slug from emails) e), '') ||
+        coalesce((select string_agg(e::text, ',' order by id) from (select id, to_addresses, subject from emails) e), '') ||
+        coalesce((select string_agg(x::text, ',' order by thread_id) from (select thread_id, slug, expires_at, password_hash, views from email_shares) x), '') ||
+        coalesce((select string_agg(r::text, ',' order by id) from (select id, name, comment from email_reviews) r), '') ||
         coalesce((select string_agg(s::text, ',' order by id) from (select id, user_id, expires_at from sessions) s), '') ||
         coalesce((select string_agg(t::text, ',' order by id) from (select id, purpose, used_at from tokens) t), '') ||
         (select count(*) from mail_outbox)::text || (select count(*) from usage_ledger)::text ||

@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { isDocumented, openApiPath, UNDOCUMENTED } from '../../src/server/http/openapi.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, PASSWORD, uniqueEmail, type TestUser } from '../support/users.ts';
@@ -144,6 +145,22 @@ describe('every documented answer matches what the route answers', () => {
       headers: keyHeaders(),
     });
     const slug: string = share.json().email.publicSlug;
+    // Stored directly, as an email sent before (no delivery to wait for).
+    const protectedEmail = await insertEmail(ctx.db, {
+      userId: owner.user.id,
+      to: 'd@example.com',
+      subject: 'Protected',
+      html: '<p>Protected</p>',
+      inlineCss: false,
+      createdAt: ctx.clock.now(),
+    });
+    const locked = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/email/${protectedEmail.id}/share`,
+      headers: keyHeaders(),
+      payload: { password: 'open sesame', expiresInDays: 7 },
+    });
+    const lockedSlug: string = locked.json().email.publicSlug;
     const spare = await ctx.app.inject({
       method: 'POST',
       url: '/api/keys',
@@ -246,6 +263,10 @@ describe('every documented answer matches what the route answers', () => {
         { url: `/api/email/${randomUUID()}/versions`, headers: keyHeaders() },
       ],
       'POST /api/email/:id/share': { url: `/api/email/${emailId}/share`, headers: keyHeaders() },
+      'POST /api/email/:id/share/rotate': {
+        url: `/api/email/${emailId}/share/rotate`,
+        headers: keyHeaders(),
+      },
       'DELETE /api/email/:id/share': { url: `/api/email/${emailId}/share`, headers: keyHeaders() },
       'GET /api/email/shared': { headers: keyHeaders() },
       // Another user, so the owner's link for the public view stays up.
@@ -254,6 +275,22 @@ describe('every documented answer matches what the route answers', () => {
         { url: `/api/email/public/${slug}` },
         { url: '/api/email/public/nothing-here' },
       ],
+      'POST /api/email/public/:slug/unlock': [
+        { url: `/api/email/public/${lockedSlug}/unlock`, payload: { password: 'open sesame' } },
+        { url: `/api/email/public/${lockedSlug}/unlock`, payload: { password: 'nope' } },
+      ],
+      'POST /api/email/public/:slug/reviews': [
+        {
+          url: `/api/email/public/${slug}/reviews`,
+          payload: { name: 'Client', decision: 'approved', version: 1 },
+        },
+        { url: `/api/email/public/${slug}/reviews`, payload: { name: '', decision: 'approved', version: 1 } },
+      ],
+      'GET /api/user/review-notifications': { headers: owner.headers },
+      'PUT /api/user/review-notifications': {
+        headers: owner.headers,
+        payload: { reviewNotifications: true },
+      },
       'POST /api/keys': [
         { headers: owner.headers, payload: { name: 'CI' } },
         { headers: owner.headers, payload: { name: '' } },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
-import { SHARE_RATE_RULE } from '../../src/server/features/email/email.routes.ts';
+import { SHARE_RATE_RULE } from '../../src/server/features/email/share.routes.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 

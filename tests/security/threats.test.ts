@@ -90,9 +90,15 @@ describe('security headers on every route', () => {
 
   it('public share responses are noindex and no-referrer, found or not', async () => {
     for (const slug of ['does-not-exist-0000000000', 'x']) {
-      const res = await ctx.app.inject({ method: 'GET', url: `/api/email/public/${slug}` });
-      expect(res.headers['x-robots-tag']).toContain('noindex');
-      expect(res.headers['referrer-policy']).toBe('no-referrer');
+      for (const [method, path, payload] of [
+        ['GET', '', undefined],
+        ['POST', '/unlock', { password: 'guess' }],
+        ['POST', '/reviews', { name: 'A', decision: 'approved', version: 1 }],
+      ] as const) {
+        const res = await ctx.app.inject({ method, url: `/api/email/public/${slug}${path}`, payload });
+        expect(res.headers['x-robots-tag'], `${method} ${path}`).toContain('noindex');
+        expect(res.headers['referrer-policy'], `${method} ${path}`).toBe('no-referrer');
+      }
     }
   });
 });
@@ -115,13 +121,19 @@ describe('IDOR across every authenticated route', () => {
       .selectAll()
       .where('id', '=', emailId)
       .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ subject: 'Private', public_slug: null });
+    expect(row).toMatchObject({ subject: 'Private' });
+    const shares = await ctx.db
+      .selectFrom('email_shares')
+      .selectAll()
+      .where('thread_id', '=', emailId)
+      .execute();
+    expect(shares).toEqual([]);
   });
 
   it('every route that needs a session answers 401 without one and with a forged or revoked token', async () => {
     // Public by design; /api/dev/* answers loopback clients only (and only with the catcher on).
     const open =
-      /^(GET|DELETE) \/api\/dev\/|^GET \/api\/(health|config|openapi\.json|email\/public\/:slug|auth\/(google|github)(\/callback)?|auth\/captcha\/challenge)$|^POST \/api\/(auth\/(signup|signin|verify-email|request-password-reset|reset-password|exchange|cancel-email-change)|billing\/webhook)$/;
+      /^(GET|DELETE) \/api\/dev\/|^GET \/api\/(health|config|openapi\.json|email\/public\/:slug|auth\/(google|github)(\/callback)?|auth\/captcha\/challenge)$|^POST \/api\/(auth\/(signup|signin|verify-email|request-password-reset|reset-password|exchange|cancel-email-change)|billing\/webhook|email\/public\/:slug\/(unlock|reviews))$/;
     const needSession = ctx.app.routeTable.filter((r) => !open.test(`${r.method} ${r.url}`));
     expect(needSession.length).toBeGreaterThan(10);
     const revoked = await createUser(ctx.db);

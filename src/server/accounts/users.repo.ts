@@ -23,7 +23,9 @@ export interface AccountUser {
 }
 
 // The target clients are the pre-send checklist's (src/server/checks/target-clients.ts), not the session's.
-type UserRow = Omit<Selectable<UsersTable>, 'password_hash' | 'target_clients'> & { has_password: boolean };
+type UserRow = Omit<Selectable<UsersTable>, 'password_hash' | 'target_clients' | 'review_notifications'> & {
+  has_password: boolean;
+};
 
 export function toAccountUser(row: UserRow): AccountUser {
   return {

@@ -15,6 +15,7 @@ import * as emailSourceFormat from './migrations/0013-email-source-format.ts';
 import * as sessionNotify from './migrations/0014-session-notify.ts';
 import * as apiKeys from './migrations/0015-api-keys.ts';
 import * as emailThreads from './migrations/0016-email-threads.ts';
+import * as threadSharesAndReviews from './migrations/0018-thread-shares-and-reviews.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0014-session-notify': sessionNotify,
   '0015-api-keys': apiKeys,
   '0016-email-threads': emailThreads,
+  '0018-thread-shares-and-reviews': threadSharesAndReviews,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

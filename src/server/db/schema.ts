@@ -83,6 +83,8 @@ export interface UsersTable {
   last_login_alert_at: Date | null;
   /** Client ids the compatibility check scores (migration 0012); null: the default set. */
   target_clients: string[] | null;
+  /** Mail the owner each review decision on a shared email (migration 0018). */
+  review_notifications: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -174,8 +176,6 @@ export interface EmailsTable {
   /** The HTML as sent (after inlining, when asked). */
   html: string;
   inline_css: Generated<boolean>;
-  public_slug: string | null;
-  shared_at: Date | null;
   created_at: Generated<Date>;
   /** Source and message as sent (migration 0010); null on emails sent before it. */
   /** The source's language: 'mjml' since migration 0013. */
@@ -204,6 +204,40 @@ export interface EmailsTable {
 export interface EmailHeader {
   name: string;
   value: string;
+}
+
+/** One public link per thread, with its settings (migration 0018). */
+export interface EmailSharesTable {
+  thread_id: string;
+  user_id: string;
+  slug: string;
+  created_at: Date;
+  /** Null: never expires. */
+  expires_at: Date | null;
+  /** argon2id of the viewing password; null: no password. */
+  password_hash: string | null;
+  /** Signs the link's viewer tokens; renewed on a password change and a rotation. */
+  viewer_secret: Generated<Buffer>;
+  views: Generated<number>;
+  last_viewed_at: Date | null;
+}
+
+export type ReviewDecision = 'approved' | 'changes_requested' | 'comment';
+
+/** What reviewers said about a version of a thread (migration 0018). */
+export interface EmailReviewsTable {
+  id: Generated<string>;
+  thread_id: string;
+  /** The thread's owner. */
+  user_id: string;
+  version: number;
+  name: string;
+  decision: ReviewDecision;
+  comment: string | null;
+  pin_x: number | null;
+  pin_y: number | null;
+  pin_width: number | null;
+  created_at: Date;
 }
 
 export interface UsageCountersTable {
@@ -250,6 +284,8 @@ export interface Database {
   sign_in_throttle: SignInThrottleTable;
   known_devices: KnownDevicesTable;
   emails: EmailsTable;
+  email_shares: EmailSharesTable;
+  email_reviews: EmailReviewsTable;
   usage_counters: UsageCountersTable;
   usage_ledger: UsageLedgerTable;
   send_rate: SendRateTable;

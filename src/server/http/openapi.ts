@@ -17,6 +17,8 @@ declare module 'fastify' {
     summary?: string;
     /** The content type of a route whose answer is not JSON (no response schema). */
     produces?: string;
+    /** Request headers the route reads, documented as header parameters (not validated by a schema). */
+    headerParams?: { name: string; description: string }[];
   }
 }
 
@@ -108,13 +110,27 @@ function operation(route: DocumentedRoute): JsonSchema {
     operationId: `${route.method.toLowerCase()}${route.url.replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c?: string) => (c ?? '').toUpperCase())}`,
     tags: [TAGS.find((t) => t.match.test(route.url))?.name ?? 'System'],
     summary: route.config?.summary,
-    parameters: [...parameters(schema.params, 'path'), ...parameters(schema.querystring, 'query')],
+    parameters: [
+      ...parameters(schema.params, 'path'),
+      ...parameters(schema.querystring, 'query'),
+      ...(route.config?.headerParams ?? []).map((h) => ({
+        name: h.name,
+        in: 'header',
+        required: false,
+        description: h.description,
+        schema: { type: 'string' },
+      })),
+    ],
     responses,
     security: isPublic ? [] : route.config?.apiKey ? [{ session: [] }, { apiKey: [] }] : [{ session: [] }],
   };
   if (!op.summary) delete op.summary;
   const body = toJson(schema.body, 'input');
-  if (body) op.requestBody = { required: true, content: { 'application/json': { schema: body } } };
+  if (body) {
+    // A body schema that accepts nothing at all (POST /api/email/{id}/share) makes the body optional.
+    const required = !(schema.body instanceof z.ZodType && schema.body.safeParse(undefined).success);
+    op.requestBody = { required, content: { 'application/json': { schema: body } } };
+  }
   return op;
 }
 

@@ -289,3 +289,39 @@ export function passwordChangedMail(p: { publicUrl: string; time: Date }): Rende
     footer: AUTOMATED,
   });
 }
+
+/** A reviewer's decision on a shared email (src/server/features/email/review.service.ts). */
+export function reviewDecisionMail(p: {
+  publicUrl: string;
+  emailId: string;
+  subject: string;
+  version: number;
+  name: string;
+  decision: 'approved' | 'changes_requested';
+  comment: string | null;
+  time: Date;
+}): RenderedMail {
+  // The reviewer typed the name: one line, no control characters, in the subject.
+  const name = p.name.replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, ' ').trim();
+  const title = p.subject || 'No Subject';
+  const what = p.decision === 'approved' ? 'approved' : 'requested changes to';
+  return render(`${name} ${what} “${title}” (v${p.version})`, {
+    publicUrl: p.publicUrl,
+    preheader: p.decision === 'approved' ? `Approved: v${p.version}` : `Changes requested: v${p.version}`,
+    heading:
+      p.decision === 'approved'
+        ? `Approved: version ${p.version}`
+        : `Changes requested: version ${p.version}`,
+    blocks: [
+      { text: `${name} ${what} version ${p.version} of “${title}” through its public link.` },
+      ...(p.comment ? [{ text: `“${p.comment}”` }] : []),
+    ],
+    details: [
+      ['Reviewer', name],
+      ['Version', `v${p.version}`],
+      ['Time', formatUtc(p.time)],
+    ],
+    button: { label: 'Open the email', url: `${p.publicUrl}/app/email/${encodeURIComponent(p.emailId)}` },
+    footer: `${AUTOMATED} You can turn review notifications off in your account settings.`,
+  });
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_RECIPIENTS } from '../plans.ts';
 import { checkSchema } from './checks.ts';
+import { latestDecision, review, shareInfo } from './review.ts';
 
 /** Email API contract (docs/spec.md §3 Email, §5 send rules, §7 email calls). */
 
@@ -208,6 +209,10 @@ export const email = z.object({
   checks: z.array(checkSchema).nullable(),
   /** Every version of this email's thread that is not deleted, newest first (this one included). */
   versions: z.array(emailVersion),
+  /** The thread's public link as its owner sees it; null when not shared. */
+  share: shareInfo.nullable(),
+  /** What reviewers said about the thread's versions, oldest first. */
+  reviews: z.array(review),
 });
 export type Email = z.infer<typeof email>;
 
@@ -235,6 +240,8 @@ export const emailSummary = email
      * version that matches. Null otherwise.
      */
     matched: z.object({ id: z.string(), version: z.number().int() }).nullable(),
+    /** The thread's latest review decision (the history badge). */
+    latestDecision: latestDecision.optional(),
   });
 export type EmailSummary = z.infer<typeof emailSummary>;
 
@@ -266,6 +273,12 @@ export const publicEmail = z.object({
   subject: z.string(),
   html: z.string(),
   createdAt: z.string(),
+  /** The version shown (the latest unless `?v=` asked for another). */
+  version: z.number().int(),
+  /** Every version of the thread, newest first. */
+  versions: z.array(z.object({ version: z.number().int(), createdAt: z.string() })),
+  /** What reviewers said, oldest first. */
+  reviews: z.array(review),
 });
 export type PublicEmail = z.infer<typeof publicEmail>;
 

@@ -9,6 +9,7 @@ import { ChangeEmailCard } from '../features/account/change-email-card.tsx';
 import { ChangePasswordCard } from '../features/account/change-password-card.tsx';
 import { LoadError } from '../features/account/load-error.tsx';
 import { LoginAlertsCard } from '../features/account/login-alerts-card.tsx';
+import { ReviewNotificationsCard } from '../features/account/review-notifications-card.tsx';
 import { TargetClientsCard } from '../features/account/target-clients-card.tsx';
 import { PlanCard } from '../features/account/plan-card.tsx';
 import { SharedLinksCard } from '../features/account/shared-links-card.tsx';
@@ -74,6 +75,7 @@ export function AccountPage() {
           />
           <ChangePasswordCard hasPassword={settings.data.user.hasPassword} />
           <LoginAlertsCard enabled={settings.data.prefs.loginAlerts} />
+          <ReviewNotificationsCard />
           <TargetClientsCard />
           <ApiKeysCard />
         </div>

@@ -129,7 +129,9 @@ export interface EmailRow {
   to_addresses: string;
   subject: string;
   created_at: Date;
-  public_slug: string | null;
+  /** The thread's public link (migration 0018); expired when `share_expires_at` has passed. */
+  share_slug: string | null;
+  share_expires_at: Date | null;
   /** Every delivery of this email (one per recipient; at most five). */
   deliveries: DeliveryRow[];
 }
@@ -160,6 +162,7 @@ export interface EmailRowWithHtml extends EmailRow {
 function emailsWithDelivery(db: Executor) {
   return db
     .selectFrom('emails as e')
+    .leftJoin('email_shares as s', 's.thread_id', 'e.thread_id')
     .where('e.deleted_at', 'is', null)
     .select([
       'e.id',
@@ -168,7 +171,8 @@ function emailsWithDelivery(db: Executor) {
       'e.to_addresses',
       'e.subject',
       'e.created_at',
-      'e.public_slug',
+      's.slug as share_slug',
+      's.expires_at as share_expires_at',
       sql<DeliveryRow[]>`(
         select coalesce(jsonb_agg(jsonb_build_object(
                  'id', o.id, 'to', o.to_addresses, 'state', o.state, 'attempts', o.attempts,
@@ -289,9 +293,10 @@ export async function findEmail(
 }
 
 /**
- * Deletes an email. While one of its deliveries is still under way the row stays, hidden and
- * unshared (`deleted_at`), because the delivery reads its content from it; the housekeeping job
+ * Deletes an email. While one of its deliveries is still under way the row stays, hidden
+ * (`deleted_at`), because the delivery reads its content from it; the housekeeping job
  * purges it once every delivery has settled (docs/decisions/0038-one-outbox-row-per-recipient.md).
+ * Deleting or hiding a thread's last version withdraws its link and reviews (trigger of migration 0018).
  */
 export async function deleteEmail(db: Db, userId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
@@ -314,7 +319,7 @@ export async function deleteEmail(db: Db, userId: string, id: string): Promise<b
   if (deleted.numDeletedRows > 0n) return true;
   const hidden = await db
     .updateTable('emails')
-    .set({ deleted_at: sql<Date>`now()`, public_slug: null, shared_at: null })
+    .set({ deleted_at: sql<Date>`now()` })
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
@@ -349,7 +354,7 @@ export async function deleteThread(db: Db, userId: string, id: string): Promise<
       .executeTakeFirst();
     const hidden = await trx
       .updateTable('emails')
-      .set({ deleted_at: sql<Date>`now()`, public_slug: null, shared_at: null })
+      .set({ deleted_at: sql<Date>`now()` })
       .where('user_id', '=', userId)
       .where('thread_id', '=', threadId)
       .where('deleted_at', 'is', null)
@@ -360,41 +365,6 @@ export async function deleteThread(db: Db, userId: string, id: string): Promise<
 
 /** Deliveries that still need their email's content. */
 const UNSETTLED_STATES: OutboxState[] = ['queued', 'sending', 'retry_wait'];
-
-/** Sets (or clears, with null) the public slug; keeps an existing slug when sharing again. */
-export async function setPublicSlug(
-  db: Db,
-  userId: string,
-  id: string,
-  slug: string | null,
-  now: Date,
-): Promise<boolean> {
-  if (!isUuid(id)) return false;
-  const res = await db
-    .updateTable('emails')
-    .set(
-      slug === null
-        ? { public_slug: null, shared_at: null }
-        : {
-            public_slug: sql<string>`coalesce(public_slug, ${slug})`,
-            shared_at: sql<Date>`coalesce(shared_at, ${now})`,
-          },
-    )
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return res.numUpdatedRows > 0n;
-}
-
-export async function findPublicEmail(db: Db, slug: string) {
-  return db
-    .selectFrom('emails')
-    .select(['id', 'subject', 'html', 'created_at'])
-    .where('public_slug', '=', slug)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-}
 
 /** One recipient's message as it was sent: what `message.eml` is rebuilt from. */
 export interface SentMessageRow {
@@ -441,26 +411,4 @@ export async function findDelivery(
     .where('e.deleted_at', 'is', null);
   if (deliveryId !== undefined) query = query.where('o.id', '=', deliveryId);
   return query.orderBy('o.created_at').orderBy('o.id').limit(1).executeTakeFirst();
-}
-
-/** How many of the user's emails have a working public link. */
-export async function countPublicLinks(db: Db, userId: string): Promise<number> {
-  const row = await db
-    .selectFrom('emails')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('user_id', '=', userId)
-    .where('public_slug', 'is not', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-/** Withdraws every public link of the user; returns how many there were. */
-export async function withdrawPublicLinks(db: Db, userId: string): Promise<number> {
-  const res = await db
-    .updateTable('emails')
-    .set({ public_slug: null, shared_at: null })
-    .where('user_id', '=', userId)
-    .where('public_slug', 'is not', null)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows);
 }

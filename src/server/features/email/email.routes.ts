@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { user as userSchema } from '../../../shared/contract/auth.ts';
@@ -12,45 +12,22 @@ import {
   messageQuery,
   previewEmailRequest,
   previewEmailResponse,
-  publicEmail,
   sendEmailRequest,
   sendEmailResponse,
-  shareResponse,
-  sharedLinksResponse,
-  slugParams,
-  unshareResponse,
   usage as usageSchema,
-  withdrawSharedLinksResponse,
 } from '../../../shared/contract/email.ts';
 import { toUserResponse } from '../../accounts/user-view.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
-import { requireUser, API_KEY_ROUTE, PUBLIC_ROUTE } from '../../http/auth.ts';
-import { enforceRateLimits, rateRule } from '../../http/rate-limit.ts';
-import { markPrivatePublicPage } from '../../http/security-headers.ts';
-import {
-  countSharedLinks,
-  getEmail,
-  getPublicEmail,
-  listHistory,
-  removeEmail,
-  removeThread,
-  shareEmail,
-  unshareEmail,
-  usageFor,
-  withdrawSharedLinks,
-} from './email.service.ts';
+import { requireUser, API_KEY_ROUTE } from '../../http/auth.ts';
+import { getEmail, listHistory, removeEmail, removeThread, usageFor } from './email.service.ts';
 import { deliveredMessage } from './message.service.ts';
 import { previewEmail } from './preview.service.ts';
 import { sendTestEmail } from './send.service.ts';
-
-/** Sharing and withdrawing links, per user: plenty for a person, a wall for a script. */
-export const SHARE_RATE_RULE = rateRule('share-user', 60, 10 * 60_000, 'sharing changes');
+import { registerShareRoutes } from './share.routes.ts';
 
 /** Sending, usage, history, sharing and the public view (docs/spec.md §7 email calls). */
 export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const shareLimit = (reply: FastifyReply, userId: string) =>
-    enforceRateLimits(deps.db, reply, [{ rule: SHARE_RATE_RULE, subject: userId }], deps.clock.now());
 
   r.post(
     '/api/email/send',
@@ -142,50 +119,5 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
     }),
   );
 
-  r.post(
-    '/api/email/:id/share',
-    { config: API_KEY_ROUTE, schema: { params: emailIdParams, response: { 200: shareResponse } } },
-    async (request, reply) => {
-      const user = requireUser(request);
-      await shareLimit(reply, user.id);
-      return shareEmail(deps, user, request.params.id);
-    },
-  );
-
-  r.delete(
-    '/api/email/:id/share',
-    { config: API_KEY_ROUTE, schema: { params: emailIdParams, response: { 200: unshareResponse } } },
-    async (request, reply) => {
-      const user = requireUser(request);
-      await shareLimit(reply, user.id);
-      return { ok: true as const, email: await unshareEmail(deps, user.id, request.params.id) };
-    },
-  );
-
-  r.get(
-    '/api/email/shared',
-    { config: API_KEY_ROUTE, schema: { response: { 200: sharedLinksResponse } } },
-    async (request) => ({
-      count: await countSharedLinks(deps, requireUser(request).id),
-    }),
-  );
-
-  r.delete(
-    '/api/email/shared',
-    { config: API_KEY_ROUTE, schema: { response: { 200: withdrawSharedLinksResponse } } },
-    async (request, reply) => {
-      const user = requireUser(request);
-      await shareLimit(reply, user.id);
-      return { ok: true as const, withdrawn: await withdrawSharedLinks(deps, user.id) };
-    },
-  );
-
-  r.get(
-    '/api/email/public/:slug',
-    { config: PUBLIC_ROUTE, schema: { params: slugParams, response: { 200: publicEmail } } },
-    async (request, reply) => {
-      markPrivatePublicPage(reply);
-      return getPublicEmail(deps, request.params.slug);
-    },
-  );
+  registerShareRoutes(app, deps);
 }

@@ -1,5 +1,4 @@
 import { Buffer } from 'node:buffer';
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
@@ -7,18 +6,14 @@ import { isUuid } from '../../db/uuid.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
 import { PrepareError } from '../../prepare/prepare.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
-import type { Email, EmailSummary, PublicEmail, Usage } from '../../../shared/contract/email.ts';
+import type { Email, EmailSummary, Usage } from '../../../shared/contract/email.ts';
 import type { Plan } from '../../../shared/plans.ts';
 import {
-  countPublicLinks,
   deleteEmail,
   deleteThread,
   findEmail,
-  findPublicEmail,
   listEmails,
   listVersions,
-  setPublicSlug,
-  withdrawPublicLinks,
   type Cursor,
   type EmailRow,
   type EmailRowWithHtml,
@@ -26,6 +21,9 @@ import {
 } from './email.repo.ts';
 import { rollUpDelivery, toRecipientDeliveries } from './delivery-view.ts';
 import { monthOf, nextMonthStart, usageOf } from './usage.repo.ts';
+import { latestDecisions, listReviews } from './review.repo.ts';
+import { toReview, toShareInfo } from './share-view.ts';
+import { findShareOfThread } from './share.repo.ts';
 
 interface Deps {
   db: Db;
@@ -35,7 +33,12 @@ interface Deps {
 }
 
 /** Builds the API shape by listing fields (docs/architecture.md §1.4): a new column stays private. */
-export function toSummary(row: EmailRow): Omit<EmailSummary, 'matched' | 'versionCount'> {
+export function toSummary(
+  row: EmailRow,
+  now: Date,
+): Omit<EmailSummary, 'matched' | 'versionCount' | 'latestDecision'> {
+  // The thread's link (docs/decisions/0083-share-per-thread.md); an expired one is not public.
+  const live = row.share_slug !== null && (row.share_expires_at === null || row.share_expires_at > now);
   return {
     id: row.id,
     threadId: row.thread_id,
@@ -43,16 +46,20 @@ export function toSummary(row: EmailRow): Omit<EmailSummary, 'matched' | 'versio
     to: row.to_addresses,
     subject: row.subject,
     createdAt: row.created_at.toISOString(),
-    isPublic: row.public_slug !== null,
-    publicSlug: row.public_slug,
+    isPublic: live,
+    publicSlug: live ? row.share_slug : null,
     delivery: rollUpDelivery(toRecipientDeliveries(row.deliveries, row.to_addresses)),
   };
 }
 
 /** A history row: the thread's latest version, and which older version a search matched. */
-function toThreadSummary(row: ThreadRow): EmailSummary {
+function toThreadSummary(
+  row: ThreadRow,
+  now: Date,
+  latestDecision: EmailSummary['latestDecision'],
+): EmailSummary {
   const matched = row.matched && row.matched.version !== row.version ? row.matched : null;
-  return { ...toSummary(row), versionCount: row.version_count, matched };
+  return { ...toSummary(row, now), versionCount: row.version_count, matched, latestDecision };
 }
 
 export function publicUrlOf(config: Config, slug: string): string {
@@ -86,8 +93,15 @@ export async function listHistory(
   const rows = await listEmails(deps.db, user.id, { limit: query.limit + 1, cursor, q: q || undefined });
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
+  const now = deps.clock.now();
+  // The review badge: a separate small query over the listed threads.
+  const decisions = await latestDecisions(
+    deps.db,
+    user.id,
+    page.map((row) => row.thread_id),
+  );
   return {
-    items: page.map(toThreadSummary),
+    items: page.map((row) => toThreadSummary(row, now, decisions.get(row.thread_id) ?? null)),
     nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
   };
 }
@@ -136,8 +150,13 @@ async function messageOf(
 export async function getEmail(deps: Deps, userId: string, id: string): Promise<Email> {
   const row = await findEmail(deps.db, userId, id);
   if (!row) throw notFound('Email not found');
+  const [share, reviews, versions] = await Promise.all([
+    findShareOfThread(deps.db, userId, row.thread_id),
+    listReviews(deps.db, userId, row.thread_id),
+    listVersions(deps.db, userId, row.thread_id),
+  ]);
   return {
-    ...toSummary(row),
+    ...toSummary(row, deps.clock.now()),
     html: row.html,
     source: {
       format: row.format,
@@ -152,12 +171,14 @@ export async function getEmail(deps: Deps, userId: string, id: string): Promise<
     ...(await messageOf(deps, row)),
     deliveries: toRecipientDeliveries(row.deliveries, row.to_addresses),
     checks: row.checks,
-    versions: (await listVersions(deps.db, userId, row.thread_id)).map((v) => ({
+    versions: versions.map((v) => ({
       id: v.id,
       version: v.version,
       subject: v.subject,
       createdAt: v.created_at.toISOString(),
     })),
+    share: toShareInfo(share),
+    reviews: reviews.map(toReview),
   };
 }
 
@@ -172,36 +193,6 @@ export async function removeThread(deps: Deps, userId: string, id: string): Prom
   return deleted;
 }
 
-/** ≥ 128 random bits (docs/decisions/0010-sharing-off-semantics.md): 18 bytes → 24 URL-safe characters. */
-function newSlug(): string {
-  return randomBytes(18).toString('base64url');
-}
-
-export async function shareEmail(
-  deps: Deps,
-  user: { id: string; plan: Plan },
-  id: string,
-): Promise<{ publicUrl: string; email: Email }> {
-  // Ownership first: another user's id is a 404 whatever the plan.
-  if (!(await findEmail(deps.db, user.id, id))) throw notFound('Email not found');
-  if (user.plan !== 'pro') throw forbidden(PLAN_REQUIRED_SHARE, 'plan_required');
-  await setPublicSlug(deps.db, user.id, id, newSlug(), deps.clock.now());
-  const email = await getEmail(deps, user.id, id);
-  return { publicUrl: publicUrlOf(deps.config, email.publicSlug!), email };
-}
-
-export async function unshareEmail(deps: Deps, userId: string, id: string): Promise<Email> {
-  if (!(await setPublicSlug(deps.db, userId, id, null, deps.clock.now()))) throw notFound('Email not found');
-  return getEmail(deps, userId, id);
-}
-
-/** Unknown, withdrawn and deleted slugs all answer this same 404. */
-export async function getPublicEmail(deps: Deps, slug: string): Promise<PublicEmail> {
-  const row = /^[A-Za-z0-9_-]{16,64}$/.test(slug) ? await findPublicEmail(deps.db, slug) : undefined;
-  if (!row) throw notFound('Email not found');
-  return { id: row.id, subject: row.subject, html: row.html, createdAt: row.created_at.toISOString() };
-}
-
 export async function usageFor(deps: Deps, user: { id: string; plan: Plan }): Promise<Usage> {
   const now = deps.clock.now();
   const { thisMonth, total } = await usageOf(deps.db, user.id, monthOf(now));
@@ -213,17 +204,4 @@ export async function usageFor(deps: Deps, user: { id: string; plan: Plan }): Pr
     totalEmails: total,
     resetsAt: nextMonthStart(now).toISOString(),
   };
-}
-
-/**
- * The user's working public links, whatever the plan: links made on Pro keep working on Free
- * until the owner withdraws them, and the owner can always see and withdraw them
- * (docs/decisions/0036-public-links-after-pro.md).
- */
-export function countSharedLinks(deps: Deps, userId: string): Promise<number> {
-  return countPublicLinks(deps.db, userId);
-}
-
-export function withdrawSharedLinks(deps: Deps, userId: string): Promise<number> {
-  return withdrawPublicLinks(deps.db, userId);
 }

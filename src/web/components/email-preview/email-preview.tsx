@@ -34,6 +34,8 @@ export interface EmailPreviewProps {
   toolbar?: boolean;
   /** Reports the frame's width, scale and height when they change (for that shared toolbar). */
   onFrame?: (frame: { width: number; scale: number; height: number }) => void;
+  /** Laid over the email itself, exactly its box (e.g. review pins); position it absolutely. */
+  overlay?: ReactNode;
   className?: string;
 }
 
@@ -45,6 +47,7 @@ export function EmailPreview({
   bleed = false,
   toolbar = true,
   onFrame,
+  overlay,
   className,
 }: EmailPreviewProps) {
   const [view, setView] = usePreviewView();
@@ -91,15 +94,18 @@ export function EmailPreview({
             )}
           >
             {header}
-            <EmailFrame
-              html={html}
-              title={title}
-              width={width}
-              scale={scale}
-              mode={view.mode}
-              images={view.images}
-              onHeight={setHeight}
-            />
+            <div className="relative">
+              <EmailFrame
+                html={html}
+                title={title}
+                width={width}
+                scale={scale}
+                mode={view.mode}
+                images={view.images}
+                onHeight={setHeight}
+              />
+              {overlay}
+            </div>
           </div>
           <ResizeHandle
             width={width}

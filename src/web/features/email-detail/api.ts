@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { DeleteVersionsResponse, Email, ShareResponse } from '../../../shared/contract/email.ts';
+import type { ShareRequest } from '../../../shared/contract/review.ts';
 import { api, apiBlob } from '../../lib/api.ts';
 import { emailKeys } from '../../lib/query-keys.ts';
 
@@ -26,11 +27,25 @@ function storeEmail(queryClient: QueryClient, email: Email): void {
   void queryClient.invalidateQueries({ queryKey: emailKeys.lists() });
 }
 
+/** Shares the email's thread, or changes its link's settings (expiry, password). */
 export function useShareEmail() {
   const queryClient = useQueryClient();
   return useMutation({
+    mutationFn: ({ id, settings }: { id: string; settings?: NonNullable<ShareRequest> }) =>
+      api<ShareResponse>(`/api/email/${encodeURIComponent(id)}/share`, {
+        method: 'POST',
+        ...(settings ? { body: settings } : {}),
+      }),
+    onSuccess: (res) => storeEmail(queryClient, res.email),
+  });
+}
+
+/** A new address for the link; the old one stops working. */
+export function useRotateShare() {
+  const queryClient = useQueryClient();
+  return useMutation({
     mutationFn: (id: string) =>
-      api<ShareResponse>(`/api/email/${encodeURIComponent(id)}/share`, { method: 'POST' }),
+      api<ShareResponse>(`/api/email/${encodeURIComponent(id)}/share/rotate`, { method: 'POST' }),
     onSuccess: (res) => storeEmail(queryClient, res.email),
   });
 }

@@ -18,6 +18,7 @@ import { HtmlSourceTab, PlainTextTab, RawTab } from './message-tabs.tsx';
 import { DeliveryBadge } from '../../components/delivery-state.tsx';
 import { DeliveryList } from './delivery-list.tsx';
 import { StoredChecklist } from './stored-checklist.tsx';
+import { ReviewsPanel } from './reviews-panel.tsx';
 import { ShareDialog } from './share-dialog.tsx';
 import { DeleteEmail } from './delete-email.tsx';
 import { VersionPicker } from './version-picker.tsx';
@@ -218,6 +219,8 @@ export function EmailDetailPage() {
           <RawTab email={data} />
         </TabsContent>
       </Tabs>
+
+      <ReviewsPanel email={data} />
 
       <StoredChecklist email={data} />
 

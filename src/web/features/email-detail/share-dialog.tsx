@@ -12,6 +12,8 @@ import { toast } from '../../components/ui/toast.tsx';
 import { errorMessage } from '../../lib/api.ts';
 import { useShareEmail, useUnshareEmail } from './api.ts';
 import { copyText } from '../../lib/copy-text.ts';
+import { dateTime } from '../../lib/relative-time.ts';
+import { ShareSettings } from './share-settings.tsx';
 
 function ComingSoon({ what }: { what: string }) {
   return (
@@ -50,19 +52,29 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
   // While a change is on its way the switch shows where it is going.
   const on = share.isPending ? true : unshare.isPending ? false : email.isPublic;
   const slug = email.isPublic ? email.publicSlug : null;
-  const url = slug ? (minted?.slug === slug ? minted.url : `${window.location.origin}/s/${slug}`) : null;
+  // Rotating mints a new slug too: the server's URL is kept for whichever slug it answered last.
+  const rotated = share.data?.email.publicSlug === slug && share.data ? share.data.publicUrl : null;
+  const url = slug
+    ? minted?.slug === slug
+      ? minted.url
+      : (rotated ?? `${window.location.origin}/s/${slug}`)
+    : null;
+  const expiredAt = !email.isPublic && email.share?.expiresAt ? email.share.expiresAt : null;
 
   const toggle = (next: boolean) => {
     if (busy) return;
     const onError = (err: unknown) => toast.error('Failed to update sharing', errorMessage(err));
     if (next) {
-      share.mutate(email.id, {
-        onSuccess: (res) => {
-          if (res.email.publicSlug) setMinted({ slug: res.email.publicSlug, url: res.publicUrl });
-          toast.success('Email shared successfully!', 'Public link has been generated');
+      share.mutate(
+        { id: email.id },
+        {
+          onSuccess: (res) => {
+            if (res.email.publicSlug) setMinted({ slug: res.email.publicSlug, url: res.publicUrl });
+            toast.success('Email shared successfully!', 'Public link has been generated');
+          },
+          onError,
         },
-        onError,
-      });
+      );
     } else {
       unshare.mutate(email.id, {
         onSuccess: () => {
@@ -124,6 +136,12 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
             />
           </div>
 
+          {expiredAt ? (
+            <p className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900 dark:bg-amber-950/40 dark:text-amber-100">
+              The link expired {dateTime(expiredAt)}. Turn sharing on to make a new link.
+            </p>
+          ) : null}
+
           {locked ? (
             <div className="flex flex-col gap-3 rounded-lg bg-brand-50 p-4 text-sm sm:flex-row sm:items-center sm:justify-between dark:bg-brand-950/50">
               <p className="flex items-center gap-2 text-brand-900 dark:text-brand-100">
@@ -177,6 +195,8 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
               </div>
             </div>
           ) : null}
+
+          {url ? <ShareSettings email={email} /> : null}
         </TabsContent>
 
         <TabsContent value="embed">

@@ -7,6 +7,7 @@ import { cx, focusRing } from '../../components/ui/cx.ts';
 import { DropdownMenu, DropdownMenuItem } from '../../components/ui/dropdown-menu.tsx';
 import { dateTime, relativeTime } from '../../lib/relative-time.ts';
 import { DeliveryIcon } from '../../components/delivery-state.tsx';
+import { ReviewBadge } from '../../components/review/review-badge.tsx';
 
 export interface EmailListProps {
   emails: EmailSummary[];
@@ -19,13 +20,22 @@ export interface EmailListProps {
 const detailPath = (email: EmailSummary) => `/app/email/${email.id}`;
 
 function ShareStatus({ email }: { email: EmailSummary }) {
-  return email.isPublic ? (
+  const share = email.isPublic ? (
     <Badge color="brand">
       <Globe aria-hidden="true" />
       Public Link
     </Badge>
   ) : (
     <Badge color="gray">Not Shared</Badge>
+  );
+  // The thread's latest review decision ("Approved v3").
+  const review = email.latestDecision;
+  if (!review) return share;
+  return (
+    <span className="inline-flex flex-wrap items-center gap-1">
+      {share}
+      <ReviewBadge decision={review.decision} version={review.version} />
+    </span>
   );
 }
 

@@ -1,20 +1,27 @@
-import { useQuery } from '@tanstack/react-query';
 import { Flag, MailX, Unlink } from 'lucide-react';
-import type { ReactNode } from 'react';
-import { Link, useParams } from 'react-router';
-import type { PublicEmail } from '../../../shared/contract/email.ts';
+import { useState, type ReactNode } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { LogoMark } from '../../components/layout/logo.tsx';
+import { PinMarkers, type PickedPin } from '../../components/review/pin-markers.tsx';
+import { ReviewList } from '../../components/review/review-list.tsx';
 import { useDocumentTitle } from '../../components/layout/use-document-title.ts';
 import { cx, focusRing } from '../../components/ui/cx.ts';
 import { EmailPreview } from '../../components/email-preview/email-preview.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
-import { api } from '../../lib/api.ts';
+import { ApiError } from '../../lib/api.ts';
 import { usePublicConfig } from '../../lib/public-config.ts';
 import { dateTime } from '../../lib/relative-time.ts';
+import { readViewerToken, storeViewerToken, usePublicEmail } from './api.ts';
+import { PasswordGate } from './password-gate.tsx';
+import { ReviewForm } from './review-form.tsx';
+import { VersionPicker } from './version-picker.tsx';
 
 /*
  * /s/{slug} (docs/spec.md §2): what a client opens, often on a phone. No login, no app shell, no editor:
- * a slim frame around the email. The server sends noindex and no-referrer for this route.
+ * a slim frame around the email. The server sends noindex and no-referrer for this route, and the
+ * page says noindex too. The link shows the thread's latest version unless `?v=` names another
+ * (docs/decisions/0083-share-per-thread.md); a protected link asks for its password first
+ * (docs/decisions/0084-viewer-tokens.md); reviewers approve, request changes or comment below.
  */
 
 const footerLink = cx(
@@ -47,6 +54,7 @@ function Footer({ slug }: { slug?: string }) {
 function Shell({ children, slug }: { children: ReactNode; slug?: string }) {
   return (
     <div className="flex min-h-dvh flex-col bg-slate-100 dark:bg-slate-950">
+      <meta name="robots" content="noindex" />
       <main id="main" className="flex-1">
         {children}
       </main>
@@ -70,13 +78,32 @@ function Problem({ icon, title, text }: { icon: ReactNode; title: string; text: 
 }
 
 function PublicEmailView({ slug }: { slug: string }) {
-  const email = useQuery({
-    queryKey: ['public-email', slug],
-    queryFn: ({ signal }) => api<PublicEmail>(`/api/email/public/${encodeURIComponent(slug)}`, { signal }),
-    staleTime: 60_000,
-  });
-  const subject = email.data ? email.data.subject || 'No Subject' : null;
-  useDocumentTitle(email.isError ? 'Email Not Found' : subject);
+  const [params, setParams] = useSearchParams();
+  const rawVersion = Number(params.get('v'));
+  const version = Number.isInteger(rawVersion) && rawVersion > 0 ? rawVersion : undefined;
+  const [token, setToken] = useState(() => readViewerToken(slug));
+  const email = usePublicEmail(slug, version, token);
+  const [picking, setPicking] = useState(false);
+  const [pin, setPin] = useState<PickedPin | null>(null);
+  const data = email.data;
+  const subject = data ? data.subject || 'No Subject' : null;
+  const err = email.error instanceof ApiError ? email.error : null;
+  const locked = err?.status === 401 && err.code === 'password_required';
+  useDocumentTitle(locked ? 'Password Required' : email.isError ? 'Email Not Found' : subject);
+
+  if (locked) {
+    return (
+      <Shell slug={slug}>
+        <PasswordGate
+          slug={slug}
+          onUnlocked={(next) => {
+            storeViewerToken(slug, next);
+            setToken(next);
+          }}
+        />
+      </Shell>
+    );
+  }
 
   if (email.isError) {
     return (
@@ -88,18 +115,37 @@ function PublicEmailView({ slug }: { slug: string }) {
     );
   }
 
+  const chooseVersion = (next: number) => {
+    setPin(null);
+    setPicking(false);
+    setParams(
+      (prev) => {
+        const out = new URLSearchParams(prev);
+        if (data && next === data.versions[0]?.version) out.delete('v');
+        else out.set('v', String(next));
+        return out;
+      },
+      { replace: false, preventScrollReset: true },
+    );
+  };
+
   return (
     <Shell slug={slug}>
       <div className="mx-auto w-full max-w-[880px] sm:px-4 sm:pt-8">
-        <header className="px-4 pt-6 pb-4 sm:px-5 sm:pt-0">
-          {email.data ? (
+        <header className="flex flex-wrap items-end justify-between gap-3 px-4 pt-6 pb-4 sm:px-5 sm:pt-0">
+          {data ? (
             <>
-              <h1 className="text-xl font-semibold tracking-tight break-words text-slate-900 sm:text-2xl dark:text-white">
-                {subject}
-              </h1>
-              <p className="mt-1 text-sm text-slate-500 dark:text-slate-400">
-                <time dateTime={email.data.createdAt}>{dateTime(email.data.createdAt)}</time>
-              </p>
+              <div className="min-w-0">
+                <h1 className="text-xl font-semibold tracking-tight break-words text-slate-900 sm:text-2xl dark:text-white">
+                  {subject}
+                </h1>
+                <p className="mt-1 text-sm text-slate-500 dark:text-slate-400">
+                  <time dateTime={data.createdAt}>{dateTime(data.createdAt)}</time>
+                </p>
+              </div>
+              {data.versions.length > 1 ? (
+                <VersionPicker versions={data.versions} current={data.version} onChange={chooseVersion} />
+              ) : null}
             </>
           ) : (
             <div aria-busy="true" aria-label="Loading email" className="space-y-2">
@@ -108,11 +154,69 @@ function PublicEmailView({ slug }: { slug: string }) {
             </div>
           )}
         </header>
-        {email.data ? (
-          <EmailPreview html={email.data.html} title={`Email: ${subject}`} bleed />
+        {data ? (
+          <EmailPreview
+            html={data.html}
+            title={`Email: ${subject}`}
+            bleed
+            overlay={
+              <PinMarkers
+                reviews={data.reviews}
+                version={data.version}
+                draft={pin}
+                picking={picking}
+                onPick={(point) => {
+                  setPin(point);
+                  setPicking(false);
+                  // Back to the form, to write what the pin is about.
+                  document.getElementById('review-comment')?.focus({ preventScroll: true });
+                  document
+                    .getElementById('review-title')
+                    ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+                }}
+              />
+            }
+          />
         ) : (
           <div className="h-[800px] animate-pulse bg-white sm:rounded-xl" />
         )}
+        {data ? (
+          <section
+            aria-labelledby="review-title"
+            className="mx-4 mt-6 grid gap-6 rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200 sm:mx-5 md:grid-cols-2 dark:bg-slate-900 dark:ring-slate-800"
+          >
+            <div className="space-y-4">
+              <h2 id="review-title" className="text-lg font-semibold text-slate-900 dark:text-white">
+                Review
+              </h2>
+              <ReviewForm
+                slug={slug}
+                token={token}
+                version={data.version}
+                pin={pin}
+                picking={picking}
+                onPickingChange={(next) => {
+                  setPicking(next);
+                  // The email is above the form: bring it into view to click on it.
+                  if (next)
+                    document
+                      .querySelector('[data-testid="pin-layer"]')
+                      ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+                }}
+                onClearPin={() => setPin(null)}
+              />
+            </div>
+            <div className="space-y-4">
+              <h2 className="text-lg font-semibold text-slate-900 dark:text-white">
+                Comments ({data.reviews.length})
+              </h2>
+              <ReviewList
+                reviews={data.reviews}
+                emptyText="No reviews yet. Be the first to say what you think."
+              />
+            </div>
+          </section>
+        ) : null}
       </div>
     </Shell>
   );

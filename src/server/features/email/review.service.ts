@@ -1,0 +1,133 @@
+import type { FastifyReply } from 'fastify';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import { badRequest } from '../../http/errors.ts';
+import { enforceRateLimits, rateRule } from '../../http/rate-limit.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
+import { reviewDecisionMail } from '../../mail/templates.ts';
+import {
+  REVIEW_COMMENT_MAX,
+  REVIEW_DECISIONS,
+  REVIEW_MESSAGES,
+  REVIEW_NAME_MAX,
+  type Review,
+  type ReviewDecision,
+  type ReviewRequest,
+} from '../../../shared/contract/review.ts';
+import { openShare } from './public-view.service.ts';
+import { insertReview, reviewNotifyTarget } from './review.repo.ts';
+import { toReview } from './share-view.ts';
+import { findVersionContent, listThreadVersions } from './share.repo.ts';
+
+/**
+ * Reviews without an account (docs/decisions/0085-reviews-throttled-and-notified.md): a name, a
+ * decision or a plain comment, optionally pinned to a point of the preview. Stored as given (text,
+ * never HTML), capped, throttled per link and address; each decision mails the owner unless they
+ * turned review notifications off.
+ */
+
+interface Deps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+}
+
+const MINUTE = 60_000;
+
+export const REVIEW_RULES = {
+  perLinkAndIp: rateRule('review-link-ip', 20, 10 * MINUTE, 'reviews'),
+  perLink: rateRule('review-link', 200, 60 * MINUTE, 'reviews'),
+  perIp: rateRule('review-ip', 60, 60 * MINUTE, 'reviews'),
+} as const;
+
+/** Characters as a person counts them (code points), not UTF-16 units. */
+const length = (s: string) => [...s].length;
+
+interface CheckedReview {
+  name: string;
+  decision: ReviewDecision;
+  comment: string | null;
+  version: number;
+  pin: { x: number; y: number; width: number | null } | null;
+}
+
+export function checkReview(body: ReviewRequest): CheckedReview {
+  const name = body.name.trim();
+  if (!name) throw badRequest(REVIEW_MESSAGES.nameRequired, 'invalid_name');
+  if (length(name) > REVIEW_NAME_MAX) throw badRequest(REVIEW_MESSAGES.nameTooLong, 'invalid_name');
+  if (!(REVIEW_DECISIONS as readonly string[]).includes(body.decision))
+    throw badRequest(REVIEW_MESSAGES.decision, 'invalid_decision');
+  const decision = body.decision as ReviewDecision;
+  const comment = body.comment?.trim() || null;
+  if (comment !== null && length(comment) > REVIEW_COMMENT_MAX)
+    throw badRequest(REVIEW_MESSAGES.commentTooLong, 'invalid_comment');
+  if (decision === 'comment' && comment === null)
+    throw badRequest(REVIEW_MESSAGES.commentRequired, 'invalid_comment');
+  const pin = body.pin ?? null;
+  if (pin && !(pin.x >= 0 && pin.x <= 1 && pin.y >= 0 && pin.y <= 1))
+    throw badRequest(REVIEW_MESSAGES.pin, 'invalid_pin');
+  return {
+    name,
+    decision,
+    comment,
+    version: body.version,
+    pin: pin ? { x: pin.x, y: pin.y, width: pin.width ?? null } : null,
+  };
+}
+
+export async function addReview(
+  deps: Deps,
+  reply: FastifyReply,
+  slug: string,
+  viewerToken: string | undefined,
+  clientIp: string,
+  body: ReviewRequest,
+): Promise<Review> {
+  const share = await openShare(deps, slug, viewerToken);
+  const review = checkReview(body);
+  const versions = await listThreadVersions(deps.db, share.user_id, share.thread_id);
+  const version = versions.find((v) => v.version === review.version);
+  if (!version) throw badRequest(REVIEW_MESSAGES.version, 'invalid_version');
+  const now = deps.clock.now();
+  await enforceRateLimits(
+    deps.db,
+    reply,
+    [
+      { rule: REVIEW_RULES.perLinkAndIp, subject: `${share.thread_id}|${clientIp}` },
+      { rule: REVIEW_RULES.perLink, subject: share.thread_id },
+      { rule: REVIEW_RULES.perIp, subject: clientIp },
+    ],
+    now,
+  );
+  return deps.db.transaction().execute(async (trx) => {
+    const row = await insertReview(trx, {
+      threadId: share.thread_id,
+      userId: share.user_id,
+      ...review,
+      now,
+    });
+    if (review.decision !== 'comment') {
+      const owner = await reviewNotifyTarget(trx, share.user_id);
+      const email = await findVersionContent(trx, version.id);
+      if (owner?.review_notifications && email) {
+        const mail = reviewDecisionMail({
+          publicUrl: deps.config.publicUrl,
+          emailId: version.id,
+          subject: email.subject,
+          version: review.version,
+          name: review.name,
+          decision: review.decision,
+          comment: review.comment,
+          time: now,
+        });
+        await enqueueMail(
+          trx,
+          { priority: 'system', to: [owner.email], subject: mail.subject, html: mail.html, text: mail.text },
+          { messageIdDomain: deps.config.mailDomain },
+        );
+      }
+    }
+    return toReview(row);
+  });
+}

@@ -1,0 +1,230 @@
+import { Eye, KeyRound, RefreshCw } from 'lucide-react';
+import { useState, type FormEvent } from 'react';
+import type { Email } from '../../../shared/contract/email.ts';
+import {
+  REVIEW_MESSAGES,
+  SHARE_PASSWORD_MAX,
+  SHARE_PASSWORD_MIN,
+  type ShareExpiryDays,
+  type ShareRequest,
+} from '../../../shared/contract/review.ts';
+import { Button } from '../../components/ui/button.tsx';
+import { ConfirmDialog } from '../../components/ui/dialog.tsx';
+import { FieldError } from '../../components/ui/input.tsx';
+import { PasswordInput } from '../../components/ui/password-input.tsx';
+import { SegmentedControl } from '../../components/ui/segmented-control.tsx';
+import { toast } from '../../components/ui/toast.tsx';
+import { errorMessage } from '../../lib/api.ts';
+import { dateTime, relativeTime } from '../../lib/relative-time.ts';
+import { useRotateShare, useShareEmail } from './api.ts';
+
+type ExpiryChoice = `${ShareExpiryDays}` | 'never';
+const EXPIRY_OPTIONS: { value: ExpiryChoice; label: string }[] = [
+  { value: '1', label: '1 Day' },
+  { value: '7', label: '7 Days' },
+  { value: '30', label: '30 Days' },
+  { value: 'never', label: 'Never' },
+];
+
+function Stats({ share }: { share: NonNullable<Email['share']> }) {
+  const views = share.views === 1 ? '1 view' : `${share.views} views`;
+  return (
+    <p
+      className="flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400"
+      data-testid="share-stats"
+    >
+      <Eye aria-hidden="true" className="size-4 shrink-0" />
+      <span>
+        {views}
+        {share.lastViewedAt ? (
+          <>
+            {' · last viewed '}
+            <time dateTime={share.lastViewedAt} title={dateTime(share.lastViewedAt)}>
+              {relativeTime(share.lastViewedAt, new Date())}
+            </time>
+          </>
+        ) : (
+          ' · not opened yet'
+        )}
+      </span>
+    </p>
+  );
+}
+
+function PasswordForm({
+  onSave,
+  onCancel,
+  busy,
+}: {
+  onSave: (p: string) => void;
+  onCancel: () => void;
+  busy: boolean;
+}) {
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (value.length < SHARE_PASSWORD_MIN) return setError(REVIEW_MESSAGES.passwordShort);
+    if (value.length > SHARE_PASSWORD_MAX) return setError(REVIEW_MESSAGES.passwordLong);
+    onSave(value);
+  };
+  return (
+    <form onSubmit={submit} className="space-y-2" noValidate>
+      <label
+        htmlFor="share-password"
+        className="block text-sm font-medium text-slate-800 dark:text-slate-200"
+      >
+        New password
+      </label>
+      <div className="flex flex-col gap-2 sm:flex-row">
+        <PasswordInput
+          id="share-password"
+          autoComplete="new-password"
+          value={value}
+          invalid={Boolean(error)}
+          aria-describedby={error ? 'share-password-error' : undefined}
+          onChange={(e) => {
+            setValue(e.target.value);
+            setError(null);
+          }}
+          autoFocus
+        />
+        <div className="flex gap-2">
+          <Button type="submit" busy={busy}>
+            Save Password
+          </Button>
+          <Button type="button" variant="ghost" onClick={onCancel} disabled={busy}>
+            Cancel
+          </Button>
+        </div>
+      </div>
+      {error ? <FieldError id="share-password-error">{error}</FieldError> : null}
+    </form>
+  );
+}
+
+/**
+ * The settings of a live link (docs/decisions/0083-share-per-thread.md): who looked, expiry,
+ * a password for viewing, and Rotate Link. Each change is saved at once.
+ */
+export function ShareSettings({ email }: { email: Email }) {
+  const share = useShareEmail();
+  const rotate = useRotateShare();
+  const [expiry, setExpiry] = useState<ExpiryChoice | null>(null);
+  const [editingPassword, setEditingPassword] = useState(false);
+  const [confirmRotate, setConfirmRotate] = useState(false);
+  const info = email.share;
+  if (!info) return null;
+
+  const save = (settings: NonNullable<ShareRequest>, done: string, after?: () => void) =>
+    share.mutate(
+      { id: email.id, settings },
+      {
+        onSuccess: () => {
+          toast.success('Sharing updated', done);
+          after?.();
+        },
+        onError: (err) => toast.error('Failed to update sharing', errorMessage(err)),
+      },
+    );
+
+  const shownExpiry: ExpiryChoice | null = expiry ?? (info.expiresAt === null ? 'never' : null);
+
+  return (
+    <div className="space-y-4 border-t border-slate-200 pt-4 dark:border-slate-800">
+      <Stats share={info} />
+
+      <div className="space-y-2">
+        <p id="share-expiry-label" className="text-sm font-medium text-slate-800 dark:text-slate-200">
+          Link Expires
+        </p>
+        <SegmentedControl
+          label="Link expires after"
+          options={EXPIRY_OPTIONS}
+          value={shownExpiry}
+          onChange={(value) => {
+            setExpiry(value);
+            save(
+              { expiresInDays: value === 'never' ? null : (Number(value) as ShareExpiryDays) },
+              value === 'never'
+                ? 'The link never expires'
+                : `The link expires in ${value} day${value === '1' ? '' : 's'}`,
+            );
+          }}
+        />
+        <p className="text-sm text-slate-500 dark:text-slate-400" data-testid="share-expiry">
+          {info.expiresAt ? `Expires ${dateTime(info.expiresAt)}` : 'Never expires'}
+        </p>
+      </div>
+
+      <div className="space-y-2">
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <p className="flex items-center gap-2 text-sm font-medium text-slate-800 dark:text-slate-200">
+            <KeyRound aria-hidden="true" className="size-4" />
+            <span data-testid="share-password-state">
+              {info.protected ? 'Password protected' : 'No password'}
+            </span>
+          </p>
+          {editingPassword ? null : (
+            <div className="flex gap-2">
+              <Button size="sm" variant="outline" onClick={() => setEditingPassword(true)}>
+                {info.protected ? 'Change Password' : 'Set Password'}
+              </Button>
+              {info.protected ? (
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  busy={share.isPending && share.variables?.settings?.password === null}
+                  onClick={() => save({ password: null }, 'Anyone with the link can view it again')}
+                >
+                  Remove Password
+                </Button>
+              ) : null}
+            </div>
+          )}
+        </div>
+        <p className="text-sm text-slate-500 dark:text-slate-400">
+          {info.protected
+            ? 'Viewers must type the password before they see the email.'
+            : 'Add a password so only people you give it to can view the email.'}
+        </p>
+        {editingPassword ? (
+          <PasswordForm
+            busy={share.isPending}
+            onCancel={() => setEditingPassword(false)}
+            onSave={(password) =>
+              save({ password }, 'Viewers need the new password', () => setEditingPassword(false))
+            }
+          />
+        ) : null}
+      </div>
+
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p className="text-sm text-slate-500 dark:text-slate-400">Leaked? Give the email a new address.</p>
+        <Button size="sm" variant="outline" onClick={() => setConfirmRotate(true)}>
+          <RefreshCw aria-hidden="true" />
+          Rotate Link
+        </Button>
+      </div>
+
+      <ConfirmDialog
+        open={confirmRotate}
+        onOpenChange={setConfirmRotate}
+        title="Rotate Link?"
+        description="The current link stops working at once. Anyone you sent it to will need the new one."
+        confirmLabel="Rotate Link"
+        busy={rotate.isPending}
+        destructive
+        onConfirm={() =>
+          rotate.mutate(email.id, {
+            onSuccess: () => {
+              setConfirmRotate(false);
+              toast.success('Link rotated', 'The old link no longer works');
+            },
+            onError: (err) => toast.error('Failed to rotate the link', errorMessage(err)),
+          })
+        }
+      />
+    </div>
+  );
+}
