@@ -290,7 +290,11 @@ async function send(io, file, opts) {
   const bar = progress(io, opts.json);
   try {
     bar.step(`Sending ${path.basename(file)} to ${opts.to}`);
-    const { id } = await call(api, 'POST', '/api/email/send', { ...body, to: opts.to });
+    const { id } = await call(api, 'POST', '/api/email/send', {
+      ...body,
+      to: opts.to,
+      ...(opts.parent ? { parentId: opts.parent } : {}),
+    });
     const url = `${baseUrl}/app/email/${id}`;
     /** @type {string | null} */
     let shareUrl = null;
@@ -410,6 +414,7 @@ Exit codes: 0 ok, 1 checklist at or above --fail-on, 2 usage, 3 local file, 4 re
     .option('--inline-css', 'inline the CSS before sending')
     .option('--data <file>', 'sample data (JSON) for merge tags')
     .addOption(syntax())
+    .option('--parent <id>', "send as the next version of that email's thread (any version's id)")
     .option('--share', 'create a public share link (Pro)')
     .option('--json', 'print one JSON object: id, url, shareUrl, summary, checks')
     .addOption(failOn())

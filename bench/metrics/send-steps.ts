@@ -58,6 +58,7 @@ export default async function sendSteps(ctx: BenchContext): Promise<MetricResult
         current.prepare += performance.now() - t;
       }
     },
+    pixelDiff: (left, right) => pool.pixelDiff(left, right),
     close: () => pool.close(),
   };
   const config = loadConfig({

@@ -5,6 +5,7 @@ import type { Db } from './db/database.ts';
 import type { SessionResolver } from './http/auth.ts';
 import type { Egress } from './net/egress.ts';
 import type { TransformPool } from './prepare/transform-pool.ts';
+import type { Renderer } from './render/renderer.ts';
 
 /**
  * What buildApp is given, and what it hands each feature. Its own module so that features
@@ -36,6 +37,11 @@ export interface AppDeps {
   transforms?: TransformPool;
   /** The egress guard the live link and image checks go out through; defaults to one built from config. */
   egress?: Egress;
+  /**
+   * The renderer (PNG, PDF, pixel diffs, thumbnails); defaults to one built from config, which the
+   * app closes when it closes (one passed in is the caller's to close).
+   */
+  renderer?: Renderer;
 }
 
 /** AppDeps with their defaults filled in, as every feature's register function receives them. */
@@ -44,4 +50,5 @@ export type FeatureDeps = AppDeps & {
   transforms: TransformPool;
   sessions: SessionResolver;
   egress: Egress;
+  renderer: Renderer;
 };

@@ -13,6 +13,7 @@ import { registerAuthRoutes } from './features/auth/auth.routes.ts';
 import { registerBillingRoutes } from './features/billing/billing.routes.ts';
 import { registerDevMailboxRoutes } from './features/dev-mailbox/dev-mailbox.routes.ts';
 import { registerEmailRoutes } from './features/email/email.routes.ts';
+import { registerExportRoutes } from './features/email/export.routes.ts';
 import { registerSystemRoutes } from './features/system/system.routes.ts';
 import { registerUserRoutes } from './features/user/user.routes.ts';
 import { registerAuthentication } from './http/auth.ts';
@@ -25,6 +26,7 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import { responseSerializerCompiler } from './http/serializer.ts';
 import { registerSpa } from './http/spa.ts';
 import { createTransformPool, defaultProcesses } from './prepare/transform-pool.ts';
+import { createRenderer } from './render/renderer.ts';
 import { trustProxyOption, trustProxyWarning } from './http/trust-proxy.ts';
 
 /** Default request body cap; routes that take more (email HTML) raise their own. */
@@ -95,20 +97,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   const clock = deps.clock ?? systemClock;
   const sessions = deps.sessions ?? createSessionResolver({ db: deps.db, clock });
-  const full: FeatureDeps = {
-    ...deps,
-    clock,
-    transforms,
-    sessions,
-    // The live link and image checks of the pre-send checklist go out only through this guard.
-    egress: deps.egress ?? createEgress({ allowLoopback: config.egressAllowLoopback }),
-  };
+  // The live link and image checks and the renderer's requests go out only through this guard.
+  const egress = deps.egress ?? createEgress({ allowLoopback: config.egressAllowLoopback });
+  let renderer = deps.renderer;
+  if (!renderer) {
+    const own = createRenderer({
+      chromiumPath: config.chromiumPath,
+      searchPath: config.searchPath,
+      egress,
+      pages: config.renderPages,
+      budgetMs: config.renderBudgetMs,
+    });
+    app.addHook('onClose', () => own.close());
+    renderer = own;
+  }
+  if (!renderer.available) {
+    app.log.warn(
+      `Renderer off (PNG and PDF exports, pixel diffs, thumbnails): ${renderer.unavailableReason}. ` +
+        'Install chromium (apt-get install -y chromium) or set CHROMIUM_PATH.',
+    );
+  }
+  const full: FeatureDeps = { ...deps, clock, transforms, sessions, egress, renderer };
   registerAuthentication(app, sessions, createApiKeyResolver(full));
   registerSystemRoutes(app, full);
   registerAuthRoutes(app, full);
   registerUserRoutes(app, full);
   registerDevMailboxRoutes(app, full);
   registerEmailRoutes(app, full);
+  registerExportRoutes(app, full);
   registerBillingRoutes(app, full);
   registerApiKeyRoutes(app, full);
   registerApiDocsRoutes(app, full);

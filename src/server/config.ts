@@ -114,6 +114,10 @@ const envSchema = z.object({
       .optional(),
   ),
   EGRESS_ALLOW_LOOPBACK: optionalString,
+  CHROMIUM_PATH: optionalString,
+  PATH: optionalString,
+  RENDER_PAGES: int(2, 1, 16),
+  RENDER_BUDGET_MS: int(15_000, 1_000, 120_000),
   NODE_ENV: optionalString,
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
@@ -196,6 +200,18 @@ export interface Config {
    * only with NODE_ENV=test; docs/decisions/0060-egress-guard.md).
    */
   egressAllowLoopback: boolean;
+  /**
+   * The renderer's Chromium (docs/decisions/0080-renderer-locked-down.md): CHROMIUM_PATH when set
+   * (a missing file turns the renderer off, it never falls back), else null and the renderer looks
+   * for chromium, chromium-browser or google-chrome on `searchPath`.
+   */
+  chromiumPath: string | null;
+  /** The PATH the renderer searches for a Chromium when CHROMIUM_PATH is not set. */
+  searchPath: string;
+  /** Pages the renderer renders at once (RENDER_PAGES, default 2). */
+  renderPages: number;
+  /** Milliseconds one render may take, its requests included (RENDER_BUDGET_MS, default 15 s). */
+  renderBudgetMs: number;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -402,6 +418,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     devMailbox:
       e.DEV_MAILBOX === 'on' || (e.DEV_MAILBOX === 'auto' && isLoopbackHostname(new URL(publicUrl).hostname)),
     spamdUrl: e.SPAMD_URL ? normaliseSpamdUrl(e.SPAMD_URL) : null,
+    chromiumPath: e.CHROMIUM_PATH?.trim() || null,
+    searchPath: e.PATH ?? '',
+    renderPages: e.RENDER_PAGES,
+    renderBudgetMs: e.RENDER_BUDGET_MS,
     egressAllowLoopback,
     logLevel: e.LOG_LEVEL,
   };

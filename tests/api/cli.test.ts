@@ -129,6 +129,30 @@ describe('proofmail send', () => {
     expect(ran.stderr).not.toContain('\r'); // no spinner outside a terminal
   });
 
+  it('--parent sends the next version of that email; an unknown parent is refused (exit 4)', async () => {
+    const first = JSON.parse(
+      (await proofmail(['send', welcome, '--to', 'a@example.com', '--json'], env())).stdout,
+    );
+    const ran = await proofmail(
+      ['send', welcome, '--to', 'a@example.com', '--parent', first.id, '--json'],
+      env(),
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    const next = JSON.parse(ran.stdout);
+    const detail = await app.app.inject({
+      method: 'GET',
+      url: `/api/email/${next.id}`,
+      headers: pro.headers,
+    });
+    expect(detail.json()).toMatchObject({ threadId: first.id, version: 2 });
+    const missing = await proofmail(
+      ['send', welcome, '--to', 'a@example.com', '--parent', '00000000-0000-4000-8000-000000000000'],
+      env(),
+    );
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain('Email not found');
+  });
+
   it('a revoked key gets a clear message and exit 5', async () => {
     const { id, key } = await createKey(pro);
     await app.app.inject({ method: 'DELETE', url: `/api/keys/${id}`, headers: pro.headers });

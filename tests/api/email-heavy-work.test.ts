@@ -117,6 +117,7 @@ describe('limits before work', () => {
         jobs++;
         return pool.prepare(input, envelope);
       },
+      pixelDiff: (left, right) => pool.pixelDiff(left, right),
       close: () => pool.close(),
     };
     ctx = await createTestContext({

@@ -119,6 +119,19 @@ describe('every documented answer matches what the route answers', () => {
       headers: keyHeaders(),
       payload: { to: 'b@example.com', html: '<p>Bye</p>' },
     });
+    // A thread of two versions, deleted whole by the DELETE …/versions sample.
+    const fourth = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/send',
+      headers: keyHeaders(),
+      payload: { to: 'd@example.com', html: '<p>Round 1</p>' },
+    });
+    const fifth = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/send',
+      headers: keyHeaders(),
+      payload: { to: 'd@example.com', html: '<p>Round 2</p>', parentId: fourth.json().id },
+    });
     // Shared for the public view (the share and unshare samples below work on the first email).
     const third = await ctx.app.inject({
       method: 'POST',
@@ -132,8 +145,8 @@ describe('every documented answer matches what the route answers', () => {
       headers: keyHeaders(),
     });
     const slug: string = share.json().email.publicSlug;
-    // Stored directly: a fourth send would meet the per-minute send limit.
-    const fourth = await insertEmail(ctx.db, {
+    // Stored directly, as an email sent before (no delivery to wait for).
+    const protectedEmail = await insertEmail(ctx.db, {
       userId: owner.user.id,
       to: 'd@example.com',
       subject: 'Protected',
@@ -143,7 +156,7 @@ describe('every documented answer matches what the route answers', () => {
     });
     const locked = await ctx.app.inject({
       method: 'POST',
-      url: `/api/email/${fourth.id}/share`,
+      url: `/api/email/${protectedEmail.id}/share`,
       headers: keyHeaders(),
       payload: { password: 'open sesame', expiresInDays: 7 },
     });
@@ -208,18 +221,47 @@ describe('every documented answer matches what the route answers', () => {
       'POST /api/email/send': [
         { headers: keyHeaders(), payload: { to: 'c@example.com', html: '<p>Hi</p>', inlineCss: true } },
         { headers: keyHeaders(), payload: { to: '', html: '' } },
+        { headers: keyHeaders(), payload: { to: 'c@example.com', html: '<p>2</p>', parentId: emailId } },
+        { headers: keyHeaders(), payload: { to: 'c@example.com', html: '<p>2</p>', parentId: 'nope' } },
       ],
       'POST /api/email/preview': {
         headers: keyHeaders(),
         payload: { html: '<style>p{color:red}</style><p>Hi</p>', inlineCss: true },
       },
       'GET /api/email/:id/message.eml': { url: `/api/email/${emailId}/message.eml`, headers: keyHeaders() },
+      'GET /api/email/:id/export.html': { url: `/api/email/${emailId}/export.html`, headers: keyHeaders() },
+      'GET /api/email/:id/export.eml': { url: `/api/email/${emailId}/export.eml`, headers: keyHeaders() },
+      'GET /api/email/:id/export.png': [
+        { url: `/api/email/${emailId}/export.png`, headers: keyHeaders(), query: { width: '320' } },
+        { url: `/api/email/${emailId}/export.png`, headers: keyHeaders(), query: { mode: 'sepia' } },
+      ],
+      'GET /api/email/:id/export.pdf': {
+        url: `/api/email/${emailId}/export.pdf`,
+        headers: keyHeaders(),
+        query: { width: '320', mode: 'dark' },
+      },
+      'GET /api/email/:id/thumbnail.png': {
+        url: `/api/email/${emailId}/thumbnail.png`,
+        headers: keyHeaders(),
+      },
+      'GET /api/email/:id/compare/:otherId/pixels': [
+        {
+          url: `/api/email/${emailId}/compare/${third.json().id}/pixels`,
+          headers: keyHeaders(),
+          query: { width: '320' },
+        },
+        { url: `/api/email/${emailId}/compare/${randomUUID()}/pixels`, headers: keyHeaders() },
+      ],
       'GET /api/email': { headers: keyHeaders(), query: { limit: '5' } },
       'GET /api/email/:id': [
         { url: `/api/email/${emailId}`, headers: keyHeaders() },
         { url: `/api/email/${randomUUID()}`, headers: keyHeaders() },
       ],
       'DELETE /api/email/:id': { url: `/api/email/${second.json().id}`, headers: keyHeaders() },
+      'DELETE /api/email/:id/versions': [
+        { url: `/api/email/${fifth.json().id}/versions`, headers: keyHeaders() },
+        { url: `/api/email/${randomUUID()}/versions`, headers: keyHeaders() },
+      ],
       'POST /api/email/:id/share': { url: `/api/email/${emailId}/share`, headers: keyHeaders() },
       'POST /api/email/:id/share/rotate': {
         url: `/api/email/${emailId}/share/rotate`,

@@ -175,6 +175,30 @@ describe('the link follows the thread', () => {
       .execute();
     expect([left, reviews]).toEqual([[], []]);
   });
+
+  it('Delete All Versions removes the link and its reviews at once', async () => {
+    const owner = await createUser(ctx.db, { plan: 'pro' });
+    const v1 = await firstVersion(owner);
+    const slug = slugOf(await share(v1, owner));
+    const v2 = await nextVersion(owner, v1, 2, 'Second', '<p>2</p>');
+    const review = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/email/public/${slug}/reviews`,
+      payload: { name: 'Client', decision: 'approved', version: 2 },
+    });
+    expect(review.statusCode).toBe(200);
+
+    const deleted = await owned('DELETE', `/api/email/${v2}/versions`, owner);
+    expect(deleted.json()).toEqual({ ok: true, deleted: 2 });
+    await expectLikeRandom(await view(slug));
+    const left = await ctx.db.selectFrom('email_shares').select('slug').where('thread_id', '=', v1).execute();
+    const reviews = await ctx.db
+      .selectFrom('email_reviews')
+      .select('id')
+      .where('thread_id', '=', v1)
+      .execute();
+    expect([left, reviews]).toEqual([[], []]);
+  });
 });
 
 describe('share settings', () => {

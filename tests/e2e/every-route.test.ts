@@ -93,6 +93,11 @@ const SIGNED_IN: Visit[] = [
   { path: () => '/app/send', heading: 'Send Test Email' },
   { path: () => '/app/history', heading: 'Emails' },
   { path: () => `/app/email/${emailId}`, heading: 'Spring newsletter', userText: ['Spring newsletter'] },
+  {
+    path: () => `/app/email/${emailId}/compare/${emailId}`,
+    heading: 'Compare Versions',
+    userText: ['Spring newsletter'],
+  },
   { path: () => '/app/profile', heading: 'Profile' },
   { path: () => '/app/account', heading: 'Account' },
   { path: () => '/app/account?payment=success', heading: 'Account' },
@@ -250,7 +255,7 @@ describe('every route: no console warning or error, headings and controls in Tit
   });
 
   describe('signed in', () => {
-    it.each(SIGNED_IN.map((v) => [v.path().replace('undefined', '{id}'), v] as const))(
+    it.each(SIGNED_IN.map((v) => [v.path().replaceAll('undefined', '{id}'), v] as const))(
       '%s',
       async (_path, visit) => {
         expect(await problemsOf(visit, pro.token)).toEqual([]);

@@ -58,6 +58,9 @@ export async function createTestApp(options: TestContextOptions = {}): Promise<T
     DATABASE_URL: database.url,
     LOG_LEVEL: 'info',
     DATABASE_POOL_SIZE: '5',
+    // The renderer finds Chromium as it does in production (src/server/render/find-chromium.ts).
+    PATH: process.env.PATH ?? '',
+    ...(process.env.CHROMIUM_PATH ? { CHROMIUM_PATH: process.env.CHROMIUM_PATH } : {}),
     ...options.env,
   });
   const pool = createPool(database.url, config.databasePoolSize);

@@ -5,9 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrepareError, type PrepareEnvelope, type PrepareInput } from './prepare.ts';
+import type { PixelDiffResult } from '../render/pixel-diff.ts';
 import type {
   ChecksRequest,
   FromWorker,
+  PixelDiffTask,
   PreparedWithChecks,
   PrepareTask,
   ToWorker,
@@ -52,6 +54,11 @@ export interface TransformPool {
     envelope: PrepareEnvelope,
     options?: { checks?: ChecksRequest },
   ): Promise<PreparedWithChecks>;
+  /**
+   * The row-aligned pixel diff of two PNGs of the same width (src/server/render/pixel-diff.ts), in
+   * the same processes, queue and time budget; fails with PrepareError as `prepare` does.
+   */
+  pixelDiff(left: Uint8Array, right: Uint8Array): Promise<PixelDiffResult>;
   close(): Promise<void>;
 }
 
@@ -101,14 +108,19 @@ async function workerEntry(): Promise<string> {
 /** Niceness of transform processes (0 is normal, 19 the lowest priority). */
 const TRANSFORM_NICENESS = 10;
 
-const timeout = (budgetMs: number, task: PrepareTask) =>
-  new PrepareError(
-    'processing_timeout',
-    `Processing this email took longer than ${budgetMs / 1000} seconds and was stopped. ` +
-      (task.input.template
-        ? 'Check its merge tags for a loop that runs too long, send it without Inline CSS, or make it smaller.'
-        : 'Send it without Inline CSS, or make the HTML smaller.'),
-  );
+const timeout = (budgetMs: number, task: PrepareTask | PixelDiffTask) =>
+  'pixelDiff' in task
+    ? new PrepareError(
+        'processing_timeout',
+        `Comparing the two renders took longer than ${budgetMs / 1000} seconds and was stopped. Compare them at a smaller width.`,
+      )
+    : new PrepareError(
+        'processing_timeout',
+        `Processing this email took longer than ${budgetMs / 1000} seconds and was stopped. ` +
+          (task.input.template
+            ? 'Check its merge tags for a loop that runs too long, send it without Inline CSS, or make it smaller.'
+            : 'Send it without Inline CSS, or make the HTML smaller.'),
+      );
 const busy = () =>
   new PrepareError('busy', 'The server is busy processing other emails. Try again in a few seconds.');
 const died = (how: string) =>
@@ -119,8 +131,8 @@ const died = (how: string) =>
 
 interface Job {
   id: number;
-  task: PrepareTask;
-  resolve: (outcome: PreparedWithChecks) => void;
+  task: PrepareTask | PixelDiffTask;
+  resolve: (outcome: never) => void;
   reject: (err: Error) => void;
   waitTimer?: NodeJS.Timeout;
 }
@@ -220,10 +232,12 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
       }
       const job = finish(slot);
       if (!job || job.id !== message.id) return;
-      if (message.outcome.ok) job.resolve(message.outcome.prepared);
+      const outcome = message.outcome;
+      if (outcome.ok)
+        (job.resolve as (value: unknown) => void)('result' in outcome ? outcome.result : outcome.prepared);
       else {
-        const { code, message: text, problems } = message.outcome;
-        job.reject(new PrepareError(code, text, problems));
+        const { code, message: text } = outcome;
+        job.reject(new PrepareError(code, text, 'problems' in outcome ? outcome.problems : undefined));
       }
       hold(slot, false);
       slot.idleTimer = setTimeout(() => retire(slot), idleMs);
@@ -260,40 +274,42 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
         job.reject(timeout(options.budgetMs, job.task));
         dispatch();
       }, options.budgetMs);
-      idle.child.send({ id: job.id, task: job.task } satisfies ToWorker);
+      idle.child.send({ id: job.id, task: job.task } as ToWorker);
     }
+  }
+
+  function submit<T>(task: PrepareTask | PixelDiffTask): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (closed) return reject(busy());
+      if (queue.length >= maxQueue) return reject(busy());
+      const job: Job = { id: nextId++, task, resolve: resolve as (value: never) => void, reject };
+      // Waiting for a process that is still starting is not being turned away: wait again.
+      const giveUp = () => {
+        const at = queue.indexOf(job);
+        if (at === -1) return;
+        if (spawning > 0 || [...slots].some((s) => !s.ready && !s.killed)) {
+          job.waitTimer = setTimeout(giveUp, maxWaitMs);
+          return;
+        }
+        queue.splice(at, 1);
+        reject(busy());
+      };
+      job.waitTimer = setTimeout(giveUp, maxWaitMs);
+      queue.push(job);
+      dispatch();
+    });
   }
 
   return {
     prepare(input, envelope, options) {
-      return new Promise<PreparedWithChecks>((resolve, reject) => {
-        if (closed) return reject(busy());
-        if (queue.length >= maxQueue) return reject(busy());
-        const job: Job = {
-          id: nextId++,
-          task: {
-            input,
-            envelope: { ...envelope, date: envelope.date.getTime() },
-            ...(options?.checks && { checks: options.checks }),
-          },
-          resolve,
-          reject,
-        };
-        // Waiting for a process that is still starting is not being turned away: wait again.
-        const giveUp = () => {
-          const at = queue.indexOf(job);
-          if (at === -1) return;
-          if (spawning > 0 || [...slots].some((s) => !s.ready && !s.killed)) {
-            job.waitTimer = setTimeout(giveUp, maxWaitMs);
-            return;
-          }
-          queue.splice(at, 1);
-          reject(busy());
-        };
-        job.waitTimer = setTimeout(giveUp, maxWaitMs);
-        queue.push(job);
-        dispatch();
+      return submit<PreparedWithChecks>({
+        input,
+        envelope: { ...envelope, date: envelope.date.getTime() },
+        ...(options?.checks && { checks: options.checks }),
       });
+    },
+    pixelDiff(left, right) {
+      return submit<PixelDiffResult>({ pixelDiff: { left, right } });
     },
     async close() {
       closed = true;

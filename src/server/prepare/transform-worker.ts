@@ -4,6 +4,7 @@ import { httpImages, type EmailImage } from '../checks/images.ts';
 import { httpLinks, type EmailLink } from '../checks/links.ts';
 import { runStaticChecks } from '../checks/static-checks.ts';
 import { buildMessage } from '../mail/message.ts';
+import { pixelDiff, type PixelDiffResult } from '../render/pixel-diff.ts';
 import type { Check, TargetClientId } from '../../shared/contract/checks.ts';
 import {
   placeholderMessageId,
@@ -47,8 +48,30 @@ export type PrepareOutcome =
   | { ok: true; prepared: PreparedWithChecks }
   | { ok: false; code: PrepareErrorCode; message: string; problems?: SourceProblem[] };
 
-export type ToWorker = { id: number; task: PrepareTask };
-export type FromWorker = { ready: true } | { id: number; outcome: PrepareOutcome };
+/** The row-aligned pixel diff of two renders (src/server/render/pixel-diff.ts), a second job kind. */
+export interface PixelDiffTask {
+  pixelDiff: { left: Uint8Array; right: Uint8Array };
+}
+
+export type PixelDiffOutcome =
+  { ok: true; result: PixelDiffResult } | { ok: false; code: 'processing_failed'; message: string };
+
+export type ToWorker = { id: number; task: PrepareTask } | { id: number; task: PixelDiffTask };
+export type FromWorker =
+  { ready: true } | { id: number; outcome: PrepareOutcome } | { id: number; outcome: PixelDiffOutcome };
+
+function runPixelDiff(task: PixelDiffTask): PixelDiffOutcome {
+  try {
+    return { ok: true, result: pixelDiff(task.pixelDiff.left, task.pixelDiff.right) };
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err);
+    return {
+      ok: false,
+      code: 'processing_failed',
+      message: `The two renders could not be compared (${reason}).`,
+    };
+  }
+}
 
 export async function runTask(task: PrepareTask): Promise<PrepareOutcome> {
   try {
@@ -110,7 +133,12 @@ export async function runTask(task: PrepareTask): Promise<PrepareOutcome> {
 const send = process.send?.bind(process);
 if (send) {
   process.on('message', (message: ToWorker) => {
-    void runTask(message.task).then((outcome) => send({ id: message.id, outcome } satisfies FromWorker));
+    const { task } = message;
+    if ('pixelDiff' in task) {
+      send({ id: message.id, outcome: runPixelDiff(task) } satisfies FromWorker);
+      return;
+    }
+    void runTask(task).then((outcome) => send({ id: message.id, outcome } satisfies FromWorker));
   });
   // The parent going away (even by SIGKILL) closes the channel: nothing is left to work for.
   process.on('disconnect', () => process.exit(0));

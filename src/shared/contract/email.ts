@@ -39,6 +39,9 @@ export const emailTemplate = z.strictObject({
 });
 export type EmailTemplate = { syntax: TemplateSyntax; data: Record<string, unknown> };
 
+/** The shape of an email's id; anything else in `parentId` is a 400 naming the field. */
+const EMAIL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const sendEmailRequest = z.strictObject({
   to: z.string().max(2_000),
   subject: z.string().max(MAX_SUBJECT_LENGTH).optional().default(''),
@@ -54,6 +57,11 @@ export const sendEmailRequest = z.strictObject({
   format: z.enum(SOURCE_FORMATS).optional().default('html'),
   /** Merge tags in `html` and the sample data to fill them with; absent: none. */
   template: emailTemplate.optional(),
+  /**
+   * Any version of one of your emails: this send becomes the next version of its thread
+   * (docs/decisions/0076-versions-are-rows-of-a-thread.md). Absent: a new email (version 1).
+   */
+  parentId: z.string().max(100).regex(EMAIL_ID, 'must be the id of an email you sent (a UUID)').optional(),
 });
 export type SendEmailRequest = z.input<typeof sendEmailRequest>;
 export const sendEmailResponse = z.object({ id: z.string() });
@@ -64,7 +72,7 @@ export const sendEmailResponse = z.object({ id: z.string() });
  * first recipient of `to` (without `to`: for the sender's own address); another recipient's differs
  * only by the length of their address.
  */
-export const previewEmailRequest = sendEmailRequest.extend({
+export const previewEmailRequest = sendEmailRequest.omit({ parentId: true }).extend({
   to: z.string().max(2_000).optional().default(''),
   /** Also run the live link and image checks (requests to every link and image of the email). */
   live: z.boolean().optional().default(false),
@@ -166,8 +174,21 @@ export const emailSource = z.object({
   text: z.string().nullable(),
 });
 
+/** One version of a thread, as the detail lists them (newest first). */
+export const emailVersion = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  subject: z.string(),
+  createdAt: z.string(),
+});
+export type EmailVersion = z.infer<typeof emailVersion>;
+
 export const email = z.object({
   id: z.string(),
+  /** The id of the thread's first version: every version of this email shares it. */
+  threadId: z.string(),
+  /** 1, 2, 3… within the thread. */
+  version: z.number().int(),
   to: z.string(),
   subject: z.string(),
   /** The HTML part as sent. */
@@ -186,6 +207,8 @@ export const email = z.object({
   deliveries: z.array(recipientDelivery),
   /** The pre-send checklist as computed when it was sent; null for an email sent before checklists. */
   checks: z.array(checkSchema).nullable(),
+  /** Every version of this email's thread that is not deleted, newest first (this one included). */
+  versions: z.array(emailVersion),
   /** The thread's public link as its owner sees it; null when not shared. */
   share: shareInfo.nullable(),
   /** What reviewers said about the thread's versions, oldest first. */
@@ -193,10 +216,15 @@ export const email = z.object({
 });
 export type Email = z.infer<typeof email>;
 
-/** A history row: everything but the HTML, which only the detail view loads. */
+/**
+ * A history row: one per thread, showing its latest version; everything but the HTML, which only
+ * the detail view loads.
+ */
 export const emailSummary = email
   .pick({
     id: true,
+    threadId: true,
+    version: true,
     to: true,
     subject: true,
     createdAt: true,
@@ -204,7 +232,17 @@ export const emailSummary = email
     publicSlug: true,
     delivery: true,
   })
-  .extend({ latestDecision: latestDecision.optional() });
+  .extend({
+    /** How many versions the thread has (not deleted); this row is the latest. */
+    versionCount: z.number().int(),
+    /**
+     * In a search, when the row's latest version does not match but an older one does: the newest
+     * version that matches. Null otherwise.
+     */
+    matched: z.object({ id: z.string(), version: z.number().int() }).nullable(),
+    /** The thread's latest review decision (the history badge). */
+    latestDecision: latestDecision.optional(),
+  });
 export type EmailSummary = z.infer<typeof emailSummary>;
 
 export const listEmailsQuery = z.strictObject({
@@ -219,6 +257,9 @@ export const emailListResponse = z.object({
 export type EmailListResponse = z.infer<typeof emailListResponse>;
 
 export const emailIdParams = z.strictObject({ id: z.string().max(100) });
+/** DELETE /api/email/{id}/versions: how many versions of the thread were deleted. */
+export const deleteVersionsResponse = z.object({ ok: z.literal(true), deleted: z.number().int() });
+export type DeleteVersionsResponse = z.infer<typeof deleteVersionsResponse>;
 /** GET /api/email/{id}/message.eml: which delivery (recipient) to rebuild; default the first. */
 export const messageQuery = z.strictObject({ delivery: z.string().max(100).optional() });
 export const slugParams = z.strictObject({ slug: z.string().max(200) });

@@ -20,6 +20,8 @@ export const publicConfig = z.object({
     challengeUrl: z.string().nullable(),
   }),
   mailCatcher: z.boolean(),
+  /** Whether PNG and PDF exports and pixel diffs can be made (a Chromium was found). */
+  renderer: z.boolean(),
   supportEmail: z.string(),
   abuseEmail: z.string(),
 });

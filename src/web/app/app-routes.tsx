@@ -17,6 +17,11 @@ export const appRoutes: RouteObject[] = [
         path: 'email/:id',
         lazy: page(() => import('../features/email-detail/email-detail-page.tsx'), 'EmailDetailPage'),
       },
+      // Two versions of an email, compared (docs/architecture.md, "Versions and compare").
+      {
+        path: 'email/:id/compare/:otherId',
+        lazy: page(() => import('../features/email-detail/compare/compare-page.tsx'), 'ComparePage'),
+      },
       { path: 'profile', lazy: page(() => import('../features/account/profile-page.tsx'), 'ProfilePage') },
       { path: 'account', lazy: page(() => import('./account-page.tsx'), 'AccountPage') },
       { path: 'about', lazy: page(() => import('./about-page.tsx'), 'AboutPage') },

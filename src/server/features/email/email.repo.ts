@@ -30,6 +30,11 @@ export interface NewEmail {
   };
   /** The pre-send checklist computed at sending (migration 0012). */
   checks?: Check[];
+  /**
+   * The next version of this thread (migration 0016); absent: a new thread, version 1. The
+   * version number is computed in the statement that stores the row.
+   */
+  threadId?: string;
 }
 
 export async function insertEmail(trx: Executor, email: NewEmail): Promise<{ id: string }> {
@@ -59,7 +64,48 @@ export function emailRow(email: NewEmail, id?: string) {
       message_bytes: email.message.messageBytes,
     }),
     ...(email.checks && { checks: JSON.stringify(email.checks) }),
+    ...(email.threadId && {
+      thread_id: email.threadId,
+      // Soft-deleted versions count, so their number is never reused while their row exists;
+      // two sends racing for the same number meet the unique index emails_thread_version.
+      version: sql<number>`(select coalesce(max(v.version), 0) + 1 from emails v where v.thread_id = ${email.threadId})`,
+    }),
   };
+}
+
+/** The unique index a racing next version meets (migration 0016). */
+export const THREAD_VERSION_INDEX = 'emails_thread_version';
+
+/** The thread of one of the user's emails (not deleted), or undefined. */
+export async function findThreadId(db: Executor, userId: string, id: string): Promise<string | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await db
+    .selectFrom('emails')
+    .select('thread_id')
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row?.thread_id;
+}
+
+export interface VersionRow {
+  id: string;
+  version: number;
+  subject: string;
+  created_at: Date;
+}
+
+/** The versions of a thread that are not deleted, newest first, scoped to their owner. */
+export async function listVersions(db: Executor, userId: string, threadId: string): Promise<VersionRow[]> {
+  return db
+    .selectFrom('emails')
+    .select(['id', 'version', 'subject', 'created_at'])
+    .where('user_id', '=', userId)
+    .where('thread_id', '=', threadId)
+    .where('deleted_at', 'is', null)
+    .orderBy('version', 'desc')
+    .execute();
 }
 
 /** One outbox row of an email, as the history and detail read it. */
@@ -78,10 +124,11 @@ export interface DeliveryRow {
 
 export interface EmailRow {
   id: string;
+  thread_id: string;
+  version: number;
   to_addresses: string;
   subject: string;
   created_at: Date;
-  thread_id: string;
   /** The thread's public link (migration 0018); expired when `share_expires_at` has passed. */
   share_slug: string | null;
   share_expires_at: Date | null;
@@ -119,10 +166,11 @@ function emailsWithDelivery(db: Executor) {
     .where('e.deleted_at', 'is', null)
     .select([
       'e.id',
+      'e.thread_id',
+      'e.version',
       'e.to_addresses',
       'e.subject',
       'e.created_at',
-      'e.thread_id',
       's.slug as share_slug',
       's.expires_at as share_expires_at',
       sql<DeliveryRow[]>`(
@@ -144,27 +192,73 @@ export interface Cursor {
   id: string;
 }
 
+/** A history row: the latest version of a thread, and in a search the newest version that matched. */
+export interface ThreadRow extends EmailRow {
+  version_count: number;
+  matched: { id: string; version: number } | null;
+}
+
+/** One of the user's email rows (alias `v`) matches the search pattern. */
+function versionMatches(pattern: string) {
+  return sql<boolean>`(v.to_addresses ilike ${pattern} or v.subject ilike ${pattern} or v.html ilike ${pattern})`;
+}
+
+/**
+ * The history: one row per thread, its latest version that is not deleted, newest first
+ * (docs/decisions/0079-history-one-row-per-thread.md). It walks emails_user_created in order and
+ * keeps a row when no later version of its thread is alive (one probe of emails_thread_version),
+ * so a page costs about its own rows. A search keeps a thread when any of its live versions
+ * matches; PostgreSQL runs that either as a probe per row (common words) or from the trigram
+ * indexes (rare ones).
+ */
 export async function listEmails(
   db: Db,
   userId: string,
   options: { limit: number; cursor?: Cursor; q?: string },
-): Promise<EmailRow[]> {
-  let query = emailsWithDelivery(db).where('e.user_id', '=', userId);
+): Promise<ThreadRow[]> {
+  return historyQuery(db, userId, options).execute();
+}
+
+/** The query of `listEmails`, unexecuted (the history bench prints its plan). */
+export function historyQuery(
+  db: Db,
+  userId: string,
+  options: { limit: number; cursor?: Cursor; q?: string },
+) {
+  const pattern = options.q ? likePattern(options.q) : null;
+  let query = emailsWithDelivery(db)
+    .select(
+      sql<number>`(select count(*)::int from emails c
+                    where c.thread_id = e.thread_id and c.deleted_at is null)`.as('version_count'),
+    )
+    .select(
+      pattern === null
+        ? sql<null>`null`.as('matched')
+        : sql<ThreadRow['matched']>`(
+            select jsonb_build_object('id', v.id, 'version', v.version) from emails v
+             where v.thread_id = e.thread_id and v.user_id = e.user_id and v.deleted_at is null
+               and ${versionMatches(pattern)}
+             order by v.version desc limit 1)`.as('matched'),
+    )
+    .where('e.user_id', '=', userId)
+    .where(
+      sql<boolean>`not exists (
+        select 1 from emails n
+         where n.thread_id = e.thread_id and n.version > e.version and n.deleted_at is null)`,
+    );
   if (options.cursor) {
     const { createdAt, id } = options.cursor;
     query = query.where(sql<boolean>`(e.created_at, e.id) < (${createdAt}, ${id}::uuid)`);
   }
-  if (options.q) {
-    const pattern = likePattern(options.q);
-    query = query.where((eb) =>
-      eb.or([
-        eb('e.to_addresses', 'ilike', pattern),
-        eb('e.subject', 'ilike', pattern),
-        eb('e.html', 'ilike', pattern),
-      ]),
+  if (pattern !== null) {
+    query = query.where(
+      sql<boolean>`exists (
+        select 1 from emails v
+         where v.thread_id = e.thread_id and v.user_id = e.user_id and v.deleted_at is null
+           and ${versionMatches(pattern)})`,
     );
   }
-  return query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(options.limit).execute();
+  return query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(options.limit);
 }
 
 export async function findEmail(
@@ -231,6 +325,42 @@ export async function deleteEmail(db: Db, userId: string, id: string): Promise<b
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   return hidden.numUpdatedRows > 0n;
+}
+
+/**
+ * Deletes every version of the thread of one of the user's emails, each as `deleteEmail` does
+ * (purged now, or hidden until its deliveries settle). Returns how many versions were deleted;
+ * 0 when the email is not the user's (or already deleted).
+ */
+export async function deleteThread(db: Db, userId: string, id: string): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const threadId = await findThreadId(trx, userId, id);
+    if (threadId === undefined) return 0;
+    const deleted = await trx
+      .deleteFrom('emails as e')
+      .where('e.user_id', '=', userId)
+      .where('e.thread_id', '=', threadId)
+      .where('e.deleted_at', 'is', null)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('mail_outbox as o')
+              .select('o.id')
+              .whereRef('o.email_id', '=', 'e.id')
+              .where('o.state', 'in', UNSETTLED_STATES),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    const hidden = await trx
+      .updateTable('emails')
+      .set({ deleted_at: sql<Date>`now()` })
+      .where('user_id', '=', userId)
+      .where('thread_id', '=', threadId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(deleted.numDeletedRows) + Number(hidden.numUpdatedRows);
+  });
 }
 
 /** Deliveries that still need their email's content. */

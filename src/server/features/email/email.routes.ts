@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { user as userSchema } from '../../../shared/contract/auth.ts';
 import {
+  deleteVersionsResponse,
   emailIdParams,
   emailListResponse,
   email as emailSchema,
@@ -18,7 +19,7 @@ import {
 import { toUserResponse } from '../../accounts/user-view.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import { requireUser, API_KEY_ROUTE } from '../../http/auth.ts';
-import { getEmail, listHistory, removeEmail, usageFor } from './email.service.ts';
+import { getEmail, listHistory, removeEmail, removeThread, usageFor } from './email.service.ts';
 import { deliveredMessage } from './message.service.ts';
 import { previewEmail } from './preview.service.ts';
 import { sendTestEmail } from './send.service.ts';
@@ -104,6 +105,18 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
       await removeEmail(deps, requireUser(request).id, request.params.id);
       return { ok: true as const };
     },
+  );
+
+  r.delete(
+    '/api/email/:id/versions',
+    {
+      config: { ...API_KEY_ROUTE, summary: 'Delete every version of the email (its whole thread)' },
+      schema: { params: emailIdParams, response: { 200: deleteVersionsResponse } },
+    },
+    async (request) => ({
+      ok: true as const,
+      deleted: await removeThread(deps, requireUser(request).id, request.params.id),
+    }),
   );
 
   registerShareRoutes(app, deps);

@@ -10,11 +10,14 @@ import type { Email, EmailSummary, Usage } from '../../../shared/contract/email.
 import type { Plan } from '../../../shared/plans.ts';
 import {
   deleteEmail,
+  deleteThread,
   findEmail,
   listEmails,
+  listVersions,
   type Cursor,
   type EmailRow,
   type EmailRowWithHtml,
+  type ThreadRow,
 } from './email.repo.ts';
 import { rollUpDelivery, toRecipientDeliveries } from './delivery-view.ts';
 import { monthOf, nextMonthStart, usageOf } from './usage.repo.ts';
@@ -30,11 +33,16 @@ interface Deps {
 }
 
 /** Builds the API shape by listing fields (docs/architecture.md §1.4): a new column stays private. */
-export function toSummary(row: EmailRow, now: Date): EmailSummary {
+export function toSummary(
+  row: EmailRow,
+  now: Date,
+): Omit<EmailSummary, 'matched' | 'versionCount' | 'latestDecision'> {
   // The thread's link (docs/decisions/0083-share-per-thread.md); an expired one is not public.
   const live = row.share_slug !== null && (row.share_expires_at === null || row.share_expires_at > now);
   return {
     id: row.id,
+    threadId: row.thread_id,
+    version: row.version,
     to: row.to_addresses,
     subject: row.subject,
     createdAt: row.created_at.toISOString(),
@@ -42,6 +50,16 @@ export function toSummary(row: EmailRow, now: Date): EmailSummary {
     publicSlug: live ? row.share_slug : null,
     delivery: rollUpDelivery(toRecipientDeliveries(row.deliveries, row.to_addresses)),
   };
+}
+
+/** A history row: the thread's latest version, and which older version a search matched. */
+function toThreadSummary(
+  row: ThreadRow,
+  now: Date,
+  latestDecision: EmailSummary['latestDecision'],
+): EmailSummary {
+  const matched = row.matched && row.matched.version !== row.version ? row.matched : null;
+  return { ...toSummary(row, now), versionCount: row.version_count, matched, latestDecision };
 }
 
 export function publicUrlOf(config: Config, slug: string): string {
@@ -83,10 +101,7 @@ export async function listHistory(
     page.map((row) => row.thread_id),
   );
   return {
-    items: page.map((row) => ({
-      ...toSummary(row, now),
-      latestDecision: decisions.get(row.thread_id) ?? null,
-    })),
+    items: page.map((row) => toThreadSummary(row, now, decisions.get(row.thread_id) ?? null)),
     nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
   };
 }
@@ -135,9 +150,10 @@ async function messageOf(
 export async function getEmail(deps: Deps, userId: string, id: string): Promise<Email> {
   const row = await findEmail(deps.db, userId, id);
   if (!row) throw notFound('Email not found');
-  const [share, reviews] = await Promise.all([
+  const [share, reviews, versions] = await Promise.all([
     findShareOfThread(deps.db, userId, row.thread_id),
     listReviews(deps.db, userId, row.thread_id),
+    listVersions(deps.db, userId, row.thread_id),
   ]);
   return {
     ...toSummary(row, deps.clock.now()),
@@ -155,6 +171,12 @@ export async function getEmail(deps: Deps, userId: string, id: string): Promise<
     ...(await messageOf(deps, row)),
     deliveries: toRecipientDeliveries(row.deliveries, row.to_addresses),
     checks: row.checks,
+    versions: versions.map((v) => ({
+      id: v.id,
+      version: v.version,
+      subject: v.subject,
+      createdAt: v.created_at.toISOString(),
+    })),
     share: toShareInfo(share),
     reviews: reviews.map(toReview),
   };
@@ -162,6 +184,13 @@ export async function getEmail(deps: Deps, userId: string, id: string): Promise<
 
 export async function removeEmail(deps: Deps, userId: string, id: string): Promise<void> {
   if (!(await deleteEmail(deps.db, userId, id))) throw notFound('Email not found');
+}
+
+/** Deletes every version of the email's thread; returns how many there were. */
+export async function removeThread(deps: Deps, userId: string, id: string): Promise<number> {
+  const deleted = await deleteThread(deps.db, userId, id);
+  if (deleted === 0) throw notFound('Email not found');
+  return deleted;
 }
 
 export async function usageFor(deps: Deps, user: { id: string; plan: Plan }): Promise<Usage> {

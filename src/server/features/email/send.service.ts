@@ -5,14 +5,14 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
-import { forbidden, tooManyRequests } from '../../http/errors.ts';
+import { AppError, forbidden, notFound, tooManyRequests } from '../../http/errors.ts';
 import { spamCheck } from '../../checks/live.ts';
 import { loadTargetClients } from '../../checks/target-clients.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
 import type { Plan } from '../../../shared/plans.ts';
-import { emailRow } from './email.repo.ts';
+import { emailRow, findThreadId, THREAD_VERSION_INDEX } from './email.repo.ts';
 import { checkEmailInput, checkTemplate, prepareEmail, type EmailInput } from './email-input.ts';
 import { ledgerRow, monthOf, nextMonthStart, releaseMonthlySend, takeSend } from './usage.repo.ts';
 
@@ -23,7 +23,16 @@ export interface Sender {
   verified: boolean;
 }
 
-export type SendInput = EmailInput;
+export type SendInput = EmailInput & {
+  /** Any version of one of the sender's emails: the send becomes its thread's next version. */
+  parentId?: string;
+};
+
+/**
+ * How many times a next version is stored again after another send took its number (the unique
+ * index emails_thread_version): each try is one atomic statement, and one racer wins each round.
+ */
+const VERSION_TRIES = 8;
 
 function formatResetDate(at: Date): string {
   return at.toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
@@ -51,6 +60,12 @@ export async function sendTestEmail(
   const { db, config, clock } = deps;
   if (!sender.verified) throw forbidden(SEND_MESSAGES.unverified, 'email_unverified');
   const recipients = checkEmailInput(input, { requireTo: true });
+  // The parent is looked up before the limits: a send to a missing email is refused uncharged.
+  let threadId: string | undefined;
+  if (input.parentId !== undefined) {
+    threadId = await findThreadId(db, sender.id, input.parentId);
+    if (threadId === undefined) throw notFound('Email not found');
+  }
 
   const now = clock.now();
   const month = monthOf(now);
@@ -83,7 +98,7 @@ export async function sendTestEmail(
   }
 
   try {
-    return await storeAndQueue(deps, sender, input, recipients, now, month);
+    return await storeAndQueue(deps, sender, input, recipients, now, month, threadId);
   } catch (err) {
     // The caller hears why the send failed, even if the database is why and the give-back fails too.
     await releaseMonthlySend(db, sender.id, month).catch(() => undefined);
@@ -99,6 +114,7 @@ async function storeAndQueue(
   recipients: string[],
   now: Date,
   month: string,
+  threadId: string | undefined,
 ): Promise<{ id: string }> {
   const { db, config } = deps;
   const isPro = sender.plan === 'pro';
@@ -140,6 +156,7 @@ async function storeAndQueue(
         messageBytes: prepared.bytes.message,
       },
       checks,
+      threadId,
     },
     id,
   );
@@ -148,12 +165,33 @@ async function storeAndQueue(
     .with('charged', (q) =>
       q.insertInto('usage_ledger').values(ledgerRow({ userId: sender.id, emailId: id, month })),
     );
-  // One message per recipient, each referencing the email; the send is charged once. The CTEs
-  // widen the query creator's table types, which enqueueMail does not need to know.
-  await enqueueMail(
-    statement as unknown as QueryCreator<Database>,
-    { priority: isPro ? 'pro' : 'free', to: recipients, replyTo: sender.email, emailId: id },
-    { messageIdDomain: config.mailDomain },
-  );
-  return { id };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // One message per recipient, each referencing the email; the send is charged once. The CTEs
+      // widen the query creator's table types, which enqueueMail does not need to know.
+      await enqueueMail(
+        statement as unknown as QueryCreator<Database>,
+        { priority: isPro ? 'pro' : 'free', to: recipients, replyTo: sender.email, emailId: id },
+        { messageIdDomain: config.mailDomain },
+      );
+      return { id };
+    } catch (err) {
+      // Another version of the thread was stored between this statement's snapshot and its
+      // insert: nothing of this one was written, so the same statement runs again and reads the
+      // new maximum.
+      if (!isVersionTaken(err)) throw err;
+      if (attempt >= VERSION_TRIES) {
+        throw new AppError(
+          409,
+          'Other versions of this email were being sent at the same moment; please send again.',
+          'version_conflict',
+        );
+      }
+    }
+  }
+}
+
+function isVersionTaken(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown } | null;
+  return e?.code === '23505' && e.constraint === THREAD_VERSION_INDEX;
 }

@@ -22,6 +22,7 @@ export function publicConfigOf(deps: FeatureDeps): PublicConfig {
         ? { provider: 'altcha', challengeUrl: '/api/auth/captcha/challenge' }
         : { provider: 'none', challengeUrl: null },
     mailCatcher: deps.mailCatcher ?? false,
+    renderer: deps.renderer.available,
     supportEmail: config.supportEmail,
     abuseEmail: config.abuseEmail,
   };

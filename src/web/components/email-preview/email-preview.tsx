@@ -1,4 +1,4 @@
-import { useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { PREVIEW_MIN_HEIGHT_PX } from '../../../shared/plans.ts';
 import { cx } from '../ui/cx.ts';
 import { EmailFrame } from './email-frame.tsx';
@@ -27,6 +27,13 @@ export interface EmailPreviewProps {
   status?: ReactNode;
   /** Below 640 px the email runs edge to edge, without the card's ring (the public page). */
   bleed?: boolean;
+  /**
+   * False hides the toolbar, for a page that shows one toolbar over several previews (two
+   * versions compared); the view still comes from the URL, so they all follow it.
+   */
+  toolbar?: boolean;
+  /** Reports the frame's width, scale and height when they change (for that shared toolbar). */
+  onFrame?: (frame: { width: number; scale: number; height: number }) => void;
   /** Laid over the email itself, exactly its box (e.g. review pins); position it absolutely. */
   overlay?: ReactNode;
   className?: string;
@@ -38,6 +45,8 @@ export function EmailPreview({
   header,
   status,
   bleed = false,
+  toolbar = true,
+  onFrame,
   overlay,
   className,
 }: EmailPreviewProps) {
@@ -54,24 +63,27 @@ export function EmailPreview({
   const width = dragWidth ?? view.width ?? defaultWidth(firstAvailable || available);
   const scale = available > 0 ? Math.min(1, available / width) : 1;
   const note = viewNote(view);
+  useEffect(() => onFrame?.({ width, scale, height }), [onFrame, width, scale, height]);
 
   return (
     <section aria-label="Email preview" className={cx('space-y-3', className)}>
-      <div className={cx('space-y-2', bleed && 'px-4 sm:px-0')}>
-        <PreviewToolbar
-          view={view}
-          width={width}
-          scale={scale}
-          height={height}
-          onChange={(patch) => setView(patch)}
-          status={status}
-        />
-        {note ? (
-          <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="preview-note">
-            {note}
-          </p>
-        ) : null}
-      </div>
+      {toolbar ? (
+        <div className={cx('space-y-2', bleed && 'px-4 sm:px-0')}>
+          <PreviewToolbar
+            view={view}
+            width={width}
+            scale={scale}
+            height={height}
+            onChange={(patch) => setView(patch)}
+            status={status}
+          />
+          {note ? (
+            <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="preview-note">
+              {note}
+            </p>
+          ) : null}
+        </div>
+      ) : null}
       {/* The gutter on either side holds the resize handle; the frame is centred in it. */}
       <div ref={stage} className="sm:px-5">
         <div className="relative mx-auto" style={{ width: width * scale }}>

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import type { Email, ShareResponse } from '../../../shared/contract/email.ts';
+import type { DeleteVersionsResponse, Email, ShareResponse } from '../../../shared/contract/email.ts';
 import type { ShareRequest } from '../../../shared/contract/review.ts';
 import { api, apiBlob } from '../../lib/api.ts';
 import { emailKeys } from '../../lib/query-keys.ts';
@@ -73,5 +73,37 @@ export function useMessageSource(id: string, deliveryId?: string) {
       return { blob, text: await blob.text() };
     },
     staleTime: Infinity,
+  });
+}
+
+/** After a delete: the deleted versions' details go, every other version's list of versions and the history follow. */
+function forgetDeleted(queryClient: QueryClient, ids: string[]): void {
+  for (const id of ids) queryClient.removeQueries({ queryKey: emailKeys.detail(id) });
+  void queryClient.invalidateQueries({ queryKey: emailKeys.all });
+}
+
+/** Deletes one version (DELETE /api/email/{id}); the thread's other versions stay. */
+export function useDeleteVersion() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      api<{ ok: true }>(`/api/email/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onSuccess: (_res, id) => forgetDeleted(queryClient, [id]),
+  });
+}
+
+/** Deletes every version of the email's thread (DELETE /api/email/{id}/versions). */
+export function useDeleteAllVersions() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (email: Email) =>
+      api<DeleteVersionsResponse>(`/api/email/${encodeURIComponent(email.id)}/versions`, {
+        method: 'DELETE',
+      }),
+    onSuccess: (_res, email) =>
+      forgetDeleted(
+        queryClient,
+        email.versions.map((v) => v.id),
+      ),
   });
 }

@@ -1,4 +1,4 @@
-import { ArrowLeft, Code, Eye, FileCode, FileText, Globe, MailX, Share2 } from 'lucide-react';
+import { ArrowLeft, Code, Eye, FileCode, FileText, Globe, MailX, PencilLine, Share2 } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Email } from '../../../shared/contract/email.ts';
@@ -20,6 +20,9 @@ import { DeliveryList } from './delivery-list.tsx';
 import { StoredChecklist } from './stored-checklist.tsx';
 import { ReviewsPanel } from './reviews-panel.tsx';
 import { ShareDialog } from './share-dialog.tsx';
+import { DeleteEmail } from './delete-email.tsx';
+import { VersionPicker } from './version-picker.tsx';
+import { ExportMenu } from './export-menu.tsx';
 
 const backLink = buttonClasses({ variant: 'ghost', size: 'sm', className: '-ml-3' });
 
@@ -130,6 +133,11 @@ export function EmailDetailPage() {
         <div className="min-w-0 space-y-3">
           <div className="flex flex-wrap items-center gap-2">
             <DeliveryBadge delivery={data.delivery} />
+            {data.versions.length > 1 ? (
+              <Badge color="gray" data-testid="version-badge">
+                v{data.version}
+              </Badge>
+            ) : null}
             {data.isPublic ? (
               <Badge color="brand" data-testid="public-badge">
                 <Globe aria-hidden="true" />
@@ -159,11 +167,21 @@ export function EmailDetailPage() {
               </time>
             </dd>
           </dl>
+          <VersionPicker email={data} />
         </div>
-        <Button onClick={() => setSharing(true)} className="self-start">
-          <Share2 aria-hidden="true" />
-          Share Link
-        </Button>
+        <div className="flex flex-wrap gap-2 self-start sm:justify-end">
+          {/* Opens the composer on this version; sending makes the thread's next version. */}
+          <Link to={`/app/send?from=${data.id}`} className={buttonClasses({ variant: 'outline' })}>
+            <PencilLine aria-hidden="true" />
+            Edit and Resend
+          </Link>
+          <ExportMenu emailId={data.id} />
+          <DeleteEmail email={data} />
+          <Button onClick={() => setSharing(true)}>
+            <Share2 aria-hidden="true" />
+            Share Link
+          </Button>
+        </div>
       </div>
 
       <DeliveryList email={data} />

@@ -5,7 +5,7 @@ import {
   useQueryClient,
   type InfiniteData,
 } from '@tanstack/react-query';
-import type { EmailListResponse } from '../../../shared/contract/email.ts';
+import type { EmailListResponse, EmailSummary } from '../../../shared/contract/email.ts';
 import { HISTORY_PAGE_SIZE } from '../../../shared/plans.ts';
 import { api } from '../../lib/api.ts';
 import { emailKeys } from '../../lib/query-keys.ts';
@@ -28,12 +28,20 @@ export function useEmailList(q: string, enabled: boolean) {
   });
 }
 
+/**
+ * Deletes a history row: the email, or every version of its thread when it has several (the
+ * confirmation names how many).
+ */
 export function useDeleteEmail() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) =>
-      api<{ ok: true }>(`/api/email/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-    onSuccess: (_res, id) => {
+    mutationFn: (email: EmailSummary) =>
+      api<{ ok: true }>(
+        `/api/email/${encodeURIComponent(email.id)}${email.versionCount > 1 ? '/versions' : ''}`,
+        { method: 'DELETE' },
+      ),
+    onSuccess: (_res, { id }) => {
+      // The thread's other versions' details are dropped by the invalidation below.
       queryClient.removeQueries({ queryKey: emailKeys.detail(id) });
       // Drop the row at once, then refetch the loaded pages so paging stays consistent.
       queryClient.setQueriesData<InfiniteData<EmailListResponse>>({ queryKey: emailKeys.lists() }, (data) =>
@@ -41,7 +49,7 @@ export function useDeleteEmail() {
           ? { ...data, pages: data.pages.map((p) => ({ ...p, items: p.items.filter((e) => e.id !== id) })) }
           : data,
       );
-      void queryClient.invalidateQueries({ queryKey: emailKeys.lists() });
+      void queryClient.invalidateQueries({ queryKey: emailKeys.all });
     },
   });
 }

@@ -49,6 +49,38 @@ function Subject({ email, className }: { email: EmailSummary; className?: string
   );
 }
 
+/** "v3" beside the subject of a thread with more than one version; nothing for a single version. */
+function VersionBadge({ email }: { email: EmailSummary }) {
+  if (email.versionCount < 2) return null;
+  return (
+    <Badge
+      color="gray"
+      className="shrink-0 tabular-nums"
+      data-testid="version-badge"
+      title={`Version ${email.version}, the latest of ${email.versionCount}`}
+    >
+      v{email.version}
+    </Badge>
+  );
+}
+
+/** In a search, when only an older version matched: which one, with a link to it. */
+function MatchedVersion({ email }: { email: EmailSummary }) {
+  if (!email.matched) return null;
+  return (
+    <Link
+      to={`/app/email/${email.matched.id}`}
+      data-testid="matched-version"
+      className={cx(
+        'shrink-0 rounded-sm text-xs text-brand-700 hover:underline dark:text-brand-300',
+        focusRing,
+      )}
+    >
+      Match in version {email.matched.version}
+    </Link>
+  );
+}
+
 function SentAt({ email, now }: { email: EmailSummary; now: Date }) {
   return (
     <time dateTime={email.createdAt} title={dateTime(email.createdAt)} className="whitespace-nowrap">
@@ -113,12 +145,14 @@ export function EmailList({ emails, now, onDelete, compact }: EmailListProps) {
               <Link to={detailPath(email)} className={toLink} title={email.to}>
                 {email.to}
               </Link>
-              <p className="flex min-w-0 text-sm text-slate-700 dark:text-slate-300">
+              <p className="flex min-w-0 items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
                 <Subject email={email} />
+                <VersionBadge email={email} />
               </p>
               <div className="flex flex-wrap items-center gap-x-3 gap-y-1 pt-0.5 text-xs text-slate-500 dark:text-slate-400">
                 <ShareStatus email={email} />
                 <SentAt email={email} now={now} />
+                <MatchedVersion email={email} />
               </div>
             </div>
             <Actions email={email} onDelete={onDelete} />
@@ -173,9 +207,15 @@ export function EmailList({ emails, now, onDelete, compact }: EmailListProps) {
               <ShareStatus email={email} />
             </td>
             <td className="px-3 py-3">
-              <div className="flex min-w-0 text-slate-700 dark:text-slate-300">
+              <div className="flex min-w-0 items-center gap-2 text-slate-700 dark:text-slate-300">
                 <Subject email={email} />
+                <VersionBadge email={email} />
               </div>
+              {email.matched ? (
+                <div className="mt-0.5 flex">
+                  <MatchedVersion email={email} />
+                </div>
+              ) : null}
             </td>
             <td className="px-3 py-3 text-slate-600 dark:text-slate-400">
               <SentAt email={email} now={now} />

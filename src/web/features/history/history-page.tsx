@@ -132,7 +132,7 @@ export function HistoryPage() {
 
   const confirmDelete = () => {
     if (!toDelete) return;
-    remove.mutate(toDelete.id, {
+    remove.mutate(toDelete, {
       onSuccess: () => {
         toast.success('Email deleted');
         setToDelete(null);
@@ -277,8 +277,14 @@ export function HistoryPage() {
           if (!open) setToDelete(null);
         }}
         title="Delete Email"
-        description="Are you sure you want to delete this email?"
-        confirmLabel="Delete"
+        description={
+          toDelete && toDelete.versionCount > 1
+            ? `Are you sure you want to delete all ${toDelete.versionCount} versions of this email?`
+            : 'Are you sure you want to delete this email?'
+        }
+        confirmLabel={
+          toDelete && toDelete.versionCount > 1 ? `Delete ${toDelete.versionCount} Versions` : 'Delete'
+        }
         destructive
         busy={remove.isPending}
         onConfirm={confirmDelete}

@@ -18,6 +18,10 @@ function sampleEmails(now: Date): EmailSummary[] {
   ];
   return rows.map(([to, subject, minutesAgo, isPublic], i) => ({
     id: `sample-${i}`,
+    threadId: `sample-${i}`,
+    version: 1,
+    versionCount: 1,
+    matched: null,
     to,
     subject,
     createdAt: new Date(now.getTime() - minutesAgo * MINUTE).toISOString(),

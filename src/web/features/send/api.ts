@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
+  Email,
   PreviewEmailRequest,
   PreviewEmailResponse,
   SendEmailRequest,
@@ -46,5 +47,18 @@ export function useLiveChecks() {
   return useMutation({
     mutationFn: (body: PreviewEmailRequest) =>
       api<PreviewEmailResponse>('/api/email/preview', { method: 'POST', body: { ...body, live: true } }),
+  });
+}
+
+/**
+ * The email an "Edit and Resend" starts from (GET /api/email/{id}, the detail's own query key):
+ * its source and options fill the composer, and the send becomes its thread's next version.
+ */
+export function useEmailToEdit(id: string | null) {
+  return useQuery({
+    queryKey: emailKeys.detail(id ?? ''),
+    queryFn: ({ signal }) => api<Email>(`/api/email/${encodeURIComponent(id!)}`, { signal }),
+    enabled: id !== null,
+    retry: false,
   });
 }

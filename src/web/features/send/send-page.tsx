@@ -1,4 +1,4 @@
-import { Send } from 'lucide-react';
+import { PencilLine, Send, X } from 'lucide-react';
 import {
   lazy,
   Suspense,
@@ -9,7 +9,7 @@ import {
   type FormEvent,
   type KeyboardEvent,
 } from 'react';
-import { useNavigate } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { ChecklistSummaryBadge } from '../../components/checklist/checklist.tsx';
 import { Button } from '../../components/ui/button.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
@@ -28,7 +28,7 @@ import { parseRecipients } from '../../../shared/recipients.ts';
 import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { useSession } from '../../lib/session.ts';
 import { useUsage } from '../../lib/usage.ts';
-import { useEmailPreview, useLiveChecks, useSendEmail } from './api.ts';
+import { useEmailPreview, useEmailToEdit, useLiveChecks, useSendEmail } from './api.ts';
 import { ComposerPreview } from './composer-preview.tsx';
 import { parseSampleData, SampleData } from './sample-data.tsx';
 import { SourceOptions, type MergeSyntax } from './source-options.tsx';
@@ -100,6 +100,42 @@ export function SendPage() {
   const [editorKey, setEditorKey] = useState(0);
   const redirectTimer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(redirectTimer.current), []);
+
+  // Edit and Resend (?from={id}): the email's source and options fill the form once; the send
+  // becomes the next version of its thread.
+  const [params, setParams] = useSearchParams();
+  const fromId = params.get('from');
+  const editing = useEmailToEdit(fromId);
+  const parent = fromId !== null && editing.data?.id === fromId ? editing.data : null;
+  const [filledFrom, setFilledFrom] = useState<string | null>(null);
+  if (parent && filledFrom !== parent.id) {
+    setFilledFrom(parent.id);
+    setTo(parent.to);
+    setSubject(parent.subject);
+    setHtml(parent.source.html);
+    setFormat(parent.source.format);
+    setInlineCss(parent.source.inlineCss);
+    setText(parent.source.text);
+    setSyntax(parent.source.template?.syntax ?? 'none');
+    setSampleData(parent.source.template ? JSON.stringify(parent.source.template.data, null, 2) : '');
+    setEditorKey((k) => k + 1);
+  }
+  const stopEditing = () =>
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        next.delete('from');
+        return next;
+      },
+      { replace: true },
+    );
+  useEffect(() => {
+    if (!editing.error) return;
+    toast.error('Failed to load email', errorMessage(editing.error));
+    stopEditing();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per failed load
+  }, [editing.error]);
+  const nextVersion = parent ? parent.versions[0]!.version + 1 : null;
 
   // The live preview asks for exactly what a send would take, once typing pauses; `to` only when
   // it is valid (it changes nothing but the message's size).
@@ -196,6 +232,7 @@ export function SendPage() {
         format,
         ...(template ? { template } : {}),
         ...(text?.trim() ? { text } : {}),
+        ...(parent ? { parentId: parent.id } : {}),
       },
       {
         onSuccess: ({ id }) => {
@@ -206,7 +243,9 @@ export function SendPage() {
           setText(null);
           setEditorKey((k) => k + 1);
           setProblem(null);
-          if (isPro) {
+          if (parent) stopEditing();
+          // A new version opens at once for any plan: the user came from its thread's detail page.
+          if (isPro || parent) {
             redirectTimer.current = window.setTimeout(
               () => navigate(`/app/email/${id}`),
               PRO_REDIRECT_DELAY_MS,
@@ -243,6 +282,32 @@ export function SendPage() {
       <div className="space-y-6">
         {user && !verified ? <VerificationRequiredNotice /> : null}
         {!isPro && usage.data ? <UsageBanner usage={usage.data.usage} /> : null}
+        {parent && nextVersion ? (
+          <div
+            data-testid="editing-banner"
+            data-message=""
+            className="flex flex-wrap items-center justify-between gap-3 rounded-xl border border-brand-200 bg-brand-50 px-4 py-3 text-sm text-brand-900 dark:border-brand-800 dark:bg-brand-950/60 dark:text-brand-100"
+          >
+            <p className="flex min-w-0 items-center gap-2">
+              <PencilLine aria-hidden="true" className="size-4 shrink-0" />
+              <span className="min-w-0">
+                Editing version {parent.version} of “{parent.subject || 'No Subject'}”. Sending makes version{' '}
+                {nextVersion}.
+              </span>
+            </p>
+            <Button
+              variant="ghost"
+              size="sm"
+              onClick={() => {
+                stopEditing();
+                setFilledFrom(null);
+              }}
+            >
+              <X aria-hidden="true" />
+              Send as a New Email
+            </Button>
+          </div>
+        ) : null}
 
         {/* The preview sits beside the form on wide screens, below it on narrower ones. */}
         <div className="grid gap-6 xl:grid-cols-[minmax(0,5fr)_minmax(0,7fr)] xl:items-start">

@@ -1,0 +1,60 @@
+import { Moon, Sun } from 'lucide-react';
+import { PixelDiff } from '../../../components/pixel-diff/pixel-diff.tsx';
+import { WIDTH_PRESETS, defaultWidth, presetFor } from '../../../components/email-preview/preview-view.ts';
+import { usePreviewView } from '../../../components/email-preview/use-preview-view.ts';
+import { SegmentedControl } from '../../../components/ui/segmented-control.tsx';
+import type { RenderMode } from '../../../../shared/contract/render.ts';
+
+/**
+ * The Pixel Diff tab of the compare screen: both versions rendered alike by the server's renderer
+ * (src/server/render/), rows aligned before comparing (docs/decisions/0081-row-aligned-pixel-diff.md).
+ * Width and colours are the preview's (kept in the URL, shared with the Visual tab); the renderer
+ * knows Light and Dark, so forced dark compares in Dark.
+ */
+export function PixelTab({ leftId, rightId }: { leftId: string; rightId: string }) {
+  const [view, setView] = usePreviewView();
+  const width = view.width ?? defaultWidth(window.innerWidth);
+  const mode: RenderMode = view.mode === 'light' ? 'light' : 'dark';
+  return (
+    <div className="space-y-3">
+      <div
+        className="flex flex-wrap items-center gap-x-3 gap-y-2"
+        role="toolbar"
+        aria-label="Pixel diff view"
+      >
+        <SegmentedControl
+          label="Width"
+          options={WIDTH_PRESETS.map((p) => ({ value: p.id, label: p.label }))}
+          value={presetFor(width)?.id ?? null}
+          onChange={(id) => setView({ width: WIDTH_PRESETS.find((p) => p.id === id)!.width })}
+        />
+        <SegmentedControl<RenderMode>
+          label="Colours"
+          options={[
+            {
+              value: 'light',
+              label: (
+                <>
+                  <Sun aria-hidden="true" />
+                  Light
+                </>
+              ),
+            },
+            {
+              value: 'dark',
+              label: (
+                <>
+                  <Moon aria-hidden="true" />
+                  Dark
+                </>
+              ),
+            },
+          ]}
+          value={mode}
+          onChange={(m) => setView({ mode: m })}
+        />
+      </div>
+      <PixelDiff leftId={leftId} rightId={rightId} width={width} mode={mode} />
+    </div>
+  );
+}

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { diffSources, inlineLines, type DiffRow, type Segment } from './source-diff.ts';
+
+/** An email of `n` table rows, one per line, as an agency writes them. */
+function email(rows: string[]): string {
+  return [
+    '<!doctype html>',
+    '<html>',
+    '<body style="margin:0">',
+    '<table width="600" cellpadding="0" cellspacing="0">',
+    ...rows,
+    '</table>',
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+const body = Array.from(
+  { length: 30 },
+  (_, i) => `<tr><td style="padding:8px;color:#111827">Paragraph ${i + 1} of the spring sale.</td></tr>`,
+);
+const changedText = (segments: Segment[]) => segments.filter((s) => s.changed).map((s) => s.text);
+const notSame = (rows: DiffRow[]) => rows.filter((r) => r.kind !== 'same');
+
+describe('source diff of two versions', () => {
+  it('reports nothing for equal sources', () => {
+    const diff = diffSources(email(body), email(body));
+    expect(notSame(diff.rows)).toEqual([]);
+    expect(diff).toMatchObject({ added: 0, removed: 0, changed: 0, tooDifferent: false });
+    expect(diff.rows).toHaveLength(37);
+  });
+
+  it('reports a changed word as exactly that word, on exactly that line', () => {
+    const after = [...body];
+    after[11] = after[11]!.replace('spring', 'summer');
+    const diff = diffSources(email(body), email(after));
+    const changed = notSame(diff.rows);
+    expect(changed).toHaveLength(1);
+    const row = changed[0]!;
+    if (row.kind !== 'changed') throw new Error(`expected a changed line, got ${row.kind}`);
+    expect(row.left.number).toBe(16);
+    expect(row.right.number).toBe(16);
+    expect(changedText(row.left.segments)).toEqual(['spring']);
+    expect(changedText(row.right.segments)).toEqual(['summer']);
+    // The rest of the line is there, unchanged.
+    expect(row.right.segments.map((s) => s.text).join('')).toBe(after[11]);
+    expect(diff).toMatchObject({ added: 0, removed: 0, changed: 1 });
+  });
+
+  it('reports an inserted banner as only its lines, not everything after it', () => {
+    const banner = [
+      '<tr><td style="background:#4f46e5;padding:16px">',
+      '  <a href="https://shop.example.com/sale" style="color:#ffffff">Sale ends Sunday</a>',
+      '</td></tr>',
+    ];
+    const after = [...body.slice(0, 3), ...banner, ...body.slice(3)];
+    const diff = diffSources(email(body), email(after));
+    const changed = notSame(diff.rows);
+    expect(changed.map((r) => r.kind)).toEqual(['added', 'added', 'added']);
+    expect(
+      changed.map((r) => (r.kind === 'added' ? r.right.segments.map((s) => s.text).join('') : '')),
+    ).toEqual(banner);
+    expect(diff).toMatchObject({ added: 3, removed: 0, changed: 0 });
+    // The lines below the banner are the same lines, three numbers further down on the right.
+    const last = diff.rows.findLast((r) => r.kind === 'same')!;
+    expect(last.kind === 'same' && [last.left.number, last.right.number]).toEqual([37, 40]);
+  });
+
+  it('keeps an inserted banner an added line when every line below it changed too', () => {
+    const after = body.map((l) => l.replace('color:#111827', 'color:#b91c1c'));
+    after.splice(3, 0, '<tr><td style="background:#4f46e5;color:#ffffff">Sale ends Sunday</td></tr>');
+    const diff = diffSources(email(body), email(after));
+    expect(diff).toMatchObject({ added: 1, removed: 0, changed: 30 });
+    const added = diff.rows.filter((r) => r.kind === 'added');
+    expect(added.map((r) => r.kind === 'added' && r.right.number)).toEqual([8]);
+    // Each changed line meets its own new version: only the colour differs.
+    for (const row of diff.rows) {
+      if (row.kind !== 'changed') continue;
+      expect(changedText(row.left.segments)).toEqual(['111827']);
+      expect(changedText(row.right.segments)).toEqual(['b91c1c']);
+    }
+  });
+
+  it('reports a colour change as exactly that attribute value', () => {
+    const after = [...body];
+    after[4] = after[4]!.replace('color:#111827', 'color:#b91c1c');
+    const diff = diffSources(email(body), email(after));
+    const changed = notSame(diff.rows);
+    expect(changed).toHaveLength(1);
+    const row = changed[0]!;
+    if (row.kind !== 'changed') throw new Error(`expected a changed line, got ${row.kind}`);
+    expect(changedText(row.left.segments)).toEqual(['111827']);
+    expect(changedText(row.right.segments)).toEqual(['b91c1c']);
+    // …inside the style attribute: what comes before the change ends with it.
+    const before = row.right.segments[0]!;
+    expect(before.changed).toBe(false);
+    expect(before.text.endsWith('style="padding:8px;color:#')).toBe(true);
+  });
+
+  it('shows a removed line as removed, and the inline view as old then new lines', () => {
+    const after = body.filter((_, i) => i !== 2);
+    after[0] = after[0]!.replace('Paragraph 1', 'Paragraph one');
+    const diff = diffSources(email(body), email(after));
+    expect(notSame(diff.rows).map((r) => r.kind)).toEqual(['changed', 'removed']);
+    const inline = inlineLines(diff.rows).filter((l) => l.kind !== 'same');
+    expect(inline.map((l) => l.kind)).toEqual(['removed', 'added', 'removed']);
+    expect(changedText(inline[0]!.segments)).toEqual(['1']);
+    expect(changedText(inline[1]!.segments)).toEqual(['one']);
+  });
+
+  it('diffs two 100 KB versions within a second and keeps every line', () => {
+    const big = Array.from(
+      { length: 1200 },
+      (_, i) => `<p style="margin:0 0 12px">Line ${i} of a long newsletter body.</p>`,
+    );
+    const changedBig = big.map((l, i) => (i % 100 === 50 ? l.replace('long', 'longer') : l));
+    const left = email(big);
+    expect(left.length).toBeGreaterThan(60_000);
+    const started = performance.now();
+    const diff = diffSources(left, email(changedBig));
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(diff.changed).toBe(12);
+    expect(diff.rows).toHaveLength(1207);
+  });
+});

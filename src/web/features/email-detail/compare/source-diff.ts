@@ -1,0 +1,231 @@
+import { diffLines, diffWordsWithSpace, type ChangeObject } from 'diff';
+
+/**
+ * The source diff of two versions (docs/decisions/0077-source-diff-in-a-browser-worker.md): lines
+ * with jsdiff's Myers diff, then words inside each changed line. Pure, so it runs in a Web Worker
+ * (diff.worker.ts) and in unit tests alike.
+ */
+
+/** A run of text on a line; `changed` marks the words that differ from the other side. */
+export interface Segment {
+  text: string;
+  changed: boolean;
+}
+
+export interface DiffLine {
+  /** 1-based line number on its side. */
+  number: number;
+  segments: Segment[];
+}
+
+/**
+ * One row of the side-by-side view. `changed` pairs a line of the left with the line of the right
+ * that replaced it (word-level segments); `removed` and `added` lines have no counterpart.
+ */
+export type DiffRow =
+  | { kind: 'same'; left: DiffLine; right: DiffLine }
+  | { kind: 'changed'; left: DiffLine; right: DiffLine }
+  | { kind: 'removed'; left: DiffLine }
+  | { kind: 'added'; right: DiffLine };
+
+export interface SourceDiff {
+  rows: DiffRow[];
+  /** Lines only on the right, only on the left, and changed in place. */
+  added: number;
+  removed: number;
+  changed: number;
+  /** The line diff ran out of time: every line is shown as removed, then added. */
+  tooDifferent: boolean;
+}
+
+/** Time budgets: a diff that needs longer is shown coarser rather than freezing the tab. */
+const LINE_DIFF_MS = 3000;
+const WORD_DIFF_MS = 300;
+
+function splitLines(value: string): string[] {
+  const lines = value.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+const whole = (text: string, changed: boolean): Segment[] => (text ? [{ text, changed }] : []);
+
+/** Merges neighbouring segments with the same flag (jsdiff may split a run in several tokens). */
+function push(segments: Segment[], text: string, changed: boolean): void {
+  if (!text) return;
+  const last = segments[segments.length - 1];
+  if (last && last.changed === changed) last.text += text;
+  else segments.push({ text, changed });
+}
+
+/** Word-level segments of a line and the line that replaced it. */
+export function diffWordsOfLine(left: string, right: string): { left: Segment[]; right: Segment[] } {
+  const parts: ChangeObject<string>[] | undefined = diffWordsWithSpace(left, right, {
+    timeout: WORD_DIFF_MS,
+  });
+  if (!parts) return { left: whole(left, true), right: whole(right, true) };
+  const l: Segment[] = [];
+  const r: Segment[] = [];
+  for (const part of parts) {
+    if (!part.added) push(l, part.value, part.removed);
+    if (!part.removed) push(r, part.value, part.added);
+  }
+  return { left: l, right: r };
+}
+
+/** Two lines are one line edited when at least this share of their words is common. */
+const LIKENESS = 0.5;
+/** Blocks larger than this (lines × lines) are paired in order instead, to bound the work. */
+const MAX_ALIGN_CELLS = 250_000;
+
+function words(line: string): string[] {
+  return line.split(/[^\p{L}\p{N}_#]+/u).filter(Boolean);
+}
+
+/** Dice coefficient of the two lines' words (as multisets): 1 for the same words, 0 for none in common. */
+function likeness(a: string[], b: string[]): number {
+  if (a.length + b.length === 0) return 1;
+  const counts = new Map<string, number>();
+  for (const w of a) counts.set(w, (counts.get(w) ?? 0) + 1);
+  let common = 0;
+  for (const w of b) {
+    const n = counts.get(w) ?? 0;
+    if (n > 0) {
+      common++;
+      counts.set(w, n - 1);
+    }
+  }
+  return (2 * common) / (a.length + b.length);
+}
+
+type Step = { left?: string; right?: string };
+
+/**
+ * Pairs the lines of a removed block with those of the added block that replaced it, in order,
+ * maximising the summed likeness of the pairs (lines too unlike stay unpaired): a banner inserted
+ * among edited lines is an added line, and each edited line meets its own new version.
+ */
+export function alignBlock(left: string[], right: string[]): Step[] {
+  const n = left.length;
+  const m = right.length;
+  if (n * m > MAX_ALIGN_CELLS) {
+    const steps: Step[] = [];
+    for (let k = 0; k < Math.max(n, m); k++) steps.push({ left: left[k], right: right[k] });
+    return steps;
+  }
+  const lw = left.map(words);
+  const rw = right.map(words);
+  const sim = (i: number, j: number) => likeness(lw[i]!, rw[j]!);
+  // score[i][j]: the best sum for left[i..] and right[j..].
+  const score = Array.from({ length: n + 1 }, () => new Float64Array(m + 1));
+  const pairScore = Array.from({ length: n }, () => new Float64Array(m));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      const s = sim(i, j);
+      pairScore[i]![j] = s;
+      const pair = s >= LIKENESS ? s + score[i + 1]![j + 1]! : -1;
+      score[i]![j] = Math.max(pair, score[i + 1]![j]!, score[i]![j + 1]!);
+    }
+  }
+  const steps: Step[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    const s = pairScore[i]![j]!;
+    if (s >= LIKENESS && score[i]![j] === s + score[i + 1]![j + 1]!) {
+      steps.push({ left: left[i], right: right[j] });
+      i++;
+      j++;
+    } else if (score[i]![j] === score[i + 1]![j]) {
+      steps.push({ left: left[i] });
+      i++;
+    } else {
+      steps.push({ right: right[j] });
+      j++;
+    }
+  }
+  for (; i < n; i++) steps.push({ left: left[i] });
+  for (; j < m; j++) steps.push({ right: right[j] });
+  return steps;
+}
+
+export function diffSources(leftText: string, rightText: string): SourceDiff {
+  const rows: DiffRow[] = [];
+  let leftNo = 0;
+  let rightNo = 0;
+  const result = { rows, added: 0, removed: 0, changed: 0, tooDifferent: false };
+  const same = (text: string) => {
+    rows.push({
+      kind: 'same',
+      left: { number: ++leftNo, segments: whole(text, false) },
+      right: { number: ++rightNo, segments: whole(text, false) },
+    });
+  };
+  const removed = (text: string) => {
+    result.removed++;
+    rows.push({ kind: 'removed', left: { number: ++leftNo, segments: whole(text, true) } });
+  };
+  const added = (text: string) => {
+    result.added++;
+    rows.push({ kind: 'added', right: { number: ++rightNo, segments: whole(text, true) } });
+  };
+
+  const changes = diffLines(leftText, rightText, { timeout: LINE_DIFF_MS });
+  if (!changes) {
+    splitLines(leftText).forEach(removed);
+    splitLines(rightText).forEach(added);
+    return { ...result, tooDifferent: true };
+  }
+  for (let i = 0; i < changes.length; i++) {
+    const change = changes[i]!;
+    const lines = splitLines(change.value);
+    if (!change.added && !change.removed) {
+      lines.forEach(same);
+      continue;
+    }
+    const next = changes[i + 1];
+    if (change.removed && next?.added) {
+      // A block replaced by another: pair each line with the line that replaced it (by
+      // likeness, so a line inserted among edited ones does not shift every pair after it),
+      // word-diff each pair; what is left over on either side is removed or added.
+      for (const step of alignBlock(lines, splitLines(next.value))) {
+        if (step.left !== undefined && step.right !== undefined) {
+          const words = diffWordsOfLine(step.left, step.right);
+          result.changed++;
+          rows.push({
+            kind: 'changed',
+            left: { number: ++leftNo, segments: words.left },
+            right: { number: ++rightNo, segments: words.right },
+          });
+        } else if (step.left !== undefined) removed(step.left);
+        else if (step.right !== undefined) added(step.right);
+      }
+      i++;
+      continue;
+    }
+    if (change.removed) lines.forEach(removed);
+    else lines.forEach(added);
+  }
+  return result;
+}
+
+/** The inline view's lines: each row once, a changed row as its old line then its new line. */
+export type InlineLine =
+  | { kind: 'same'; left: number; right: number; segments: Segment[] }
+  | { kind: 'removed'; left: number; segments: Segment[] }
+  | { kind: 'added'; right: number; segments: Segment[] };
+
+export function inlineLines(rows: DiffRow[]): InlineLine[] {
+  const out: InlineLine[] = [];
+  for (const row of rows) {
+    if (row.kind === 'same') {
+      out.push({ kind: 'same', left: row.left.number, right: row.right.number, segments: row.left.segments });
+    } else {
+      if (row.kind !== 'added')
+        out.push({ kind: 'removed', left: row.left.number, segments: row.left.segments });
+      if (row.kind !== 'removed')
+        out.push({ kind: 'added', right: row.right.number, segments: row.right.segments });
+    }
+  }
+  return out;
+}

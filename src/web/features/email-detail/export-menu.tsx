@@ -1,0 +1,82 @@
+import { Download, FileImage, FileText, FileType, Mail } from 'lucide-react';
+import { RENDER_MESSAGES, RENDER_MODES } from '../../../shared/contract/render.ts';
+import { defaultWidth } from '../../components/email-preview/preview-view.ts';
+import { usePreviewView } from '../../components/email-preview/use-preview-view.ts';
+import {
+  DropdownMenu,
+  DropdownMenuItem,
+  DropdownMenuLabel,
+  DropdownMenuSeparator,
+} from '../../components/ui/dropdown-menu.tsx';
+import { toast } from '../../components/ui/toast.tsx';
+import { apiBlob, errorMessage } from '../../lib/api.ts';
+import { usePublicConfig } from '../../lib/public-config.ts';
+import { saveFile } from './save-file.ts';
+
+const MODE_LABEL = { light: 'Light', dark: 'Dark' } as const;
+
+/**
+ * Export of the email as sent (GET /api/email/{id}/export.*): PNG and PDF rendered at the width and
+ * in the mode the preview shows (its toolbar chooses them), and the .html and .eml files, the same
+ * bytes as the Download buttons of the HTML and Raw tabs.
+ */
+export function ExportMenu({ emailId }: { emailId: string }) {
+  const [view] = usePreviewView();
+  const config = usePublicConfig();
+  const rendererOn = config.data?.renderer ?? false;
+  // Until a width is chosen the preview shows the default for the room; so does the export.
+  const width = view.width ?? defaultWidth(window.innerWidth);
+  const mode = RENDER_MODES.find((m) => m === view.mode);
+
+  const download = async (file: string, name: string) => {
+    try {
+      saveFile(await apiBlob(`/api/email/${emailId}/${file}`), name);
+    } catch (err) {
+      toast.error(errorMessage(err));
+    }
+  };
+  const rendered = (format: 'png' | 'pdf') =>
+    void download(
+      `export.${format}?width=${width}&mode=${mode}`,
+      `email-${emailId}-${width}-${mode}.${format}`,
+    );
+
+  const note = !rendererOn
+    ? RENDER_MESSAGES.unavailable
+    : mode
+      ? `${width} px, ${MODE_LABEL[mode]}, as in the preview`
+      : 'Forced dark is an approximation; choose Light or Dark in the preview to export an image.';
+
+  return (
+    <DropdownMenu
+      trigger={
+        <>
+          <Download aria-hidden="true" />
+          Export
+        </>
+      }
+      triggerVariant="outline"
+      triggerClassName="self-start"
+    >
+      <DropdownMenuLabel className="whitespace-normal">
+        <span data-testid="export-note">{note}</span>
+      </DropdownMenuLabel>
+      <DropdownMenuItem icon={<FileImage />} disabled={!rendererOn || !mode} onSelect={() => rendered('png')}>
+        Download PNG
+      </DropdownMenuItem>
+      <DropdownMenuItem icon={<FileType />} disabled={!rendererOn || !mode} onSelect={() => rendered('pdf')}>
+        Download PDF
+      </DropdownMenuItem>
+      <DropdownMenuSeparator />
+      <DropdownMenuItem
+        icon={<FileText />}
+        onSelect={() => void download('export.html', `email-${emailId}.html`)}
+      >
+        Download .html
+      </DropdownMenuItem>
+      <DropdownMenuItem icon={<Mail />} onSelect={() => void download('export.eml', `email-${emailId}.eml`)}>
+        Download .eml
+      </DropdownMenuItem>
+    </DropdownMenu>
+  );
+}

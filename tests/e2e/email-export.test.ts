@@ -1,0 +1,81 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertEmail } from '../../src/server/features/email/email.repo.ts';
+import { enqueueMail } from '../../src/server/mail/outbox.ts';
+import { setupBrowser } from '../support/browser.ts';
+import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { createUser } from '../support/users.ts';
+
+/**
+ * The detail page's Export menu (src/web/features/email-detail/export-menu.tsx): PNG at the width
+ * and mode the preview shows, and the .html file with the bytes as sent.
+ */
+
+const browser = setupBrowser();
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => server?.close());
+
+/** The browser runs as a server process: a download is saved, then read. */
+async function bytesOf(download: { saveAs(file: string): Promise<void> }): Promise<Buffer> {
+  const file = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'export-')), 'file');
+  await download.saveAs(file);
+  return fs.readFile(file);
+}
+
+const HTML =
+  '<!DOCTYPE html><html><body style="margin:0"><div style="height:1200px;background:#eef">Export me ✓</div></body></html>';
+
+describe('export menu', () => {
+  it('downloads a PNG of the preview’s view and the .html as sent', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const email = await insertEmail(server.db, {
+      userId: u.user.id,
+      to: 'client@example.com',
+      subject: 'Export',
+      html: HTML,
+      inlineCss: false,
+      createdAt: new Date('2026-11-20T10:00:00Z'),
+    });
+    await enqueueMail(server.db, { priority: 'pro', to: ['client@example.com'], emailId: email.id });
+    const page = await browser.signedInPage(server, u, { acceptDownloads: true });
+    await page.goto(`/app/email/${email.id}?view=375&mode=dark`);
+
+    await page.getByRole('button', { name: 'Export' }).click();
+    await expect
+      .poll(() => page.getByTestId('export-note').textContent())
+      .toBe('375 px, Dark, as in the preview');
+    const [png] = await Promise.all([
+      page.waitForEvent('download', { timeout: 30_000 }),
+      page.getByRole('menuitem', { name: 'Download PNG' }).click(),
+    ]);
+    expect(png.suggestedFilename()).toBe(`email-${email.id}-375-dark.png`);
+    const image = PNG.sync.read(await bytesOf(png));
+    expect([image.width, image.height]).toEqual([375, 1200]);
+
+    await page.getByRole('button', { name: 'Export' }).click();
+    const [html] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('menuitem', { name: 'Download .html' }).click(),
+    ]);
+    expect(html.suggestedFilename()).toBe(`email-${email.id}.html`);
+    expect((await bytesOf(html)).toString('utf8')).toBe(HTML);
+
+    // Forced dark is the preview's approximation: no image of it.
+    await page.goto(`/app/email/${email.id}?mode=forced-dark`);
+    await page.getByRole('button', { name: 'Export' }).click();
+    await expect
+      .poll(() => page.getByTestId('export-note').textContent())
+      .toMatch(/^Forced dark is an approximation/);
+    await expect
+      .poll(() => page.getByRole('menuitem', { name: 'Download PNG' }).getAttribute('aria-disabled'))
+      .toBe('true');
+    await page.screenshot({ path: '/tmp/h2-export-menu.png' });
+  });
+});
