@@ -54,6 +54,9 @@ export default defineConfig(({ mode }) => ({
     sourcemap: false,
     reportCompressedSize: true,
     chunkSizeWarningLimit: 600,
+    // Every browser of the es2022 target but Safari 15.4–16 preloads modules natively; there the
+    // lazy chunks still load, only without the head start (docs/decisions/0087-no-modulepreload-polyfill.md).
+    modulePreload: { polyfill: false },
   },
   server: {
     port: 5173,

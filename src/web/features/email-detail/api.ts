@@ -76,10 +76,22 @@ export function useMessageSource(id: string, deliveryId?: string) {
   });
 }
 
-/** After a delete: the deleted versions' details go, every other version's list of versions and the history follow. */
+/**
+ * After a delete: every other version's list of versions and the history follow; the deleted
+ * versions' details are never asked for again. A detail still shown (the page that is leaving) is
+ * not refetched, nor removed: a removed query its page renders once more would be built again and
+ * ask for the deleted email. It goes with its page (the cache's garbage collection).
+ */
 function forgetDeleted(queryClient: QueryClient, ids: string[]): void {
-  for (const id of ids) queryClient.removeQueries({ queryKey: emailKeys.detail(id) });
-  void queryClient.invalidateQueries({ queryKey: emailKeys.all });
+  const deleted = new Set(ids);
+  const isDeleted = (key: readonly unknown[]) =>
+    key[0] === emailKeys.all[0] && key[1] === 'detail' && deleted.has(key[2] as string);
+  void queryClient.cancelQueries({ predicate: (q) => isDeleted(q.queryKey) });
+  for (const id of ids) queryClient.removeQueries({ queryKey: emailKeys.detail(id), type: 'inactive' });
+  void queryClient.invalidateQueries({
+    queryKey: emailKeys.all,
+    predicate: (q) => !isDeleted(q.queryKey),
+  });
 }
 
 /** Deletes one version (DELETE /api/email/{id}); the thread's other versions stay. */
