@@ -51,45 +51,29 @@ export function registerExportRoutes(app: FastifyInstance, deps: FeatureDeps): v
       .header('X-Render-Truncated', String(rendered.truncated))
       .send(rendered.body);
 
-  r.get(
-    '/api/email/:id/export.png',
-    {
-      config: { ...API_KEY_ROUTE, produces: 'image/png', summary: 'The email as sent, rendered to PNG' },
-      schema: { params: emailIdParams, querystring: renderQuery },
-    },
-    async (request, reply) => {
-      const user = requireUser(request);
-      const { id } = request.params;
-      const { width, mode } = request.query;
-      const html = await sentHtml(deps, user.id, id);
-      requireRenderer(deps);
-      await renderLimit(reply, user.id);
-      const rendered = await renderSent(deps, user.id, html, { width, mode, format: 'png' });
-      return sendRendered(reply, rendered, 'image/png', `email-${id}-${width}-${mode}.png`);
-    },
-  );
-
-  r.get(
-    '/api/email/:id/export.pdf',
-    {
-      config: {
-        ...API_KEY_ROUTE,
-        produces: 'application/pdf',
-        summary: 'The email as sent, as a one-page PDF',
+  const rendered = [
+    { format: 'png', type: 'image/png', summary: 'The email as sent, rendered to PNG' },
+    { format: 'pdf', type: 'application/pdf', summary: 'The email as sent, as a one-page PDF' },
+  ] as const;
+  for (const { format, type, summary } of rendered) {
+    r.get(
+      `/api/email/:id/export.${format}`,
+      {
+        config: { ...API_KEY_ROUTE, produces: type, summary },
+        schema: { params: emailIdParams, querystring: renderQuery },
       },
-      schema: { params: emailIdParams, querystring: renderQuery },
-    },
-    async (request, reply) => {
-      const user = requireUser(request);
-      const { id } = request.params;
-      const { width, mode } = request.query;
-      const html = await sentHtml(deps, user.id, id);
-      requireRenderer(deps);
-      await renderLimit(reply, user.id);
-      const rendered = await renderSent(deps, user.id, html, { width, mode, format: 'pdf' });
-      return sendRendered(reply, rendered, 'application/pdf', `email-${id}-${width}-${mode}.pdf`);
-    },
-  );
+      async (request, reply) => {
+        const user = requireUser(request);
+        const { id } = request.params;
+        const { width, mode } = request.query;
+        const html = await sentHtml(deps, user.id, id);
+        requireRenderer(deps);
+        await renderLimit(reply, user.id);
+        const result = await renderSent(deps, user.id, html, { width, mode, format });
+        return sendRendered(reply, result, type, `email-${id}-${width}-${mode}.${format}`);
+      },
+    );
+  }
 
   r.get(
     '/api/email/:id/export.html',

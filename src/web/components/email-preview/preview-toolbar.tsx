@@ -21,7 +21,7 @@ const WIDTH_OPTIONS: SegmentedOption<string>[] = WIDTH_PRESETS.map((p) => ({
   title: `${p.label === String(p.width) ? '' : `${p.label}: `}${p.width} px wide`,
 }));
 
-const MODE_OPTIONS: SegmentedOption<PreviewMode>[] = [
+export const MODE_OPTIONS: SegmentedOption<PreviewMode>[] = [
   {
     value: 'light',
     label: (

@@ -1,9 +1,14 @@
-import { Moon, Sun } from 'lucide-react';
 import { PixelDiff } from '../../../components/pixel-diff/pixel-diff.tsx';
 import { WIDTH_PRESETS, defaultWidth, presetFor } from '../../../components/email-preview/preview-view.ts';
+import { MODE_OPTIONS } from '../../../components/email-preview/preview-toolbar.tsx';
 import { usePreviewView } from '../../../components/email-preview/use-preview-view.ts';
-import { SegmentedControl } from '../../../components/ui/segmented-control.tsx';
+import { SegmentedControl, type SegmentedOption } from '../../../components/ui/segmented-control.tsx';
 import type { RenderMode } from '../../../../shared/contract/render.ts';
+
+/** The preview's own Light and Dark choices: the renderer has no forced dark. */
+const RENDER_OPTIONS = MODE_OPTIONS.filter(
+  (o): o is SegmentedOption<RenderMode> => o.value !== 'forced-dark',
+);
 
 /**
  * The Pixel Diff tab of the compare screen: both versions rendered alike by the server's renderer
@@ -30,26 +35,7 @@ export function PixelTab({ leftId, rightId }: { leftId: string; rightId: string 
         />
         <SegmentedControl<RenderMode>
           label="Colours"
-          options={[
-            {
-              value: 'light',
-              label: (
-                <>
-                  <Sun aria-hidden="true" />
-                  Light
-                </>
-              ),
-            },
-            {
-              value: 'dark',
-              label: (
-                <>
-                  <Moon aria-hidden="true" />
-                  Dark
-                </>
-              ),
-            },
-          ]}
+          options={RENDER_OPTIONS}
           value={mode}
           onChange={(m) => setView({ mode: m })}
         />
