@@ -117,7 +117,10 @@ export async function checkImagesLive(
         ...place(image),
       });
     }
-    const weight = `${outcome.atLeast ? 'more than ' : ''}${formatBytes(outcome.bytes)}`;
+    // Counting stops past the limit after a chunk of any size: what is known is "more than the limit".
+    const weight = outcome.atLeast
+      ? `more than ${formatBytes(IMAGE_ERROR_BYTES)}`
+      : formatBytes(outcome.bytes);
     if (outcome.atLeast || outcome.bytes > IMAGE_ERROR_BYTES) {
       findings.push({
         severity: 'error',
