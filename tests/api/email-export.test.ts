@@ -200,19 +200,55 @@ describe('exports and pixel comparison', () => {
     });
   });
 
-  it('answers a thumbnail, small, and again from the cache', async () => {
+  it('answers a thumbnail, small, stored with the email: again costs no render and nothing from the limit', async () => {
     const id = await send(page(paragraphs));
+    const renders = () =>
+      ctx.db
+        .selectFrom('rate_limits')
+        .select((eb) => eb.fn.sum<string>('count').as('n'))
+        .where('key', 'like', 'render-user:%')
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.n));
     const first = await get(`/api/email/${id}/thumbnail.png`);
     expect(first.statusCode).toBe(200);
     const image = png(first.rawPayload);
     expect(image.width).toBe(300);
     expect(image.height).toBeLessThanOrEqual(400);
-    const started = Date.now();
+    const stored = await ctx.db
+      .selectFrom('email_thumbnails')
+      .select(['mode', 'png'])
+      .where('email_id', '=', id)
+      .execute();
+    expect(stored.map((t) => t.mode)).toEqual(['light']);
+    expect(stored[0]!.png.equals(first.rawPayload)).toBe(true);
+
+    const before = await renders();
     const again = await get(`/api/email/${id}/thumbnail.png`);
     expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
-    expect(Date.now() - started).toBeLessThan(500);
-    expect((await get(`/api/email/${id}/thumbnail.png?mode=dark`)).statusCode).toBe(200);
+    expect(await renders()).toBe(before);
+    const dark = await get(`/api/email/${id}/thumbnail.png?mode=dark`);
+    expect(dark.statusCode).toBe(200);
+    expect(await renders()).toBe(before + 1);
     expect((await get(`/api/email/${id}/thumbnail.png`, other.headers)).statusCode).toBe(404);
+
+    // Deleting the email takes its thumbnails with it, whether its row goes now or is only hidden
+    // while a delivery still reads it.
+    const deleted = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/email/${id}`,
+      headers: user.headers,
+    });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect((await get(`/api/email/${id}/thumbnail.png`)).statusCode).toBe(404);
+    const hiddenId = await send(page('<p>Hidden</p>'));
+    expect((await get(`/api/email/${hiddenId}/thumbnail.png`)).statusCode).toBe(200);
+    await ctx.db.updateTable('emails').set({ deleted_at: new Date() }).where('id', '=', hiddenId).execute();
+    const left = await ctx.db
+      .selectFrom('email_thumbnails')
+      .select('email_id')
+      .where('email_id', 'in', [id, hiddenId])
+      .execute();
+    expect(left).toEqual([]);
   });
 
   describe('validation, authentication and ownership', () => {

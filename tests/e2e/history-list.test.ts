@@ -246,6 +246,93 @@ describe('rows', () => {
   });
 });
 
+describe('thumbnails', () => {
+  it('show the top of each email, asked for two at a time and only near the screen, rendered once', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const at = Date.now();
+    for (let i = 0; i < 14; i++) await seed(u, `Round ${i + 1}`, { at: new Date(at - i * 60_000) });
+    const page = await browser.signedInPage(server, u, { viewport: { width: 1280, height: 720 } });
+    const problems = watchProblems(page);
+    let inFlight = 0;
+    let most = 0;
+    const asked = new Set<string>();
+    const thumbnailOf = (url: string) => /\/api\/email\/([^/]+)\/thumbnail\.png/.exec(url)?.[1];
+    page.on('request', (req) => {
+      const id = thumbnailOf(req.url());
+      if (!id) return;
+      asked.add(id);
+      most = Math.max(most, ++inFlight);
+    });
+    const done = (req: { url(): string }) => {
+      if (thumbnailOf(req.url())) inFlight--;
+    };
+    page.on('requestfinished', done);
+    page.on('requestfailed', done);
+
+    await page.goto('/app/history');
+    await expect.poll(() => rows(page).count()).toBe(14);
+    const first = rows(page).first().getByTestId('thumbnail');
+    await expect.poll(() => first.getAttribute('data-state'), { timeout: 30_000 }).toBe('shown');
+    expect(await first.locator('img').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(300);
+    // The last rows are far below the screen: not asked for yet.
+    const lastId = await rows(page).last().getAttribute('data-id');
+    expect(asked.has(lastId!)).toBe(false);
+
+    await rows(page).last().scrollIntoViewIfNeeded();
+    await expect
+      .poll(() => page.locator('[data-testid="thumbnail"][data-state="shown"]').count(), { timeout: 60_000 })
+      .toBe(14);
+    expect(most).toBeLessThanOrEqual(2);
+    expect(most).toBeGreaterThan(0);
+    const stored = await server.db
+      .selectFrom('email_thumbnails as t')
+      .innerJoin('emails as e', 'e.id', 't.email_id')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('e.user_id', '=', u.user.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBe(14);
+
+    // Another visit shows the stored thumbnails: nothing is rendered again.
+    const renders = () =>
+      server.db
+        .selectFrom('rate_limits')
+        .select((eb) => eb.fn.sum<string>('count').as('n'))
+        .where('key', 'like', 'render-user:%')
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.n));
+    const rendered = await renders();
+    asked.clear();
+    await page.reload();
+    await expect
+      .poll(() => page.locator('[data-testid="thumbnail"][data-state="shown"]').count(), { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(7);
+    expect(asked.size).toBeGreaterThanOrEqual(7);
+    expect(await renders()).toBe(rendered);
+    expect(problems.all()).toEqual([]);
+  }, 150_000);
+
+  it('a thumbnail that cannot be had shows a quiet placeholder, and the row still works', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const email = await seed(u, 'No picture');
+    const page = await browser.signedInPage(server, u);
+    await page.route(/\/thumbnail\.png$/, (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'The renderer is busy', code: 'busy' }),
+      }),
+    );
+    await page.goto('/app/history');
+    const thumb = rows(page).first().getByTestId('thumbnail');
+    await expect.poll(() => thumb.getAttribute('data-state')).toBe('failed');
+    expect(await thumb.locator('img').count()).toBe(0);
+    await rows(page)
+      .first()
+      .click({ position: { x: 400, y: 20 } });
+    await page.waitForURL(`**/app/email/${email.id}`);
+  });
+});
+
 describe('phones', () => {
   it('at 375px the table becomes cards, and history and detail fit without sideways scrolling', async () => {
     const u = await createUser(server.db, { plan: 'pro' });

@@ -16,6 +16,7 @@ import * as sessionNotify from './migrations/0014-session-notify.ts';
 import * as apiKeys from './migrations/0015-api-keys.ts';
 import * as emailThreads from './migrations/0016-email-threads.ts';
 import * as threadSharesAndReviews from './migrations/0018-thread-shares-and-reviews.ts';
+import * as emailThumbnails from './migrations/0021-email-thumbnails.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0015-api-keys': apiKeys,
   '0016-email-threads': emailThreads,
   '0018-thread-shares-and-reviews': threadSharesAndReviews,
+  '0021-email-thumbnails': emailThumbnails,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -240,6 +240,14 @@ export interface EmailReviewsTable {
   created_at: Date;
 }
 
+/** The stored top of an email as sent, one per mode (migration 0021). */
+export interface EmailThumbnailsTable {
+  email_id: string;
+  mode: 'light' | 'dark';
+  png: Buffer;
+  created_at: Generated<Date>;
+}
+
 export interface UsageCountersTable {
   user_id: string;
   month: ColumnType<Date, string, string>;
@@ -286,6 +294,7 @@ export interface Database {
   emails: EmailsTable;
   email_shares: EmailSharesTable;
   email_reviews: EmailReviewsTable;
+  email_thumbnails: EmailThumbnailsTable;
   usage_counters: UsageCountersTable;
   usage_ledger: UsageLedgerTable;
   send_rate: SendRateTable;

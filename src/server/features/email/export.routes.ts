@@ -11,15 +11,11 @@ import type { FeatureDeps } from '../../app-deps.ts';
 import { API_KEY_ROUTE, requireUser } from '../../http/auth.ts';
 import { enforceRateLimits, rateRule } from '../../http/rate-limit.ts';
 import type { RenderedPage } from '../../render/render-page.ts';
-import { createThumbnailCache } from '../../render/thumbnail-cache.ts';
-import { comparePixels, renderSent, requireRenderer, sentHtml } from './export.service.ts';
+import { comparePixels, renderSent, requireRenderer, sentHtml, thumbnail } from './export.service.ts';
 import { deliveredMessage } from './message.service.ts';
 
 /** Renders per user (a pixel comparison is two): plenty for a person, a wall for a script. */
 export const RENDER_RATE_RULE = rateRule('render-user', 120, 10 * 60_000, 'renders');
-
-/** Thumbnails: 600 CSS pixels wide at half scale, the first 800 CSS pixels of the email. */
-const THUMBNAIL = { width: 600, scale: 0.5, maxHeight: 800 } as const;
 
 /**
  * Exports of an email as sent (PNG, PDF, its HTML part, its message) and the pixel comparison of
@@ -35,7 +31,6 @@ export function registerExportRoutes(app: FastifyInstance, deps: FeatureDeps): v
       Array.from({ length: hits }, () => ({ rule: RENDER_RATE_RULE, subject: userId })),
       deps.clock.now(),
     );
-  const thumbnails = createThumbnailCache();
 
   const sendRendered = (
     reply: FastifyReply,
@@ -123,16 +118,7 @@ export function registerExportRoutes(app: FastifyInstance, deps: FeatureDeps): v
       const user = requireUser(request);
       const { id } = request.params;
       const { mode } = request.query;
-      // Ownership first (404 for another user's email), then the cache.
-      const html = await sentHtml(deps, user.id, id);
-      const key = `${id}:${mode}`;
-      let png = thumbnails.get(key);
-      if (!png) {
-        requireRenderer(deps);
-        await renderLimit(reply, user.id);
-        png = (await renderSent(deps, user.id, html, { ...THUMBNAIL, mode, format: 'png' })).body;
-        thumbnails.set(key, png);
-      }
+      const png = await thumbnail(deps, user.id, id, mode, () => renderLimit(reply, user.id));
       return reply
         .header('Content-Type', 'image/png')
         .header('Content-Disposition', `inline; filename="email-${id}-thumbnail.png"`)

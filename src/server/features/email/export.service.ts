@@ -7,7 +7,7 @@ import { AppError } from '../../http/errors.ts';
 import { unavailable, type Renderer } from '../../render/renderer.ts';
 import type { RenderedPage } from '../../render/render-page.ts';
 import type { PixelDiffResponse, RenderMode } from '../../../shared/contract/render.ts';
-import { findSentHtml } from './export.repo.ts';
+import { findSentHtml, findThumbnail, storeThumbnail } from './export.repo.ts';
 
 /**
  * Exports of an email as sent and the pixel comparison of two (docs/architecture.md "The
@@ -41,6 +41,32 @@ export function renderSent(
   view: { width: number; mode: RenderMode; format: 'png' | 'pdf'; scale?: number; maxHeight?: number },
 ): Promise<RenderedPage> {
   return deps.renderer.render({ html, userId, ...view });
+}
+
+/** Thumbnails: 600 CSS pixels wide at half scale, the first 800 CSS pixels of the email. */
+export const THUMBNAIL = { width: 600, scale: 0.5, maxHeight: 800 } as const;
+
+/**
+ * The top of one of the user's emails as a PNG (docs/decisions/0090-stored-thumbnails.md): the
+ * stored one, else rendered once and stored. Ownership and the stored thumbnail are one read (404
+ * for another user's email); `beforeRender` (the render limit) runs only when a render is needed,
+ * so a stored thumbnail costs no render and takes nothing from the limit.
+ */
+export async function thumbnail(
+  deps: ExportDeps,
+  userId: string,
+  id: string,
+  mode: RenderMode,
+  beforeRender: () => Promise<void>,
+): Promise<Buffer> {
+  const found = await findThumbnail(deps.db, userId, id, mode);
+  if (!found) throw notFound('Email not found');
+  if (found.png) return found.png;
+  requireRenderer(deps);
+  await beforeRender();
+  const { body } = await renderSent(deps, userId, found.html, { ...THUMBNAIL, mode, format: 'png' });
+  await storeThumbnail(deps.db, id, mode, body);
+  return body;
 }
 
 export async function comparePixels(

@@ -8,6 +8,8 @@ import { DropdownMenu, DropdownMenuItem } from '../../components/ui/dropdown-men
 import { dateTime, relativeTime } from '../../lib/relative-time.ts';
 import { DeliveryIcon } from '../../components/delivery-state.tsx';
 import { ReviewBadge } from '../../components/review/review-badge.tsx';
+import { usePublicConfig } from '../../lib/public-config.ts';
+import { Thumbnail } from './thumbnail.tsx';
 
 export interface EmailListProps {
   emails: EmailSummary[];
@@ -15,6 +17,8 @@ export interface EmailListProps {
   onDelete: (email: EmailSummary) => void;
   /** Phones and small tablets get cards instead of the table. */
   compact: boolean;
+  /** Show each email's thumbnail, where the server has a renderer (not for the sample rows). */
+  thumbnails?: boolean;
 }
 
 const detailPath = (email: EmailSummary) => `/app/email/${email.id}`;
@@ -126,8 +130,9 @@ const toLink = cx(
 );
 
 /** The history table (docs/spec.md §2: icon, To, Status, Subject, Sent, actions); cards on phones. */
-export function EmailList({ emails, now, onDelete, compact }: EmailListProps) {
+export function EmailList({ emails, now, onDelete, compact, thumbnails: wanted = false }: EmailListProps) {
   const openRow = useOpenRow();
+  const thumbnails = usePublicConfig().data?.renderer === true && wanted;
 
   if (compact) {
     return (
@@ -155,6 +160,7 @@ export function EmailList({ emails, now, onDelete, compact }: EmailListProps) {
                 <MatchedVersion email={email} />
               </div>
             </div>
+            {thumbnails ? <Thumbnail emailId={email.id} className="h-16 w-12" /> : null}
             <Actions email={email} onDelete={onDelete} />
           </li>
         ))}
@@ -206,16 +212,21 @@ export function EmailList({ emails, now, onDelete, compact }: EmailListProps) {
             <td className="px-3 py-3">
               <ShareStatus email={email} />
             </td>
-            <td className="px-3 py-3">
-              <div className="flex min-w-0 items-center gap-2 text-slate-700 dark:text-slate-300">
-                <Subject email={email} />
-                <VersionBadge email={email} />
-              </div>
-              {email.matched ? (
-                <div className="mt-0.5 flex">
-                  <MatchedVersion email={email} />
+            <td className="px-3 py-2.5">
+              <div className="flex min-w-0 items-center gap-3">
+                {thumbnails ? <Thumbnail emailId={email.id} className="h-12 w-9" /> : null}
+                <div className="min-w-0 flex-1">
+                  <div className="flex min-w-0 items-center gap-2 text-slate-700 dark:text-slate-300">
+                    <Subject email={email} />
+                    <VersionBadge email={email} />
+                  </div>
+                  {email.matched ? (
+                    <div className="mt-0.5 flex">
+                      <MatchedVersion email={email} />
+                    </div>
+                  ) : null}
                 </div>
-              ) : null}
+              </div>
             </td>
             <td className="px-3 py-3 text-slate-600 dark:text-slate-400">
               <SentAt email={email} now={now} />

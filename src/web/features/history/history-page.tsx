@@ -201,7 +201,7 @@ export function HistoryPage() {
     body = (
       <>
         <div className={cx('transition-opacity', searching && 'opacity-60')}>
-          <EmailList emails={emails} now={now} compact={compact} onDelete={setToDelete} />
+          <EmailList emails={emails} now={now} compact={compact} onDelete={setToDelete} thumbnails />
         </div>
         {list.hasNextPage ? (
           <div className="flex justify-center border-t border-slate-200 p-4 dark:border-slate-800">
