@@ -95,6 +95,47 @@ describe('POST /api/email/public/{slug}/reviews', () => {
     expect(mails[1]!.subject).toBe('Dana approved “Launch email” (v1)');
   });
 
+  it('a deleted version keeps its reviews in the conversation, and its number is never given to a new version', async () => {
+    const owner = await createUser(ctx.db, { plan: 'pro' });
+    const { id: first, slug } = await sharedEmail(owner);
+    const thread = await ctx.db
+      .selectFrom('emails')
+      .select('thread_id')
+      .where('id', '=', first)
+      .executeTakeFirstOrThrow();
+    const again = () =>
+      insertEmail(ctx.db, {
+        userId: owner.user.id,
+        to: 'client@example.com',
+        subject: 'Launch email',
+        html: '<p>Hello again</p>',
+        inlineCss: false,
+        createdAt: ctx.clock.now(),
+        threadId: thread.thread_id,
+      });
+    const { id: second } = await again();
+    expect((await post(slug, { name: 'Dana', decision: 'approved', version: 2 })).statusCode).toBe(200);
+
+    const deleted = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/email/${second}`,
+      headers: owner.headers,
+    });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    // The row is gone (no delivery was under way), and with it the highest version of the thread.
+    expect(await ctx.db.selectFrom('emails').select('id').where('id', '=', second).execute()).toEqual([]);
+
+    // The next version is 3: the approval of the deleted 2 is not read as being about it.
+    const { id: third } = await again();
+    const detail = (
+      await ctx.app.inject({ method: 'GET', url: `/api/email/${third}`, headers: owner.headers })
+    ).json();
+    expect(detail.version).toBe(3);
+    expect(detail.reviews.map((r: { version: number; decision: string }) => [r.version, r.decision])).toEqual(
+      [[2, 'approved']],
+    );
+  });
+
   it('keeps hostile names and comments exactly as given, as JSON text, and escapes them in the mail', async () => {
     const owner = await createUser(ctx.db, { plan: 'pro' });
     const { id, slug } = await sharedEmail(owner);
