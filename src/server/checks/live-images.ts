@@ -107,7 +107,9 @@ export async function checkImagesLive(
       return void findings.push({ ...describeStatus(outcome.status, 'image', url)!, ...place(image) });
     }
     weighed++;
-    totalBytes += outcome.bytes;
+    // An image whose counting stopped past the limit counts as the limit: the total is then "more
+    // than" a figure that does not depend on the size of the chunk that crossed it.
+    totalBytes += outcome.atLeast ? IMAGE_ERROR_BYTES : outcome.bytes;
     totalAtLeast ||= outcome.atLeast;
     if (outcome.contentType && !outcome.contentType.startsWith('image/')) {
       findings.push({
