@@ -86,3 +86,10 @@ export function useThemePreference(): {
   const [preference, theme] = useSnapshot();
   return { theme, preference, setPreference };
 }
+
+const THEME_NAMES: Record<ThemePreference, string> = { light: 'Light', dark: 'Dark', system: 'System' };
+
+/** The theme button's accessible name: the choice in force. */
+export function themeLabel(preference: ThemePreference): string {
+  return `Theme: ${THEME_NAMES[preference] ?? 'System'}`;
+}

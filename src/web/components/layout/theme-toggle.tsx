@@ -1,38 +1,53 @@
-import { useThemePreference, type ThemePreference } from '../../lib/theme.ts';
-import { DropdownMenu, DropdownMenuItem } from '../ui/dropdown-menu.tsx';
-import { MonitorIcon, MoonIcon, SunIcon } from '../ui/icons.tsx';
+import { lazy, Suspense, useState, type KeyboardEvent } from 'react';
+import { themeLabel, useThemePreference } from '../../lib/theme.ts';
+import { buttonClasses } from '../ui/button.tsx';
+import { cx } from '../ui/cx.ts';
+import { MoonIcon, SunIcon } from '../ui/icons.tsx';
 
-const CHOICES: { value: ThemePreference; label: string; Icon: typeof SunIcon }[] = [
-  { value: 'light', label: 'Light', Icon: SunIcon },
-  { value: 'dark', label: 'Dark', Icon: MoonIcon },
-  { value: 'system', label: 'System', Icon: MonitorIcon },
-];
+const loadMenu = () => import('./theme-menu.tsx');
+const ThemeMenu = lazy(loadMenu);
 
 /**
- * The theme menu: Light, Dark, or System (follow the operating system, the default). The button
- * shows the theme in use; a light or dark pick is remembered (lib/theme.ts).
+ * The theme button: it shows the theme in use, and its menu (theme-menu.tsx: Light, Dark, System;
+ * a light or dark pick is remembered by lib/theme.ts) loads when it is first pressed, with the
+ * same keys a menu button takes, so the menu's code stays out of the landing route's first load
+ * (docs/decisions/0087-no-modulepreload-polyfill.md). Pointing at or focusing the button fetches
+ * it ahead of the press.
  */
 export function ThemeToggle({ className }: { className?: string }) {
-  const { theme, preference, setPreference } = useThemePreference();
-  const current = CHOICES.find((c) => c.value === preference)?.label ?? 'System';
+  const { theme, preference } = useThemePreference();
+  const [opened, setOpened] = useState<'first' | 'last' | null>(null);
+  const prefetch = () => void loadMenu();
+  const onKeyDown = (e: KeyboardEvent<HTMLButtonElement>) => {
+    if (e.key === 'ArrowDown' || e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      setOpened('first');
+    } else if (e.key === 'ArrowUp') {
+      e.preventDefault();
+      setOpened('last');
+    }
+  };
+  const button = (
+    <div className={cx('relative inline-block', className)}>
+      <button
+        type="button"
+        aria-haspopup="menu"
+        aria-expanded={false}
+        aria-label={themeLabel(preference)}
+        className={buttonClasses({ variant: 'ghost', size: 'icon' })}
+        onPointerEnter={prefetch}
+        onFocus={prefetch}
+        onClick={() => setOpened('first')}
+        onKeyDown={onKeyDown}
+      >
+        {theme === 'dark' ? <MoonIcon /> : <SunIcon />}
+      </button>
+    </div>
+  );
+  if (!opened) return button;
   return (
-    <DropdownMenu
-      className={className}
-      label={`Theme: ${current}`}
-      triggerVariant="ghost"
-      triggerSize="icon"
-      trigger={theme === 'dark' ? <MoonIcon /> : <SunIcon />}
-    >
-      {CHOICES.map(({ value, label, Icon }) => (
-        <DropdownMenuItem
-          key={value}
-          icon={<Icon />}
-          checked={preference === value}
-          onSelect={() => setPreference(value)}
-        >
-          {label}
-        </DropdownMenuItem>
-      ))}
-    </DropdownMenu>
+    <Suspense fallback={button}>
+      <ThemeMenu className={className} openOnMount={opened} />
+    </Suspense>
   );
 }

@@ -29,6 +29,8 @@ export interface DropdownMenuProps {
   triggerClassName?: string;
   align?: 'start' | 'end';
   className?: string;
+  /** Open at once on this item: for a menu whose code loads when its button is first pressed. */
+  openOnMount?: 'first' | 'last';
   children: ReactNode;
 }
 
@@ -46,10 +48,11 @@ export function DropdownMenu({
   triggerClassName,
   align = 'end',
   className,
+  openOnMount,
   children,
 }: DropdownMenuProps) {
-  const [open, setOpen] = useState(false);
-  const [focusOnOpen, setFocusOnOpen] = useState<'first' | 'last'>('first');
+  const [open, setOpen] = useState(openOnMount !== undefined);
+  const [focusOnOpen, setFocusOnOpen] = useState<'first' | 'last'>(openOnMount ?? 'first');
   const rootRef = useRef<HTMLDivElement>(null);
   const triggerRef = useRef<HTMLButtonElement>(null);
   const menuRef = useRef<HTMLDivElement>(null);
