@@ -298,17 +298,22 @@ export async function findEmail(
 }
 
 /**
- * Deletes an email. While one of its deliveries is still under way the row stays, hidden
- * (`deleted_at`), because the delivery reads its content from it; the housekeeping job
- * purges it once every delivery has settled (docs/decisions/0038-one-outbox-row-per-recipient.md).
- * Deleting or hiding a thread's last version withdraws its link and reviews (trigger of migration 0018).
+ * Deletes the user's live emails of one scope (one email, or every version of a thread). While one
+ * of an email's deliveries is still under way its row stays, hidden (`deleted_at`), because the
+ * delivery reads its content from it; the housekeeping job purges it once every delivery has
+ * settled (docs/decisions/0038-one-outbox-row-per-recipient.md). Deleting or hiding a thread's last
+ * version withdraws its link and reviews (trigger of migration 0018). Returns how many were deleted.
  */
-export async function deleteEmail(db: Db, userId: string, id: string): Promise<boolean> {
-  if (!isUuid(id)) return false;
+async function purgeOrHide(
+  db: Executor,
+  userId: string,
+  column: 'id' | 'thread_id',
+  value: string,
+): Promise<number> {
   const deleted = await db
     .deleteFrom('emails as e')
     .where('e.user_id', '=', userId)
-    .where('e.id', '=', id)
+    .where(column === 'id' ? 'e.id' : 'e.thread_id', '=', value)
     .where('e.deleted_at', 'is', null)
     .where(({ not, exists, selectFrom }) =>
       not(
@@ -321,50 +326,33 @@ export async function deleteEmail(db: Db, userId: string, id: string): Promise<b
       ),
     )
     .executeTakeFirst();
-  if (deleted.numDeletedRows > 0n) return true;
+  // One email, gone already: nothing is left to hide.
+  if (column === 'id' && deleted.numDeletedRows > 0n) return 1;
   const hidden = await db
     .updateTable('emails')
     .set({ deleted_at: sql<Date>`now()` })
     .where('user_id', '=', userId)
-    .where('id', '=', id)
+    .where(column, '=', value)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
-  return hidden.numUpdatedRows > 0n;
+  return Number(deleted.numDeletedRows) + Number(hidden.numUpdatedRows);
+}
+
+/** Deletes one of the user's emails (purged now, or hidden until its deliveries settle). */
+export async function deleteEmail(db: Db, userId: string, id: string): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  return (await purgeOrHide(db, userId, 'id', id)) > 0;
 }
 
 /**
- * Deletes every version of the thread of one of the user's emails, each as `deleteEmail` does
- * (purged now, or hidden until its deliveries settle). Returns how many versions were deleted;
- * 0 when the email is not the user's (or already deleted).
+ * Deletes every version of the thread of one of the user's emails, each as `deleteEmail` does.
+ * Returns how many versions were deleted; 0 when the email is not the user's (or already deleted).
  */
 export async function deleteThread(db: Db, userId: string, id: string): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const threadId = await findThreadId(trx, userId, id);
     if (threadId === undefined) return 0;
-    const deleted = await trx
-      .deleteFrom('emails as e')
-      .where('e.user_id', '=', userId)
-      .where('e.thread_id', '=', threadId)
-      .where('e.deleted_at', 'is', null)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('mail_outbox as o')
-              .select('o.id')
-              .whereRef('o.email_id', '=', 'e.id')
-              .where('o.state', 'in', UNSETTLED_STATES),
-          ),
-        ),
-      )
-      .executeTakeFirst();
-    const hidden = await trx
-      .updateTable('emails')
-      .set({ deleted_at: sql<Date>`now()` })
-      .where('user_id', '=', userId)
-      .where('thread_id', '=', threadId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    return Number(deleted.numDeletedRows) + Number(hidden.numUpdatedRows);
+    return purgeOrHide(trx, userId, 'thread_id', threadId);
   });
 }
 
