@@ -330,6 +330,16 @@ describe('reviews', () => {
     await panel.getByText('Dana from Acme').waitFor();
     expect(await panel.getByTestId('review-badge').first().innerText()).toBe('Approved v1');
     expect(await owned.locator('img[src="x"]').count()).toBe(0);
+    // The pin is on the owner's preview too, where the reviewer put it, numbered as in the panel.
+    const ownerPin = owned.getByTestId('pin-marker');
+    await ownerPin.waitFor();
+    expect(await ownerPin.innerText()).toBe('1');
+    const where = await ownerPin.evaluate((el) => {
+      const box = el.parentElement!.getBoundingClientRect();
+      const at = el.getBoundingClientRect();
+      return (at.left + at.width / 2 - box.left) / box.width;
+    });
+    expect(where).toBeCloseTo(pin.pin_x!, 1);
     await shot(owned, 'detail-reviews-1280-light');
 
     await owned.goto('/app/history');

@@ -7,6 +7,7 @@ import { Badge } from '../../components/ui/badge.tsx';
 import { Button, buttonClasses } from '../../components/ui/button.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
 import { EmailPreview } from '../../components/email-preview/email-preview.tsx';
+import { PinMarkers } from '../../components/review/pin-markers.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs.tsx';
 import { toast } from '../../components/ui/toast.tsx';
@@ -59,7 +60,16 @@ function MailPreview({ email }: { email: Email }) {
       </div>
     </div>
   );
-  return <EmailPreview html={email.html} title={`Email preview: ${subject}`} header={header} />;
+  // The reviewers' pins on this version, numbered as in the Reviews panel below.
+  const pinned = email.reviews.some((r) => r.pin && r.version === email.version);
+  return (
+    <EmailPreview
+      html={email.html}
+      title={`Email preview: ${subject}`}
+      header={header}
+      overlay={pinned ? <PinMarkers reviews={email.reviews} version={email.version} /> : undefined}
+    />
+  );
 }
 
 function NotFound() {
