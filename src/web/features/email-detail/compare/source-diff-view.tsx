@@ -84,109 +84,109 @@ function FoldRow({ count, colSpan, onOpen }: { count: number; colSpan: number; o
   );
 }
 
-function SplitTable({ rows }: { rows: DiffRow[] }) {
+const isSame = (row: { kind: string }) => row.kind === 'same';
+
+/**
+ * A diff table: the rows with long unchanged runs folded (foldRows), a fold opening on click, each
+ * shown row drawn by `renderRow`. `columns` are the classes of its four columns.
+ */
+function FoldedTable<T extends { kind: string }>({
+  rows,
+  columns,
+  testId,
+  renderRow,
+}: {
+  rows: T[];
+  columns: [string, string, string, string];
+  testId: string;
+  renderRow: (row: T, index: number) => ReactNode;
+}) {
   const [open, setOpen] = useState<Set<number>>(new Set());
-  const shown = useMemo(() => foldRows(rows, (r) => r.kind === 'same', open), [rows, open]);
+  const shown = useMemo(() => foldRows(rows, isSame, open), [rows, open]);
   const openRun = (from: number, count: number) =>
     setOpen((prev) => new Set([...prev, ...Array.from({ length: count }, (_, k) => from + k)]));
   return (
-    <table
-      className="w-full table-fixed border-collapse font-mono text-xs leading-5"
-      data-testid="diff-split"
-    >
+    <table className="w-full table-fixed border-collapse font-mono text-xs leading-5" data-testid={testId}>
       <colgroup>
-        <col className="w-12 max-sm:w-9" />
-        <col />
-        <col className="w-12 max-sm:w-9" />
-        <col />
+        {columns.map((className, i) => (
+          <col key={i} className={className || undefined} />
+        ))}
       </colgroup>
       <tbody>
-        {shown.map((item) => {
-          if ('fold' in item) {
-            return (
-              <FoldRow
-                key={`f${item.fold}`}
-                count={item.count}
-                colSpan={4}
-                onOpen={() => openRun(item.fold, item.count)}
-              />
-            );
-          }
-          const { row, index } = item;
-          const left = row.kind === 'added' ? null : row.left;
-          const right = row.kind === 'removed' ? null : row.right;
-          const leftTone = row.kind === 'same' ? 'same' : 'removed';
-          const rightTone = row.kind === 'same' ? 'same' : 'added';
-          return (
-            <tr key={index} data-kind={row.kind}>
-              <td className={cx(numberCell, left ? TONE[leftTone] : TONE.empty)}>{left?.number}</td>
-              <td
-                className={cx(
-                  textCell,
-                  'border-r border-slate-200 dark:border-slate-800',
-                  left ? TONE[leftTone] : TONE.empty,
-                )}
-                data-side="left"
-              >
-                {left ? <Text segments={left.segments} tone={leftTone} /> : null}
-              </td>
-              <td className={cx(numberCell, right ? TONE[rightTone] : TONE.empty)}>{right?.number}</td>
-              <td className={cx(textCell, right ? TONE[rightTone] : TONE.empty)} data-side="right">
-                {right ? <Text segments={right.segments} tone={rightTone} /> : null}
-              </td>
-            </tr>
-          );
-        })}
+        {shown.map((item) =>
+          'fold' in item ? (
+            <FoldRow
+              key={`f${item.fold}`}
+              count={item.count}
+              colSpan={columns.length}
+              onOpen={() => openRun(item.fold, item.count)}
+            />
+          ) : (
+            renderRow(item.row, item.index)
+          ),
+        )}
       </tbody>
     </table>
   );
 }
 
+const NUMBER_COLUMN = 'w-12 max-sm:w-9';
+
+function SplitTable({ rows }: { rows: DiffRow[] }) {
+  return (
+    <FoldedTable
+      rows={rows}
+      columns={[NUMBER_COLUMN, '', NUMBER_COLUMN, '']}
+      testId="diff-split"
+      renderRow={(row, index) => {
+        const left = row.kind === 'added' ? null : row.left;
+        const right = row.kind === 'removed' ? null : row.right;
+        const leftTone = row.kind === 'same' ? 'same' : 'removed';
+        const rightTone = row.kind === 'same' ? 'same' : 'added';
+        return (
+          <tr key={index} data-kind={row.kind}>
+            <td className={cx(numberCell, left ? TONE[leftTone] : TONE.empty)}>{left?.number}</td>
+            <td
+              className={cx(
+                textCell,
+                'border-r border-slate-200 dark:border-slate-800',
+                left ? TONE[leftTone] : TONE.empty,
+              )}
+              data-side="left"
+            >
+              {left ? <Text segments={left.segments} tone={leftTone} /> : null}
+            </td>
+            <td className={cx(numberCell, right ? TONE[rightTone] : TONE.empty)}>{right?.number}</td>
+            <td className={cx(textCell, right ? TONE[rightTone] : TONE.empty)} data-side="right">
+              {right ? <Text segments={right.segments} tone={rightTone} /> : null}
+            </td>
+          </tr>
+        );
+      }}
+    />
+  );
+}
+
 function InlineTable({ rows }: { rows: DiffRow[] }) {
   const lines = useMemo(() => inlineLines(rows), [rows]);
-  const [open, setOpen] = useState<Set<number>>(new Set());
-  const shown = useMemo(() => foldRows(lines, (l) => l.kind === 'same', open), [lines, open]);
-  const openRun = (from: number, count: number) =>
-    setOpen((prev) => new Set([...prev, ...Array.from({ length: count }, (_, k) => from + k)]));
   return (
-    <table
-      className="w-full table-fixed border-collapse font-mono text-xs leading-5"
-      data-testid="diff-inline"
-    >
-      <colgroup>
-        <col className="w-12 max-sm:w-9" />
-        <col className="w-12 max-sm:w-9" />
-        <col className="w-6" />
-        <col />
-      </colgroup>
-      <tbody>
-        {shown.map((item) => {
-          if ('fold' in item) {
-            return (
-              <FoldRow
-                key={`f${item.fold}`}
-                count={item.count}
-                colSpan={4}
-                onOpen={() => openRun(item.fold, item.count)}
-              />
-            );
-          }
-          const { row: line, index } = item;
-          return (
-            <tr key={index} data-kind={line.kind} className={TONE[line.kind]}>
-              <td className={numberCell}>{line.kind === 'added' ? '' : line.left}</td>
-              <td className={numberCell}>{line.kind === 'removed' ? '' : line.right}</td>
-              <td className="text-center align-top text-slate-500 select-none" aria-hidden="true">
-                {line.kind === 'added' ? '+' : line.kind === 'removed' ? '−' : ''}
-              </td>
-              <td className={textCell}>
-                <Text segments={line.segments} tone={line.kind} />
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <FoldedTable
+      rows={lines}
+      columns={[NUMBER_COLUMN, NUMBER_COLUMN, 'w-6', '']}
+      testId="diff-inline"
+      renderRow={(line, index) => (
+        <tr key={index} data-kind={line.kind} className={TONE[line.kind]}>
+          <td className={numberCell}>{line.kind === 'added' ? '' : line.left}</td>
+          <td className={numberCell}>{line.kind === 'removed' ? '' : line.right}</td>
+          <td className="text-center align-top text-slate-500 select-none" aria-hidden="true">
+            {line.kind === 'added' ? '+' : line.kind === 'removed' ? '−' : ''}
+          </td>
+          <td className={textCell}>
+            <Text segments={line.segments} tone={line.kind} />
+          </td>
+        </tr>
+      )}
+    />
   );
 }
 
