@@ -87,6 +87,29 @@ describe('sign-up before the challenge is solved', () => {
   });
 });
 
+describe('a challenge that fails to download', () => {
+  it('is tried again by itself, and the sign-up goes through', async () => {
+    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const problems = watchProblems(page, { ignore: [/captcha\/challenge/, /status of 503/] });
+    let downloads = 0;
+    await page.route('**/api/auth/captcha/challenge', async (route: Route) => {
+      downloads++;
+      if (downloads === 1) {
+        await route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"Busy"}' });
+        return;
+      }
+      await route.continue();
+    });
+    await page.goto('/signup');
+    await fill(page, uniqueEmail('retry'));
+    await solved(page);
+    expect(downloads).toBe(2);
+    await submit(page).click();
+    await expectToast(page, 'Account created successfully!');
+    expect(problems.all()).toEqual([]);
+  });
+});
+
 describe('after a failed sign-up', () => {
   it('keeps a solution the server never used, so the next try needs no new one', async () => {
     const page = await browser.newPage({ baseURL: auth.server.baseUrl });

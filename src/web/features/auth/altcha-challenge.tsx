@@ -37,6 +37,10 @@ export interface AltchaChallengeProps {
   ref?: Ref<AltchaChallengeHandle>;
 }
 
+/** How many times a failed verification is tried again by itself, and the wait before the first. */
+const AUTO_RETRIES = 2;
+const RETRY_DELAY_MS = 1000;
+
 /** A relative challenge URL is resolved against the API origin (VITE_API_URL) or this page. */
 function absoluteUrl(url: string): string {
   return new URL(url, API_BASE ? `${API_BASE}/` : window.location.origin).toString();
@@ -101,12 +105,28 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
   useEffect(() => {
     const el = widgetRef.current;
     if (!el) return;
+    // A failed verification (the challenge download dropped, a worker that did not start on a busy
+    // machine) is tried again by itself, twice, a moment later; after that the widget's own error
+    // and its checkbox remain for the user.
+    let retries = 0;
+    let timer: number | undefined;
     const onState = (e: Event) => {
       const detail = (e as CustomEvent<StateChangeDetail>).detail;
       onChangeRef.current(detail.state === 'verified' && detail.payload ? detail.payload : null);
+      if (detail.state === 'error' && retries < AUTO_RETRIES) {
+        retries++;
+        window.clearTimeout(timer);
+        timer = window.setTimeout(() => {
+          el.reset?.();
+          el.verify?.().catch(() => undefined);
+        }, retries * RETRY_DELAY_MS);
+      }
     };
     el.addEventListener('statechange', onState);
-    return () => el.removeEventListener('statechange', onState);
+    return () => {
+      window.clearTimeout(timer);
+      el.removeEventListener('statechange', onState);
+    };
   }, [attempt]);
 
   return (
