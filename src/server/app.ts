@@ -20,7 +20,7 @@ import { registerAuthentication } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { frameworkErrorOptions } from './http/framework-errors.ts';
 import { registerHostAllowlist } from './http/host-allowlist.ts';
-import { loggerOptions } from './http/logging.ts';
+import { lazyChildLoggerFactory, loggerOptions } from './http/logging.ts';
 import { registerNoStore } from './http/no-store.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { responseSerializerCompiler } from './http/serializer.ts';
@@ -53,6 +53,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     logger: loggerOptions(config.logLevel, deps.logStream),
+    childLoggerFactory: lazyChildLoggerFactory,
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: () => randomUUID(),

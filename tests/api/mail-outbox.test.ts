@@ -3,7 +3,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ManualClock, type Clock } from '../../src/server/clock.ts';
 import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
 import { enqueueMail, type OutgoingMail } from '../../src/server/mail/outbox.ts';
-import { claimDue, markFinalDot, type OutboxRow } from '../../src/server/mail/outbox.repo.ts';
+import {
+  claimDue,
+  markFinalDot,
+  markFinalDotAndSent,
+  type OutboxRow,
+} from '../../src/server/mail/outbox.repo.ts';
 import { OutboxWorker, type OutboxWorkerOptions } from '../../src/server/mail/outbox-worker.ts';
 import type { SmtpTimeouts } from '../../src/server/mail/smtp-session.ts';
 import { createSmtpTransport, type MailTransport } from '../../src/server/mail/transport.ts';
@@ -642,6 +647,31 @@ describe('age, leases and shutdown', () => {
     expect(r).toMatchObject({ state: 'unconfirmed', uncertain: true, uncertain_attempts: 2, attempts: 1 });
     expect(r.last_error).toMatch(/after the message was handed to the mail server.*it may have arrived/);
     expect(sink.byMessageId(second.messageId)).toHaveLength(0); // not sent a third time
+  });
+
+  it('records final dots and deliveries in one statement, only on rows the worker still holds', async () => {
+    const dotRow = await enqueue();
+    const sentRow = await enqueue();
+    const lease = () => ({ now: new Date(), leaseUntil: new Date(Date.now() + 60_000) });
+    expect(await claimDue(db, { workerId: 'w1', limit: 2, ...lease() })).toHaveLength(2);
+    const foreign = await enqueue();
+    expect(await claimDue(db, { workerId: 'w2', limit: 1, ...lease() })).toMatchObject([{ id: foreign.id }]);
+    await markFinalDot(db, { workerId: 'w1', ids: [sentRow.id] });
+    const sentAt = new Date(Date.now() - 5_000);
+    const held = await markFinalDotAndSent(db, {
+      workerId: 'w1',
+      dotIds: [dotRow.id, foreign.id],
+      outcomes: [
+        { id: sentRow.id, sentAt },
+        { id: foreign.id, sentAt },
+      ],
+    });
+    expect(held).toEqual({ dots: new Set([dotRow.id]), sent: new Set([sentRow.id]) });
+    expect(await row(dotRow.id)).toMatchObject({ state: 'sending', locked_by: 'w1' });
+    expect((await row(dotRow.id)).final_dot_at).not.toBeNull();
+    expect(await row(sentRow.id)).toMatchObject({ state: 'sent', sent_at: sentAt, lease_until: null });
+    // Another worker's row is neither marked nor settled.
+    expect(await row(foreign.id)).toMatchObject({ state: 'sending', locked_by: 'w2', final_dot_at: null });
   });
 
   it('a worker that lost its lease stops before the final dot: the message is never accepted twice', async () => {

@@ -1,5 +1,5 @@
 import { hash, verify, type Algorithm, type Options } from '@node-rs/argon2';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash as digest, randomBytes } from 'node:crypto';
 
 /**
  * Secrets of the accounts domain: password hashing (argon2id, OWASP's m=19 MiB, t=2, p=1) and
@@ -45,9 +45,17 @@ export function isWellFormedToken(token: string): boolean {
   return TOKEN_SHAPE.test(token);
 }
 
-/** What we store and look up instead of the token. */
+/**
+ * What we store and look up instead of the token. The one-shot crypto.hash: a fifth of what a
+ * createHash object costs, on the path of every authenticated request.
+ */
 export function hashSecret(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
+  return digest('sha256', token, 'buffer');
+}
+
+/** hashSecret in base64, computed directly (a key for the session cache). */
+export function hashSecretBase64(token: string): string {
+  return digest('sha256', token, 'base64');
 }
 
 /**

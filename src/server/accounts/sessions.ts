@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { Executor } from '../db/executor.ts';
 import type { RequestAuth, SessionResolver } from '../http/auth.ts';
-import { hashSecret, isWellFormedToken, newSecretToken } from './credentials.ts';
+import { hashSecret, hashSecretBase64, isWellFormedToken, newSecretToken } from './credentials.ts';
 import { effectivePlan } from './effective-plan.ts';
 import type { SessionCache } from './session-cache.ts';
 import { findLiveSession, insertSession, touchSession, type LiveSession } from './sessions.repo.ts';
@@ -59,24 +59,27 @@ export function createSessionResolver(deps: { db: Db; clock: Clock; cache?: Sess
     session.lastSeenAt = now; // the cached copy too: the next request of the minute writes nothing
     await touchSession(db, session.sessionId, now);
   };
+  const lookUp = async (key: string, now: Date): Promise<RequestAuth | undefined> => {
+    const ticket = cache?.ticket();
+    const found = await findLiveSession(db, Buffer.from(key, 'base64'), now, SESSION_IDLE_MS);
+    if (!found) return undefined;
+    await touchIfDue(found, now);
+    if (cache && ticket !== undefined) cache.put(key, found, ticket);
+    return authOf(found, now);
+  };
   return {
-    async resolve(token) {
+    resolve(token) {
       if (!isWellFormedToken(token)) return undefined; // malformed tokens never reach the database
       const now = deps.clock.now();
-      const hash = hashSecret(token);
-      const key = cache && hash.toString('base64');
-      const cached = key ? cache.get(key) : undefined;
+      const key = hashSecretBase64(token);
+      const cached = cache?.get(key);
       if (cached && isLive(cached, now)) {
-        await touchIfDue(cached, now);
-        return authOf(cached, now);
+        // A hit answers without a promise, unless last_seen_at is due (once a minute).
+        if (now.getTime() - cached.lastSeenAt.getTime() < TOUCH_INTERVAL_MS) return authOf(cached, now);
+        return touchIfDue(cached, now).then(() => authOf(cached, now));
       }
-      if (cached) cache!.delete(key!);
-      const ticket = cache?.ticket();
-      const found = await findLiveSession(db, hash, now, SESSION_IDLE_MS);
-      if (!found) return undefined;
-      await touchIfDue(found, now);
-      if (key && ticket !== undefined) cache!.put(key, found, ticket);
-      return authOf(found, now);
+      if (cached) cache!.delete(key);
+      return lookUp(key, now);
     },
     forgetUser(userId) {
       cache?.forgetUser(userId);
@@ -92,11 +95,22 @@ function isLive(session: LiveSession, now: Date): boolean {
   );
 }
 
-/** The request's view: the plan in force now (a cancelled subscription keeps Pro only until its period ends). */
+/**
+ * The request's view: the plan in force now (a cancelled subscription keeps Pro only until its
+ * period ends). A cached session hands out the same view while its plan stays the same, frozen so
+ * that no request can change what the next one reads.
+ */
+const views = new WeakMap<LiveSession, RequestAuth>();
+
 function authOf(session: LiveSession, now: Date): RequestAuth {
-  return {
-    user: { ...session.user, plan: effectivePlan(session.billing, now) },
+  const plan = effectivePlan(session.billing, now);
+  const known = views.get(session);
+  if (known && known.user.plan === plan) return known;
+  const view: RequestAuth = Object.freeze({
+    user: Object.freeze({ ...session.user, plan }),
     sessionId: session.sessionId,
     signedInAt: session.createdAt,
-  };
+  });
+  views.set(session, view);
+  return view;
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountUser } from '../accounts/users.repo.ts';
 import { API_KEY_MESSAGES, API_KEY_PREFIX } from '../../shared/contract/api-keys.ts';
 import { forbidden, unauthorized } from './errors.ts';
@@ -30,9 +30,10 @@ export interface RequestAuth {
 export interface SessionResolver {
   /**
    * The live session a bearer token opens now, or undefined: malformed, unknown, expired, idle
-   * too long or revoked tokens all look the same.
+   * too long or revoked tokens all look the same. A resolver that knows the answer without I/O
+   * (a cache hit) may return it as is: the auth hook then spends no promise on it.
    */
-  resolve(token: string): Promise<RequestAuth | undefined>;
+  resolve(token: string): RequestAuth | undefined | Promise<RequestAuth | undefined>;
   /**
    * Called after a commit that ended sessions of this user or changed what `RequestAuth.user`
    * carries: whatever this process remembers of them is dropped, so the same client's next
@@ -100,26 +101,48 @@ export function registerAuthentication(
     const existing = route.preValidation ? [route.preValidation].flat() : [];
     route.preValidation = [requireSessionHook, ...existing];
   });
-  app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!request.url.startsWith('/api/')) return done();
     const token = bearerToken(request);
-    if (!token) return;
+    if (!token) return done();
     if (token.startsWith(API_KEY_PREFIX)) {
-      request.apiKey = (await apiKeys.resolve(token)) ?? null;
+      apiKeys.resolve(token).then((found) => {
+        request.apiKey = found ?? null;
+        done();
+      }, done);
       return;
     }
-    request.auth = (await sessions.resolve(token)) ?? null;
+    let found: ReturnType<SessionResolver['resolve']>;
+    try {
+      found = sessions.resolve(token);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (found instanceof Promise) {
+      found.then((auth) => {
+        request.auth = auth ?? null;
+        done();
+      }, done);
+      return;
+    }
+    request.auth = found ?? null;
+    done();
   });
 }
 
-async function requireSessionHook(request: FastifyRequest): Promise<void> {
+/** A callback hook, not an async one: the check is synchronous, and a promise per request costs. */
+function requireSessionHook(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: (err?: Error) => void,
+): void {
   if (request.apiKey !== undefined) {
-    requireApiKey(request);
+    if (!request.apiKey) return done(unauthorized(API_KEY_MESSAGES.invalidKey, 'invalid_api_key'));
     if (!request.routeOptions.config.apiKey)
-      throw forbidden(API_KEY_MESSAGES.accountOnly, 'api_key_not_allowed');
-    return;
+      return done(forbidden(API_KEY_MESSAGES.accountOnly, 'api_key_not_allowed'));
+    return done();
   }
-  requireSession(request);
+  done(request.auth ? undefined : unauthorized());
 }
 
 function requireApiKey(request: FastifyRequest): ApiKeyAuth {

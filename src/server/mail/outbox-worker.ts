@@ -10,7 +10,7 @@ import {
   extendLeases,
   loadEmailContent,
   markFailed,
-  markFinalDot,
+  markFinalDotAndSent,
   markRetry,
   markSent,
   markUnconfirmed,
@@ -98,6 +98,9 @@ export function backoffDelay(
   return Math.round(exp / 2 + (random() * exp) / 2);
 }
 
+/** The longest a delivered mail waits for the next final dot to carry its record (flushSent). */
+const SENT_WRITE_DELAY_MS = 10;
+
 /** Leases one worker may hold, per unit of concurrency. */
 const BUFFER_ROUNDS = 3;
 
@@ -141,6 +144,7 @@ export class OutboxWorker {
   private sentQueue: SentOutcome[] = [];
   private sentWriting = new Set<string>();
   private flushing: Promise<void> | undefined;
+  private sentTimer: NodeJS.Timeout | undefined;
   private claiming: Promise<void> | undefined;
   private wakeAgain = false;
   private listener: OutboxListener | undefined;
@@ -256,7 +260,10 @@ export class OutboxWorker {
         `outbox: stopped with ${ids.length} mail(s) still in flight; handed back to the queue`,
       );
     }
-    await this.flushSent();
+    clearTimeout(this.sentTimer);
+    this.sentTimer = undefined;
+    await Promise.all([this.flushing, this.dotFlushing]);
+    await this.flushSent({ now: true });
     clearInterval(this.leaseTimer);
     await listenerStopped;
     this.state = 'stopped';
@@ -435,16 +442,26 @@ export class OutboxWorker {
         await Promise.resolve(); // let the attempts reaching their dot together share a statement
         while (this.dotQueue.length > 0) {
           const batch = this.dotQueue.splice(0);
+          // Deliveries finished since the last write ride along: one statement for both.
+          const sent = this.takeSent();
           try {
             const held = await this.retrying(() =>
-              markFinalDot(this.db, { workerId: this.workerId, ids: batch.map((b) => b.id) }),
+              markFinalDotAndSent(this.db, {
+                workerId: this.workerId,
+                dotIds: batch.map((b) => b.id),
+                outcomes: sent,
+              }),
             );
             for (const b of batch)
-              if (held.has(b.id)) b.resolve();
+              if (held.dots.has(b.id)) b.resolve();
               else b.reject(new Error('this worker no longer holds the mail'));
+            this.sentWritten(sent, held.sent);
           } catch (err) {
             for (const b of batch)
               b.reject(new Error(`the attempt could not be recorded (${(err as Error).message})`));
+            this.sentNotWritten(sent, err);
+          } finally {
+            for (const o of sent) this.sentWriting.delete(o.id);
           }
         }
       })().finally(() => {
@@ -453,30 +470,34 @@ export class OutboxWorker {
     });
   }
 
-  /** Writes queued `sent` outcomes, one statement per batch; one batch at a time. */
-  private flushSent(): Promise<void> {
+  /**
+   * Writes queued `sent` outcomes, one statement per batch; one batch at a time. While deliveries
+   * are under way it waits up to SENT_WRITE_DELAY_MS first: the next attempt's final dot
+   * (recordFinalDot) usually comes sooner and carries them in its statement, so a busy worker
+   * writes one statement per mail instead of two. `now` (shutdown) writes at once.
+   */
+  private flushSent({ now = false }: { now?: boolean } = {}): Promise<void> {
     if (this.flushing) return this.flushing;
     if (this.sentQueue.length === 0) return Promise.resolve();
+    if (!now && this.state === 'running' && this.inFlight.size > 0) {
+      this.sentTimer ??= setTimeout(() => {
+        this.sentTimer = undefined;
+        void this.flushSent({ now: true });
+      }, SENT_WRITE_DELAY_MS);
+      return Promise.resolve();
+    }
+    clearTimeout(this.sentTimer);
+    this.sentTimer = undefined;
     this.flushing = (async () => {
       while (this.sentQueue.length > 0) {
-        const batch = this.sentQueue.splice(0, 500);
-        for (const o of batch) this.sentWriting.add(o.id);
+        const batch = this.takeSent();
         try {
           const written = await this.retrying(() =>
             markSent(this.db, { workerId: this.workerId, outcomes: batch }),
           );
-          const lost = batch.filter((o) => !written.has(o.id));
-          if (lost.length > 0)
-            this.log(
-              'warn',
-              `outbox: lost the lease on ${lost.length} mail(s) before recording them as sent`,
-            );
+          this.sentWritten(batch, written);
         } catch (err) {
-          // Their leases expire and they are redelivered, flagged: at least once, never lost.
-          this.log(
-            'error',
-            `outbox: could not record ${batch.length} sent mail(s) (${(err as Error).message})`,
-          );
+          this.sentNotWritten(batch, err);
         } finally {
           for (const o of batch) this.sentWriting.delete(o.id);
         }
@@ -485,6 +506,25 @@ export class OutboxWorker {
       this.flushing = undefined;
     });
     return this.flushing;
+  }
+
+  /** Up to 500 queued `sent` outcomes, moved to `sentWriting` (the caller deletes them after). */
+  private takeSent(): SentOutcome[] {
+    const batch = this.sentQueue.splice(0, 500);
+    for (const o of batch) this.sentWriting.add(o.id);
+    return batch;
+  }
+
+  private sentWritten(batch: SentOutcome[], written: Set<string>): void {
+    const lost = batch.filter((o) => !written.has(o.id));
+    if (lost.length > 0)
+      this.log('warn', `outbox: lost the lease on ${lost.length} mail(s) before recording them as sent`);
+  }
+
+  private sentNotWritten(batch: SentOutcome[], err: unknown): void {
+    if (batch.length === 0) return;
+    // Their leases expire and they are redelivered, flagged: at least once, never lost.
+    this.log('error', `outbox: could not record ${batch.length} sent mail(s) (${(err as Error).message})`);
   }
 
   private async retrying<T>(write: () => Promise<T>): Promise<T> {

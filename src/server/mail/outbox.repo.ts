@@ -127,6 +127,43 @@ export async function markSent(
   return new Set(rows.map((r) => r.id));
 }
 
+/**
+ * markFinalDot and markSent in one statement (one round trip, one commit without the flush wait):
+ * the worker records the final dots of the attempts about to send theirs together with the
+ * deliveries that finished since the last write, instead of a statement for each. The two sets
+ * are different rows (a row is recorded as sent only after its dot). Returns the ids of each that
+ * this worker still held.
+ */
+export async function markFinalDotAndSent(
+  db: Db,
+  args: { workerId: string; dotIds: string[]; outcomes: SentOutcome[] },
+): Promise<{ dots: Set<string>; sent: Set<string> }> {
+  if (args.outcomes.length === 0)
+    return { dots: await markFinalDot(db, { workerId: args.workerId, ids: args.dotIds }), sent: new Set() };
+  const { rows } = await sql<{ id: string; dot: boolean }>`
+    with relaxed as (select set_config('synchronous_commit', 'off', true)),
+    dots as (
+      update mail_outbox set final_dot_at = now()
+        from relaxed
+       where id = any(${args.dotIds}::uuid[]) and ${heldBy(args.workerId)}
+      returning id),
+    sent as (
+      update mail_outbox o
+         set state = 'sent', sent_at = v.sent_at, lease_until = null, last_error_code = null, last_error = null
+        from relaxed,
+             unnest(${args.outcomes.map((o) => o.id)}::uuid[], ${args.outcomes.map((o) => o.sentAt)}::timestamptz[])
+             as v(id, sent_at)
+       where o.id = v.id and o.state = 'sending' and o.locked_by = ${args.workerId}
+      returning o.id)
+    select id, true as dot from dots
+    union all
+    select id, false as dot from sent`.execute(db);
+  const dots = new Set<string>();
+  const sent = new Set<string>();
+  for (const r of rows) (r.dot ? dots : sent).add(r.id);
+  return { dots, sent };
+}
+
 export async function markRetry(
   db: Db,
   args: {

@@ -79,7 +79,8 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
   });
 
   void app.register(async (api) => {
-    api.addHook('onResponse', async (request) => {
+    api.addHook('onResponse', (request, _reply, done) => {
+      done(); // a callback hook: most answers have no task, and need no promise
       const task = afterResponse.get(request);
       if (!task) return;
       afterResponse.delete(request);
