@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
+import { enqueueMail } from '../../src/server/mail/outbox.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { toast } from '../support/toasts.ts';
@@ -242,5 +243,51 @@ describe('send → history → detail → share → unshare → delete', () => {
 
     expect(problems.all()).toEqual([]);
     await context.close();
+  });
+});
+
+describe('sharing while the detail is polled', () => {
+  it('a poll that left before Share and comes back after it does not turn the switch off again', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const email = await insertEmail(server.db, {
+      userId: u.user.id,
+      to: 'client@example.com',
+      subject: 'Polled while shared',
+      html: '<p>Polled</p>',
+      inlineCss: false,
+      createdAt: new Date(),
+    });
+    // Queued (this server runs no worker): the detail page polls the email every 2 s or so.
+    await enqueueMail(server.db, { priority: 'pro', to: ['client@example.com'], emailId: email.id });
+    const page = await browser.signedInPage(server, u);
+    const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
+    let hold = false;
+    let held = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route(new RegExp(`/api/email/${email.id}$`), async (route) => {
+      if (!hold || route.request().method() !== 'GET') return route.continue();
+      held++;
+      const before = await route.fetch(); // the state before the share
+      await released;
+      await route.fulfill({ response: before }).catch(() => undefined); // dropped by the page: fine
+    });
+    await page.goto(`/app/email/${email.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Polled while shared' }).waitFor();
+    hold = true;
+    await expect.poll(() => held, { timeout: 15_000 }).toBe(1);
+
+    await page.getByRole('button', { name: 'Share Link' }).click();
+    const shareSwitch = page
+      .getByRole('dialog', { name: 'Share Link' })
+      .getByRole('switch', { name: 'Share publicly' });
+    await shareSwitch.click();
+    await toast(page, 'success', 'Email shared successfully!').waitFor();
+    expect(await shareSwitch.getAttribute('aria-checked')).toBe('true');
+    hold = false;
+    release();
+    await page.waitForTimeout(500);
+    expect(await shareSwitch.getAttribute('aria-checked')).toBe('true');
+    expect(problems.all()).toEqual([]);
   });
 });

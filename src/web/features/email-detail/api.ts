@@ -21,7 +21,10 @@ export function useEmail(id: string) {
   });
 }
 
-function storeEmail(queryClient: QueryClient, email: Email): void {
+async function storeEmail(queryClient: QueryClient, email: Email): Promise<void> {
+  // A poll of the detail (every 2 s while a delivery is under way) that left before this answer
+  // can come back after it with the state from before: it is dropped, not stored over this one.
+  await queryClient.cancelQueries({ queryKey: emailKeys.detail(email.id) });
   queryClient.setQueryData(emailKeys.detail(email.id), email);
   // The history's Status column (Public Link / Not Shared) follows.
   void queryClient.invalidateQueries({ queryKey: emailKeys.lists() });
