@@ -102,6 +102,19 @@ export interface SentOutcome {
 }
 
 /**
+ * The update that records deliveries as sent, for a statement whose `relaxed` CTE has turned off
+ * the flush wait. Only rows this worker still holds are touched; it returns their ids.
+ */
+const sentUpdate = (workerId: string, outcomes: SentOutcome[]) => sql<{ id: string }>`
+  update mail_outbox o
+     set state = 'sent', sent_at = v.sent_at, lease_until = null, last_error_code = null, last_error = null
+    from relaxed,
+         unnest(${outcomes.map((o) => o.id)}::uuid[], ${outcomes.map((o) => o.sentAt)}::timestamptz[])
+         as v(id, sent_at)
+   where o.id = v.id and ${heldBy(workerId)}
+  returning o.id`;
+
+/**
  * Records deliveries in one statement (the worker batches them, so a busy worker commits once per
  * batch, not once per mail). A sent row keeps locked_by: it names the worker that delivered it.
  * Returns the ids actually updated (a row whose lease was lost is not).
@@ -117,13 +130,7 @@ export async function markSent(
   // promise anyway. Claims and enqueues stay fully durable.
   const { rows } = await sql<{ id: string }>`
     with relaxed as (select set_config('synchronous_commit', 'off', true))
-    update mail_outbox o
-       set state = 'sent', sent_at = v.sent_at, lease_until = null, last_error_code = null, last_error = null
-      from relaxed,
-           unnest(${args.outcomes.map((o) => o.id)}::uuid[], ${args.outcomes.map((o) => o.sentAt)}::timestamptz[])
-           as v(id, sent_at)
-     where o.id = v.id and o.state = 'sending' and o.locked_by = ${args.workerId}
-    returning o.id`.execute(db);
+    ${sentUpdate(args.workerId, args.outcomes)}`.execute(db);
   return new Set(rows.map((r) => r.id));
 }
 
@@ -147,14 +154,7 @@ export async function markFinalDotAndSent(
         from relaxed
        where id = any(${args.dotIds}::uuid[]) and ${heldBy(args.workerId)}
       returning id),
-    sent as (
-      update mail_outbox o
-         set state = 'sent', sent_at = v.sent_at, lease_until = null, last_error_code = null, last_error = null
-        from relaxed,
-             unnest(${args.outcomes.map((o) => o.id)}::uuid[], ${args.outcomes.map((o) => o.sentAt)}::timestamptz[])
-             as v(id, sent_at)
-       where o.id = v.id and o.state = 'sending' and o.locked_by = ${args.workerId}
-      returning o.id)
+    sent as (${sentUpdate(args.workerId, args.outcomes)})
     select id, true as dot from dots
     union all
     select id, false as dot from sent`.execute(db);
