@@ -5,6 +5,7 @@ import { RENDER_MESSAGES } from '../../src/shared/contract/render.ts';
 import { startMailDelivery, type MailDelivery } from '../../src/server/mail/mail-delivery.ts';
 import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
+import { rendersCharged } from '../support/render-limit.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /**
@@ -202,13 +203,7 @@ describe('exports and pixel comparison', () => {
 
   it('answers a thumbnail, small, stored with the email: again costs no render and nothing from the limit', async () => {
     const id = await send(page(paragraphs));
-    const renders = () =>
-      ctx.db
-        .selectFrom('rate_limits')
-        .select((eb) => eb.fn.sum<string>('count').as('n'))
-        .where('key', 'like', 'render-user:%')
-        .executeTakeFirstOrThrow()
-        .then((r) => Number(r.n));
+    const renders = () => rendersCharged(ctx.db);
     const first = await get(`/api/email/${id}/thumbnail.png`);
     expect(first.statusCode).toBe(200);
     const image = png(first.rawPayload);

@@ -5,6 +5,7 @@ import { enqueueMail } from '../../src/server/mail/outbox.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { toast } from '../support/toasts.ts';
+import { rendersCharged } from '../support/render-limit.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /** /app/history beyond the happy path: plans, empty states, failures, delivery states, phones. */
@@ -293,13 +294,7 @@ describe('thumbnails', () => {
     expect(Number(stored.n)).toBe(14);
 
     // Another visit shows the stored thumbnails: nothing is rendered again.
-    const renders = () =>
-      server.db
-        .selectFrom('rate_limits')
-        .select((eb) => eb.fn.sum<string>('count').as('n'))
-        .where('key', 'like', 'render-user:%')
-        .executeTakeFirstOrThrow()
-        .then((r) => Number(r.n));
+    const renders = () => rendersCharged(server.db);
     const rendered = await renders();
     asked.clear();
     await page.reload();

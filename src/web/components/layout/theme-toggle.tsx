@@ -3,6 +3,7 @@ import { themeLabel, useThemePreference } from '../../lib/theme.ts';
 import { buttonClasses } from '../ui/button.tsx';
 import { cx } from '../ui/cx.ts';
 import { MoonIcon, SunIcon } from '../ui/icons.tsx';
+import { menuOpenKey } from '../ui/menu-keys.ts';
 
 const loadMenu = () => import('./theme-menu.tsx');
 const ThemeMenu = lazy(loadMenu);
@@ -19,13 +20,10 @@ export function ThemeToggle({ className }: { className?: string }) {
   const [opened, setOpened] = useState<'first' | 'last' | null>(null);
   const prefetch = () => void loadMenu();
   const onKeyDown = (e: KeyboardEvent<HTMLButtonElement>) => {
-    if (e.key === 'ArrowDown' || e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      setOpened('first');
-    } else if (e.key === 'ArrowUp') {
-      e.preventDefault();
-      setOpened('last');
-    }
+    const where = menuOpenKey(e.key);
+    if (!where) return;
+    e.preventDefault();
+    setOpened(where);
   };
   const button = (
     <div className={cx('relative inline-block', className)}>

@@ -10,6 +10,7 @@ import {
   type ReactNode,
 } from 'react';
 import { buttonClasses, type ButtonSize, type ButtonVariant } from './button.tsx';
+import { menuOpenKey } from './menu-keys.ts';
 import { cx } from './cx.ts';
 import { CheckIcon } from './icons.tsx';
 
@@ -83,13 +84,10 @@ export function DropdownMenu({
   };
 
   const onTriggerKeyDown = (e: KeyboardEvent<HTMLButtonElement>) => {
-    if (e.key === 'ArrowDown' || e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      openWith('first');
-    } else if (e.key === 'ArrowUp') {
-      e.preventDefault();
-      openWith('last');
-    }
+    const where = menuOpenKey(e.key);
+    if (!where) return;
+    e.preventDefault();
+    openWith(where);
   };
 
   const onMenuKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
