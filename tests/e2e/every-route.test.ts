@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/server/accounts/account-mail.ts';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
@@ -205,7 +205,12 @@ async function problemsOf(visit: Visit, token?: string): Promise<string[]> {
     if (['warning', 'error', 'assert'].includes(msg.type())) problems.push(`${msg.type()}: ${msg.text()}`);
   });
   page.on('pageerror', (err) => problems.push(`exception: ${err.message}`));
+  // What is still in flight, to name it when the network never goes quiet.
+  const inFlight = new Set<Request>();
+  page.on('request', (req) => inFlight.add(req));
+  page.on('requestfinished', (req) => inFlight.delete(req));
   page.on('requestfailed', (req) => {
+    inFlight.delete(req);
     if (req.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${req.url()}`);
   });
   const path = visit.path();
@@ -215,7 +220,10 @@ async function problemsOf(visit: Visit, token?: string): Promise<string[]> {
   if (visit.lands) await page.waitForURL((url) => `${url.pathname}${url.search}` === visit.lands);
   if (path === '/signup') await page.locator('[data-captcha-phase="ready"]').waitFor();
   // Late work (queries, lazy chunks, the challenge) has finished when the network is quiet.
-  await page.waitForLoadState('networkidle', { timeout: 45_000 });
+  await page.waitForLoadState('networkidle', { timeout: 45_000 }).catch((err: Error) => {
+    const pending = [...inFlight].map((r) => `${r.method()} ${r.url()}`);
+    throw new Error(`${err.message}; still in flight: ${pending.join(', ') || 'nothing'}`);
+  });
   for (const text of await copyOf(page)) {
     if (visit.userText?.includes(text)) continue;
     const why = titleCaseProblem(text);
