@@ -7,10 +7,12 @@ import { hammer } from '../support/load.ts';
  * API overhead: authenticated GET /api/auth/me (session lookup, cached per process after the first
  * request as in production (src/server/main.ts), security headers,
  * schema-checked response) against an empty Fastify app answering {"hello":"world"}. Each server
- * runs in its own process; autocannon (10 connections) in this one. Three alternating rounds of
- * 5 s after a warm-up; medians, and the ratio is the median of the per-round ratios (with their
- * spread).
+ * runs in its own process; autocannon (10 connections) in this one. Five rounds of 5 s after a
+ * warm-up, each the two back to back, alternating which goes first; medians, and the ratio is the
+ * median of the per-round ratios (with their spread). On a shared 2-core machine one round's
+ * ratio moves by ±0.15, so three rounds were not enough to tell a change from noise.
  */
+const ROUNDS = 5;
 export default async function api(ctx: BenchContext): Promise<MetricResults> {
   const pg = await ctx.postgres();
   const database = await pg.createDatabase();
@@ -24,9 +26,17 @@ export default async function api(ctx: BenchContext): Promise<MetricResults> {
     const me: number[] = [];
     const bare: number[] = [];
     const ratios: number[] = [];
-    for (let round = 0; round < 3; round++) {
-      const a = await hammer({ url: meUrl, headers });
-      const b = await hammer({ url: hello.url });
+    for (let round = 0; round < ROUNDS; round++) {
+      // Back to back, alternating which goes first, so a change in load hits both sides alike.
+      let a: Awaited<ReturnType<typeof hammer>>;
+      let b: Awaited<ReturnType<typeof hammer>>;
+      if (round % 2 === 0) {
+        a = await hammer({ url: meUrl, headers });
+        b = await hammer({ url: hello.url });
+      } else {
+        b = await hammer({ url: hello.url });
+        a = await hammer({ url: meUrl, headers });
+      }
       if (a.errors || a.non2xx) throw new Error(`/api/auth/me: ${a.errors} errors, ${a.non2xx} non-2xx`);
       me.push(a.perSecond);
       bare.push(b.perSecond);

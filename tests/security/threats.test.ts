@@ -47,21 +47,54 @@ afterAll(async () => {
 const fill = (url: string, id: string) => url.replace(/:[a-zA-Z]+/g, id);
 
 describe('security headers on every route', () => {
-  it('every API route answers with CSP, nosniff, Referrer-Policy and frame-ancestors, even on errors', async () => {
+  it('every API route answers with a policy under which nothing loads, nosniff and no framing, even on errors', async () => {
     const routes = ctx.app.routeTable;
     expect(routes.length).toBeGreaterThan(20);
     for (const route of routes) {
       const res = await ctx.app.inject({ method: route.method as 'GET', url: fill(route.url, randomUUID()) });
       const csp = String(res.headers['content-security-policy'] ?? '');
       const where = `${route.method} ${route.url} (${res.statusCode})`;
-      expect(csp, where).toContain("script-src 'self'");
-      expect(csp, where).toContain("object-src 'none'");
+      // Data, never a document (docs/decisions/0091-api-answer-headers.md).
+      expect(csp.split('; ')[0], where).toBe("default-src 'none'");
+      expect(csp, where).not.toMatch(/'self'|https?:|'unsafe/);
       expect(csp, where).toContain("base-uri 'none'");
       expect(csp, where).toContain("frame-ancestors 'none'");
       expect(res.headers['x-content-type-options'], where).toBe('nosniff');
-      expect(res.headers['referrer-policy'], where).toBeTruthy();
-      expect(res.headers['permissions-policy'], where).toContain('camera=()');
-      expect(res.headers['permissions-policy'], where).toContain('geolocation=()');
+      expect(res.headers['x-frame-options'], where).toBe('DENY');
+      expect(res.headers['cross-origin-resource-policy'], where).toBe('same-origin');
+      expect(res.headers['referrer-policy'], where).toBe('no-referrer');
+    }
+  });
+
+  it('every page answers with the full set: CSP, Permissions-Policy, COOP, nosniff, no framing', async () => {
+    for (const url of ['/', '/signup', '/app/history', '/s/some-slug', '/no-such-page']) {
+      const res = await ctx.app.inject({ method: 'GET', url });
+      const csp = String(res.headers['content-security-policy'] ?? '');
+      expect(csp, url).toContain("script-src 'self'");
+      expect(csp, url).toContain("object-src 'none'");
+      expect(csp, url).toContain("base-uri 'none'");
+      expect(csp, url).toContain("frame-ancestors 'none'");
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+      expect(res.headers['x-frame-options'], url).toBe('DENY');
+      expect(res.headers['referrer-policy'], url).toBeTruthy();
+      expect(res.headers['permissions-policy'], url).toContain('camera=()');
+      expect(res.headers['permissions-policy'], url).toContain('geolocation=()');
+      expect(res.headers['cross-origin-opener-policy'], url).toBe('same-origin');
+    }
+  });
+
+  it('a path only looks like the API when it is under /api/: pages around it keep the page headers', async () => {
+    for (const [url, api] of [
+      ['/api/health', true],
+      ['/api/health?x=/app', true],
+      ['/api/no-such-thing', true],
+      ['/apistuff', false],
+      ['/app/api/health', false],
+      ['/s/api', false],
+    ] as const) {
+      const res = await ctx.app.inject({ method: 'GET', url });
+      expect(String(res.headers['content-security-policy']).startsWith("default-src 'none'"), url).toBe(api);
+      expect(res.headers['permissions-policy'] === undefined, url).toBe(api);
     }
   });
 

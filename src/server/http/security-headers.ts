@@ -77,10 +77,38 @@ export function securityHeaders(config: Config): Record<string, string> {
   };
 }
 
+/**
+ * The headers of an API answer (every path under /api/): data, never a document a browser should
+ * render, so the policy is OWASP's for REST services: nothing may load or run in it, nothing may
+ * frame it, no other origin may read it. The document-only headers of the app's pages
+ * (Permissions-Policy, COOP, Origin-Agent-Cluster, DNS prefetch, the legacy IE ones) do nothing
+ * for an answer that is never a document, and would be ~60% of every answer's bytes
+ * (docs/decisions/0091-api-answer-headers.md).
+ */
+export function apiSecurityHeaders(config: Config): Record<string, string> {
+  return {
+    'content-security-policy':
+      "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    'cross-origin-resource-policy': 'same-origin',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    ...(config.publicUrl.startsWith('https:')
+      ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' }
+      : {}),
+  };
+}
+
+/** Whether a request URL is the API's (the path, not a query string, decides). */
+export function isApiUrl(url: string): boolean {
+  return url.startsWith('/api/') || url === '/api' || url.startsWith('/api?');
+}
+
 export function registerSecurityHeaders(app: FastifyInstance, config: Config): void {
-  const entries = Object.entries(securityHeaders(config));
-  app.addHook('onRequest', (_request, reply, done) => {
-    for (const [name, value] of entries) reply.raw.setHeader(name, value);
+  const pages = Object.entries(securityHeaders(config));
+  const api = Object.entries(apiSecurityHeaders(config));
+  app.addHook('onRequest', (request, reply, done) => {
+    for (const [name, value] of isApiUrl(request.url) ? api : pages) reply.raw.setHeader(name, value);
     done();
   });
 }
