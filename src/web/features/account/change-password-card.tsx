@@ -4,11 +4,11 @@ import { Button } from '../../components/ui/button.tsx';
 import { Field } from '../../components/ui/input.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
-import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
 import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
-import { isPasswordRuleMessage, passwordRuleProblem } from '../../../shared/password-rules.ts';
+import { passwordRuleProblem } from '../../../shared/password-rules.ts';
 import { PasswordInput } from '../../components/ui/password-input.tsx';
+import { NewPasswordFields } from '../../components/forms/new-password-fields.tsx';
 import { useChangePassword } from './api.ts';
 import { Section } from './section.tsx';
 
@@ -83,32 +83,14 @@ export function ChangePasswordCard({ hasPassword }: { hasPassword: boolean }) {
           />
         </Field>
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field id="new-password" label="New password" hint={`At least ${MIN_PASSWORD_LENGTH} characters`}>
-            <PasswordInput
-              id="new-password"
-              name="new-password"
-              autoComplete="new-password"
-              value={next}
-              aria-describedby="new-password-hint"
-              invalid={
-                isPasswordRuleMessage(formError) || (formError === AUTH_MESSAGES.fillAllFields && !next)
-              }
-              onChange={(e) => setNext(e.target.value)}
-            />
-          </Field>
-          <Field id="confirm-password" label="Confirm new password">
-            <PasswordInput
-              id="confirm-password"
-              name="confirm-password"
-              autoComplete="new-password"
-              value={confirm}
-              invalid={
-                formError === AUTH_MESSAGES.passwordsDoNotMatch ||
-                (formError === AUTH_MESSAGES.fillAllFields && !confirm)
-              }
-              onChange={(e) => setConfirm(e.target.value)}
-            />
-          </Field>
+          <NewPasswordFields
+            ids={{ password: 'new-password', confirm: 'confirm-password' }}
+            password={next}
+            confirm={confirm}
+            onPasswordChange={setNext}
+            onConfirmChange={setConfirm}
+            formError={formError}
+          />
         </div>
         <div className="flex justify-end">
           <Button type="submit" busy={change.isPending} busyLabel="Changing…">

@@ -3,17 +3,15 @@ import { KeyRound, Link2Off } from 'lucide-react';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Button, buttonClasses } from '../../components/ui/button.tsx';
-import { Field } from '../../components/ui/input.tsx';
 import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
-import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
 import { resetPassword } from './api.ts';
 import { AuthLayout, ResultIcon, authLink } from './auth-layout.tsx';
 import { FormAlert } from '../../components/ui/form-alert.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
-import { isPasswordRuleMessage, passwordRuleProblem } from '../../../shared/password-rules.ts';
+import { passwordRuleProblem } from '../../../shared/password-rules.ts';
 import type { AuthLocationState } from './navigation.ts';
-import { PasswordInput } from '../../components/ui/password-input.tsx';
+import { NewPasswordFields } from '../../components/forms/new-password-fields.tsx';
 import { clearSession } from './session-actions.ts';
 
 /** The server refused the link itself (unknown, used, expired or malformed token). */
@@ -117,33 +115,15 @@ export function ResetPasswordPage() {
     >
       <form noValidate onSubmit={onSubmit} className="space-y-4">
         <FormAlert>{formError}</FormAlert>
-        <Field id="reset-password" label="New password" hint={`At least ${MIN_PASSWORD_LENGTH} characters`}>
-          <PasswordInput
-            id="reset-password"
-            name="new-password"
-            autoComplete="new-password"
-            autoFocus
-            value={password}
-            invalid={
-              isPasswordRuleMessage(formError) || (formError === AUTH_MESSAGES.fillAllFields && !password)
-            }
-            aria-describedby="reset-password-hint"
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </Field>
-        <Field id="reset-confirm" label="Confirm new password">
-          <PasswordInput
-            id="reset-confirm"
-            name="confirm-password"
-            autoComplete="new-password"
-            value={confirm}
-            invalid={
-              formError === AUTH_MESSAGES.passwordsDoNotMatch ||
-              (formError === AUTH_MESSAGES.fillAllFields && !confirm)
-            }
-            onChange={(e) => setConfirm(e.target.value)}
-          />
-        </Field>
+        <NewPasswordFields
+          ids={{ password: 'reset-password', confirm: 'reset-confirm' }}
+          password={password}
+          confirm={confirm}
+          onPasswordChange={setPassword}
+          onConfirmChange={setConfirm}
+          formError={formError}
+          autoFocus
+        />
         <Button type="submit" className="w-full" busy={reset.isPending} busyLabel="Saving…">
           Reset Password
         </Button>
