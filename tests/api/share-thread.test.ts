@@ -121,6 +121,7 @@ describe('the link follows the thread', () => {
       views: 2, // two answers with the email; the missing version counted nothing
       lastViewedAt: ctx.clock.now().toISOString(),
       expiresAt: null,
+      expiresInDays: null,
       protected: false,
     });
     // Sharing the second version again keeps the thread's link.
@@ -212,12 +213,25 @@ describe('share settings', () => {
     expect(res.json().email.share.expiresAt).toBe(
       new Date(ctx.clock.now().getTime() + 7 * DAY).toISOString(),
     );
+    // The chosen length is kept, so the dialog can show it again.
+    expect(res.json().email.share.expiresInDays).toBe(7);
+    expect((await owned('GET', `/api/email/${id}`, owner)).json().share.expiresInDays).toBe(7);
     // Absent settings stay as they are; null means never.
+    expect((await share(id, owner, {})).json().email.share).toMatchObject({ expiresInDays: 7 });
     expect((await share(id, owner, {})).json().email.share.expiresAt).not.toBeNull();
-    expect((await share(id, owner, { expiresInDays: null })).json().email.share.expiresAt).toBeNull();
-    expect((await share(id, owner, { expiresInDays: 1 })).json().email.share.expiresAt).toBe(
-      new Date(ctx.clock.now().getTime() + DAY).toISOString(),
-    );
+    expect((await share(id, owner, { expiresInDays: null })).json().email.share).toMatchObject({
+      expiresAt: null,
+      expiresInDays: null,
+    });
+    const oneDay = (await share(id, owner, { expiresInDays: 1 })).json().email.share;
+    expect(oneDay.expiresAt).toBe(new Date(ctx.clock.now().getTime() + DAY).toISOString());
+    expect(oneDay.expiresInDays).toBe(1);
+    // A refused length changes nothing.
+    expect((await share(id, owner, { expiresInDays: 3 })).statusCode).toBe(400);
+    expect((await owned('GET', `/api/email/${id}`, owner)).json().share).toMatchObject({
+      expiresAt: oneDay.expiresAt,
+      expiresInDays: 1,
+    });
 
     ctx.clock.advance(DAY + 1000);
     await expectLikeRandom(await view(slug));

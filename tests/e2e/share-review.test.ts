@@ -121,6 +121,13 @@ describe('share settings', () => {
     await page.reload();
     await page.getByRole('button', { name: 'Share Link' }).click();
     await expect.poll(() => dialog.getByTestId('share-stats').innerText()).toMatch(/^1 view · last viewed/);
+    // After a reload the dialog shows the length chosen, not only the date.
+    const choice = (name: string) => dialog.getByRole('radio', { name }).getAttribute('aria-checked');
+    expect([await choice('7 Days'), await choice('1 Day'), await choice('Never')]).toEqual([
+      'true',
+      'false',
+      'false',
+    ]);
     if (SHOTS) await dialog.screenshot({ path: `${SHOTS}/share-dialog-1280.png` });
 
     await dialog.getByRole('button', { name: 'Set Password' }).click();

@@ -17,6 +17,7 @@ import * as apiKeys from './migrations/0015-api-keys.ts';
 import * as emailThreads from './migrations/0016-email-threads.ts';
 import * as threadSharesAndReviews from './migrations/0018-thread-shares-and-reviews.ts';
 import * as emailThumbnails from './migrations/0021-email-thumbnails.ts';
+import * as shareExpiryLength from './migrations/0022-share-expiry-length.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0016-email-threads': emailThreads,
   '0018-thread-shares-and-reviews': threadSharesAndReviews,
   '0021-email-thumbnails': emailThumbnails,
+  '0022-share-expiry-length': shareExpiryLength,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -214,6 +214,8 @@ export interface EmailSharesTable {
   created_at: Date;
   /** Null: never expires. */
   expires_at: Date | null;
+  /** The length the expiry was set for (1, 7 or 30 days; migration 0022); null: never, or not kept. */
+  expires_in_days: number | null;
   /** argon2id of the viewing password; null: no password. */
   password_hash: string | null;
   /** Signs the link's viewer tokens; renewed on a password change and a rotation. */

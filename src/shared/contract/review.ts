@@ -26,6 +26,8 @@ export const shareInfo = z.object({
   lastViewedAt: z.string().nullable(),
   /** ISO time; null: never. In the past: the link is dead (the email shows as not public). */
   expiresAt: z.string().nullable(),
+  /** The length the expiry was set for: 1, 7 or 30 days; null: never expires (or set before lengths were kept). */
+  expiresInDays: z.number().int().nullable(),
   /** A password is needed to view it. */
   protected: z.boolean(),
 });

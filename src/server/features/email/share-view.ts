@@ -10,6 +10,7 @@ export function toShareInfo(share: ShareRow | undefined): ShareInfo | null {
     views: share.views,
     lastViewedAt: share.last_viewed_at?.toISOString() ?? null,
     expiresAt: share.expires_at?.toISOString() ?? null,
+    expiresInDays: share.expires_in_days,
     protected: share.password_hash !== null,
   };
 }

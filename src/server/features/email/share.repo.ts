@@ -13,10 +13,17 @@ export interface ShareRow {
   slug: string;
   created_at: Date;
   expires_at: Date | null;
+  expires_in_days: number | null;
   password_hash: string | null;
   viewer_secret: Buffer;
   views: number;
   last_viewed_at: Date | null;
+}
+
+/** When a link ends, and the length it was set for (both null: never). */
+export interface ShareExpiry {
+  at: Date | null;
+  days: number | null;
 }
 
 const SHARE_COLUMNS = [
@@ -25,6 +32,7 @@ const SHARE_COLUMNS = [
   'slug',
   'created_at',
   'expires_at',
+  'expires_in_days',
   'password_hash',
   'viewer_secret',
   'views',
@@ -79,7 +87,7 @@ export async function createShare(
     userId: string;
     slug: string;
     now: Date;
-    expiresAt: Date | null;
+    expiry: ShareExpiry;
     passwordHash: string | null;
     /** Replace this dead link's row (its slug); otherwise never overwrite a link. */
     replacing?: string;
@@ -92,7 +100,8 @@ export async function createShare(
       user_id: share.userId,
       slug: share.slug,
       created_at: share.now,
-      expires_at: share.expiresAt,
+      expires_at: share.expiry.at,
+      expires_in_days: share.expiry.days,
       password_hash: share.passwordHash,
     })
     .onConflict((oc) =>
@@ -102,7 +111,8 @@ export async function createShare(
             .doUpdateSet({
               slug: share.slug,
               created_at: share.now,
-              expires_at: share.expiresAt,
+              expires_at: share.expiry.at,
+              expires_in_days: share.expiry.days,
               password_hash: share.passwordHash,
               viewer_secret: NEW_VIEWER_SECRET,
               views: 0,
@@ -119,13 +129,16 @@ export async function updateShareSettings(
   db: Executor,
   userId: string,
   threadId: string,
-  settings: { expiresAt?: Date | null; passwordHash?: string | null },
+  settings: { expiry?: ShareExpiry; passwordHash?: string | null },
 ): Promise<void> {
-  if (settings.expiresAt === undefined && settings.passwordHash === undefined) return;
+  if (settings.expiry === undefined && settings.passwordHash === undefined) return;
   await db
     .updateTable('email_shares')
     .set({
-      ...(settings.expiresAt !== undefined && { expires_at: settings.expiresAt }),
+      ...(settings.expiry !== undefined && {
+        expires_at: settings.expiry.at,
+        expires_in_days: settings.expiry.days,
+      }),
       ...(settings.passwordHash !== undefined && {
         password_hash: settings.passwordHash,
         viewer_secret: NEW_VIEWER_SECRET,

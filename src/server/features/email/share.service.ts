@@ -24,6 +24,7 @@ import {
   rotateShare,
   threadOfEmail,
   updateShareSettings,
+  type ShareExpiry,
 } from './share.repo.ts';
 
 /**
@@ -54,13 +55,14 @@ export function isLive(share: { expires_at: Date | null }, now: Date): boolean {
 async function settingsOf(
   body: ShareRequest,
   now: Date,
-): Promise<{ expiresAt?: Date | null; passwordHash?: string | null }> {
-  const out: { expiresAt?: Date | null; passwordHash?: string | null } = {};
+): Promise<{ expiry?: ShareExpiry; passwordHash?: string | null }> {
+  const out: { expiry?: ShareExpiry; passwordHash?: string | null } = {};
   const days = body?.expiresInDays;
   if (days !== undefined) {
     if (days !== null && !(SHARE_EXPIRY_DAYS as readonly number[]).includes(days))
       throw badRequest(REVIEW_MESSAGES.expiry, 'invalid_expiry');
-    out.expiresAt = days === null ? null : new Date(now.getTime() + days * DAY_MS);
+    out.expiry =
+      days === null ? { at: null, days: null } : { at: new Date(now.getTime() + days * DAY_MS), days };
   }
   const password = body?.password;
   if (password !== undefined) {
@@ -101,7 +103,7 @@ export async function shareEmail(
       userId: user.id,
       slug: newSlug(),
       now,
-      expiresAt: settings.expiresAt ?? null,
+      expiry: settings.expiry ?? { at: null, days: null },
       passwordHash: settings.passwordHash ?? null,
       replacing: current?.slug,
     });

@@ -128,7 +128,14 @@ export function ShareSettings({ email }: { email: Email }) {
       },
     );
 
-  const shownExpiry: ExpiryChoice | null = expiry ?? (info.expiresAt === null ? 'never' : null);
+  // The owner's last choice: just made here, or as the link keeps it.
+  const kept: ExpiryChoice | null =
+    info.expiresAt === null
+      ? 'never'
+      : info.expiresInDays
+        ? `${info.expiresInDays as ShareExpiryDays}`
+        : null;
+  const shownExpiry = expiry ?? kept;
 
   return (
     <div className="space-y-4 border-t border-slate-200 pt-4 dark:border-slate-800">
