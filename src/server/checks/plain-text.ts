@@ -13,6 +13,28 @@ function variants(url: string): string[] {
   return [url, bare, `${bare}/`, url.replace(/&amp;/g, '&')];
 }
 
+/** A character that carries a URL on: more path, a query, a fragment. */
+const URL_GOES_ON = /[\w\-~/%?#&=+@$*]/;
+/** Punctuation that may end a sentence after a URL, or carry it on when more URL follows (`1.html`). */
+const TRAILING = /[.,;:!']/;
+
+/**
+ * Whether `url` stands in the text as a whole link: the text part of `https://example.com/12` does
+ * not carry `https://example.com/1`. A link may be followed by the end, a space, a bracket
+ * (`[https://…]`, the generated part's form), or punctuation that ends a sentence.
+ */
+function carries(text: string, url: string): boolean {
+  for (let at = text.indexOf(url); at !== -1; at = text.indexOf(url, at + 1)) {
+    const next = text[at + url.length];
+    if (next === undefined) return true;
+    if (TRAILING.test(next)) {
+      const after = text[at + url.length + 1];
+      if (after === undefined || !URL_GOES_ON.test(after)) return true;
+    } else if (!URL_GOES_ON.test(next)) return true;
+  }
+  return false;
+}
+
 export function checkPlainText(ctx: StaticCheckContext): Check {
   const text = ctx.input.text;
   const findings: Finding[] = [];
@@ -27,7 +49,7 @@ export function checkPlainText(ctx: StaticCheckContext): Check {
   const missing = new Map<string, { element: string; line: number }>();
   for (const link of httpLinks(ctx.doc)) {
     if (missing.has(link.url)) continue;
-    if (!variants(link.url).some((v) => text.includes(v)))
+    if (!variants(link.url).some((v) => carries(text, v)))
       missing.set(link.url, { element: link.element, line: link.line });
   }
   let listed = 0;

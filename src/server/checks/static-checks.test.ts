@@ -227,6 +227,32 @@ describe('plain-text', () => {
     expect(only(partial, 'warning', /lacks a link/).message).toContain('https://example.com/b');
     expect(problems(run(html)['plain-text'])).toEqual([]);
   });
+
+  it('counts a link only where it stands whole: a longer URL that starts with it is another link', () => {
+    const html = email(
+      '<p><a href="https://example.com/1">One</a> <a href="https://example.com/">Home</a></p>',
+    );
+    const lacks = (text: string) => {
+      const check = run(html, { text: `${text}\nUnsubscribe https://example.com/unsubscribe` })['plain-text'];
+      return check.findings
+        .filter((f) => /lacks a link/.test(f.message))
+        .map((f) => f.message.replace(/.*: /, ''));
+    };
+    // Present: at the end, before a space or a line end, in brackets or parentheses, before a full stop.
+    for (const around of ['%s', '%s and more', '%s\nnext', '[%s]', '(%s)', 'Read it at %s.', 'At %s, or']) {
+      const text = [around.replace('%s', 'https://example.com/1'), 'Home https://example.com'].join('\n');
+      expect(lacks(text), around).toEqual([]);
+    }
+    // Not present: only longer links that start with them.
+    expect(lacks('https://example.com/12 https://example.com/about')).toEqual([
+      'https://example.com/1',
+      'https://example.com/',
+    ]);
+    expect(lacks('https://example.com/1.html https://example.com/?utm=1')).toEqual([
+      'https://example.com/1',
+      'https://example.com/',
+    ]);
+  });
 });
 
 describe('compatibility', () => {
