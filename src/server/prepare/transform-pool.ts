@@ -4,7 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PrepareError, type PrepareEnvelope, type PrepareInput } from './prepare.ts';
+// Types only from prepare.ts: its code (the inliner, the template engines, html-to-text) runs in the
+// child processes and is not loaded by the server's own process.
+import type { PrepareEnvelope, PrepareInput } from './prepare.ts';
+import { PrepareError } from './prepare-error.ts';
 import type { PixelDiffResult } from '../render/pixel-diff.ts';
 import type {
   ChecksRequest,

@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { RENDER_MESSAGES } from '../../shared/contract/render.ts';
 import { AppError } from '../http/errors.ts';
 import type { Egress } from '../net/egress.ts';
@@ -92,14 +92,18 @@ export function createRenderer(options: RendererOptions): Renderer {
   let closed = false;
 
   function launch(path: string): Promise<Browser> {
-    browser ??= chromium
-      .launch({
-        executablePath: path,
-        headless: true,
-        args: LAUNCH_ARGS,
-        handleSIGINT: false,
-        handleSIGTERM: false,
-      })
+    // playwright-core is loaded with the first render: it is a third of the server's import time
+    // and memory, and many processes never render (a worker, an install without Chromium).
+    browser ??= import('playwright-core')
+      .then(({ chromium }) =>
+        chromium.launch({
+          executablePath: path,
+          headless: true,
+          args: LAUNCH_ARGS,
+          handleSIGINT: false,
+          handleSIGTERM: false,
+        }),
+      )
       .then((b) => {
         // A crashed or killed browser is started again by the next render.
         b.on('disconnected', () => {

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import type { Config } from '../../config.ts';
 import { AppError, badRequest } from '../../http/errors.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
-import { PrepareError } from '../../prepare/prepare.ts';
+import { PrepareError } from '../../prepare/prepare-error.ts';
 import type { ChecksRequest, PreparedWithChecks } from '../../prepare/transform-worker.ts';
 import {
   MAX_HTML_BYTES,

@@ -4,7 +4,7 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { isUuid } from '../../db/uuid.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
-import { PrepareError } from '../../prepare/prepare.ts';
+import { PrepareError } from '../../prepare/prepare-error.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import type { Email, EmailSummary, Usage } from '../../../shared/contract/email.ts';
 import type { Plan } from '../../../shared/plans.ts';

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { notFound } from '../../http/errors.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
-import { PrepareError } from '../../prepare/prepare.ts';
+import { PrepareError } from '../../prepare/prepare-error.ts';
 import { AppError } from '../../http/errors.ts';
 import { unavailable, type Renderer } from '../../render/renderer.ts';
 import type { RenderedPage } from '../../render/render-page.ts';
