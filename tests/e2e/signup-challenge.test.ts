@@ -87,6 +87,39 @@ describe('sign-up before the challenge is solved', () => {
   });
 });
 
+describe('a form filled in while the challenge is still loading', () => {
+  it('solves one challenge once the widget is ready, without failing first', async () => {
+    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const problems = watchProblems(page);
+    // The widget's script runs (and its element works) before its stylesheet and proof-of-work
+    // workers are in: hold the stylesheet, and type into the form in that moment.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/altcha-[^/]*\.css$/, async (route: Route) => {
+      await released;
+      await route.continue();
+    });
+    const downloads: string[] = [];
+    page.on('request', (req) => {
+      if (req.url().includes('/api/auth/captcha/challenge')) downloads.push(req.url());
+    });
+    await page.goto('/signup');
+    await page.waitForFunction(
+      () =>
+        typeof (document.querySelector('altcha-widget') as { configure?: unknown } | null)?.configure ===
+        'function',
+    );
+    await fill(page, uniqueEmail('early'));
+    await page.waitForTimeout(500);
+    release();
+    await solved(page);
+    await submit(page).click();
+    await expectToast(page, 'Account created successfully!');
+    expect(downloads).toHaveLength(1);
+    expect(problems.all()).toEqual([]);
+  });
+});
+
 describe('a challenge that fails to download', () => {
   it('is tried again by itself, and the sign-up goes through', async () => {
     const page = await browser.newPage({ baseURL: auth.server.baseUrl });

@@ -41,6 +41,17 @@ export interface AltchaChallengeProps {
 const AUTO_RETRIES = 2;
 const RETRY_DELAY_MS = 1000;
 
+/**
+ * Starts solving unless the widget is solving or solved already. The widget's own verify() always
+ * starts over (a solution already reported would be dropped), so nothing calls it without this check.
+ */
+function startSolving(widget: WidgetElement | null): void {
+  const state = widget?.getState?.();
+  if (state === 'unverified' || state === 'expired' || state === 'error') {
+    widget?.verify?.().catch(() => undefined); // a failure shows in the widget itself
+  }
+}
+
 /** A relative challenge URL is resolved against the API origin (VITE_API_URL) or this page. */
 function absoluteUrl(url: string): string {
   return new URL(url, API_BASE ? `${API_BASE}/` : window.location.origin).toString();
@@ -61,13 +72,7 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
   });
 
   useImperativeHandle(ref, () => {
-    const start = () => {
-      const widget = widgetRef.current;
-      const state = widget?.getState?.();
-      if (state === 'unverified' || state === 'expired' || state === 'error') {
-        widget?.verify?.().catch(() => undefined); // a failure shows in the widget itself
-      }
-    };
+    const start = () => startSolving(widgetRef.current);
     return {
       start,
       reset: () => {
@@ -93,11 +98,10 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
       if (controller.signal.aborted) return;
       setPhase(ready ? 'ready' : 'failed');
       // The widget starts on the form's first focus; someone who got there before the widget
-      // loaded (autofocus, a quick typist) would otherwise wait for nothing.
+      // loaded (autofocus, a quick typist) would otherwise wait for nothing. A focus after the
+      // widget loaded but before this poll saw it has started (or even finished) solving already.
       const widget = widgetRef.current;
-      if (ready && widget?.closest('form')?.contains(document.activeElement)) {
-        widget.verify?.().catch(() => undefined);
-      }
+      if (ready && widget?.closest('form')?.contains(document.activeElement)) startSolving(widget);
     })();
     return () => controller.abort();
   }, [attempt]);
@@ -166,7 +170,9 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
           ref={widgetRef}
           challenge={absoluteUrl(challengeUrl)}
           name="captchaToken"
-          auto="onfocus"
+          // Only once loadAltcha has registered the proof-of-work workers: the element works (and
+          // would start on a focus) as soon as its script runs, and without them it fails.
+          auto={phase === 'ready' ? 'onfocus' : undefined}
         />
       </div>
     </div>
