@@ -7,19 +7,32 @@ import { styleValue, type El, type TextNode } from './html-doc.ts';
  * colour, the background behind it, the font size.
  */
 
+/** Whether the element's own attributes and inline style hide it (and so everything inside it). */
+function hidesItself(e: El): boolean {
+  if (e.attrs.hidden !== undefined || e.attrs['aria-hidden'] === 'true') return true;
+  if (styleValue(e, 'display') === 'none') return true;
+  if (styleValue(e, 'visibility') === 'hidden') return true;
+  if (styleValue(e, 'mso-hide') === 'all' && styleValue(e, 'max-height')?.startsWith('0')) return true;
+  if (/^0(?:px|%)?$/.test(styleValue(e, 'max-height') ?? '') && styleValue(e, 'overflow') === 'hidden')
+    return true;
+  if (/^0(?:\.0*)?$/.test(styleValue(e, 'opacity') ?? '')) return true;
+  return /^0(?:px|pt|em|rem|%)?$/.test(styleValue(e, 'font-size') ?? '');
+}
+
+/**
+ * Answers per element, kept while its document lives: the checks ask for most elements, and each
+ * answer is its parent's answer or its own, so a document is walked once, not once per element.
+ */
+const hiddenCache = new WeakMap<El, boolean>();
+
 /** Hidden by the idioms emails use: display:none, visibility:hidden, mso-hide, zero size or opacity. */
 export function isHidden(el: El): boolean {
-  for (let e: El | null = el; e && e.name !== '#document'; e = e.parent) {
-    if (e.attrs.hidden !== undefined || e.attrs['aria-hidden'] === 'true') return true;
-    if (styleValue(e, 'display') === 'none') return true;
-    if (styleValue(e, 'visibility') === 'hidden') return true;
-    if (styleValue(e, 'mso-hide') === 'all' && styleValue(e, 'max-height')?.startsWith('0')) return true;
-    if (/^0(?:px|%)?$/.test(styleValue(e, 'max-height') ?? '') && styleValue(e, 'overflow') === 'hidden')
-      return true;
-    if (/^0(?:\.0*)?$/.test(styleValue(e, 'opacity') ?? '')) return true;
-    if (/^0(?:px|pt|em|rem|%)?$/.test(styleValue(e, 'font-size') ?? '')) return true;
-  }
-  return false;
+  if (el.name === '#document') return false;
+  const known = hiddenCache.get(el);
+  if (known !== undefined) return known;
+  const hidden = hidesItself(el) || (el.parent !== null && isHidden(el.parent));
+  hiddenCache.set(el, hidden);
+  return hidden;
 }
 
 /** The element has text of its own (not only whitespace or &nbsp;). */
