@@ -92,7 +92,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   let closed = false;
 
   function launch(path: string): Promise<Browser> {
-    // playwright-core is loaded with the first render: it is a third of the server's import time
+    // playwright-core is loaded with the first render: it is a quarter of the server's import time
     // and memory, and many processes never render (a worker, an install without Chromium).
     browser ??= import('playwright-core')
       .then(({ chromium }) =>

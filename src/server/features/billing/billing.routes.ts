@@ -40,25 +40,29 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
     config: deps.config,
     db: deps.db,
     clock: deps.clock,
-    stripe: deps.stripe ?? createStripeClient(deps.config),
+    stripe: deps.stripe,
     sessions: deps.sessions,
   };
-  // Billing off: end users are only told that it is off (docs/decisions/0057-billing-off-says-so.md);
-  // how to grant a plan is for the operator, here and in the README.
-  if (!billing.stripe)
-    app.log.info(`Billing is off (STRIPE_SECRET_KEY is not set). ${BILLING_MESSAGES.adminHint}`);
   const refuseBilling = (request: FastifyRequest, action: string) => {
     request.log.info(`${action} refused: billing is off. ${BILLING_MESSAGES.adminHint}`);
     return billingDisabled();
   };
-  if (billing.stripe && !deps.config.stripe?.webhookSecret) {
-    app.log.warn(
-      'Billing is on but STRIPE_WEBHOOK_SECRET is not set: plans will only change through /api/billing/sync',
-    );
-  }
-  if (billing.stripe && !deps.config.stripe?.priceProMonthly) {
-    app.log.warn('Billing is on but STRIPE_PRICE_PRO_MONTHLY is not set: checkout cannot start');
-  }
+  // Plugins load in order, so the client is there before the routes below can be reached.
+  void app.register(async () => {
+    billing.stripe ??= await createStripeClient(deps.config);
+    // Billing off: end users are only told that it is off (docs/decisions/0057-billing-off-says-so.md);
+    // how to grant a plan is for the operator, here and in the README.
+    if (!billing.stripe)
+      app.log.info(`Billing is off (STRIPE_SECRET_KEY is not set). ${BILLING_MESSAGES.adminHint}`);
+    if (billing.stripe && !deps.config.stripe?.webhookSecret) {
+      app.log.warn(
+        'Billing is on but STRIPE_WEBHOOK_SECRET is not set: plans will only change through /api/billing/sync',
+      );
+    }
+    if (billing.stripe && !deps.config.stripe?.priceProMonthly) {
+      app.log.warn('Billing is on but STRIPE_PRICE_PRO_MONTHLY is not set: checkout cannot start');
+    }
+  });
 
   void app.register(async (api) => {
     const r = api.withTypeProvider<ZodTypeProvider>();
