@@ -53,7 +53,7 @@ const NOT_MJML =
  */
 const importMjml = () => import('mjml');
 let mjmlPackage: ReturnType<typeof importMjml> | undefined;
-const loadMjml = () => (mjmlPackage ??= importMjml());
+export const loadMjml = () => (mjmlPackage ??= importMjml());
 
 export async function compileMjml(source: string): Promise<string> {
   if (!/<mjml[\s>]/i.test(source)) {

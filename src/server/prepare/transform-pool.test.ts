@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PrepareError } from './prepare.ts';
 import { createTransformPool, type TransformPool } from './transform-pool.ts';
@@ -79,6 +80,23 @@ describe('transform pool', () => {
     expect(transformProcesses()).toEqual([]);
     // The next job gets a fresh process.
     expect((await pool.prepare(quick, envelope)).html).toContain('color: red');
+  });
+
+  it('counts a job’s budget from when its process has loaded what the job needs', async () => {
+    // The stand-in takes 1.5 s to load and then answers at once; the budget is 0.5 s.
+    const entry = fileURLToPath(
+      new URL('../../../tests/support/fixtures/stand-in-transform.mjs', import.meta.url),
+    );
+    pool = createTransformPool({ processes: 1, budgetMs: 500, entry });
+    await expect(pool.prepare({ ...quick, subject: 'slow load' }, envelope)).resolves.toMatchObject({
+      subject: 'slow load',
+    });
+    // Once loaded, the budget holds: a job that never yields is stopped after it.
+    const started = performance.now();
+    expect((await rejection(pool.prepare({ ...quick, subject: 'endless' }, envelope))).code).toBe(
+      'processing_timeout',
+    );
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it('fails the job of a process that dies, and carries on', async () => {

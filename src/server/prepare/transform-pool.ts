@@ -25,7 +25,9 @@ import type {
  * running, and burning a core, after terminate() is called), while a process can always be killed.
  * A crash of native code takes down one transform process, never the server.
  *
- * Each job has a time budget counted from the moment a ready process takes it. A job over budget
+ * Each job has a time budget counted from the moment its process has loaded what the job needs (the
+ * MJML compiler is loaded with the first MJML job, and that can take seconds on a busy machine; it
+ * may take up to LOAD_ALLOWANCE_MS). A job over budget
  * has its process killed (the pool starts another when there is work) and fails with
  * `processing_timeout`; a process that dies on a job (out of memory, a crash) fails it with
  * `processing_failed`. When every process is busy, jobs wait in a bounded queue; a full queue, or a
@@ -45,6 +47,8 @@ export interface TransformPoolOptions {
   idleMs?: number;
   /** Heap cap of each process (MiB). */
   maxOldSpaceMb?: number;
+  /** The processes' entry; absent: transform-worker. Tests give a stand-in that speaks its messages. */
+  entry?: string;
 }
 
 export interface TransformPool {
@@ -108,6 +112,9 @@ async function workerEntry(): Promise<string> {
   return (sourceEntry = file);
 }
 
+/** How long a process may take to load what a job needs before the job's own budget starts. */
+const LOAD_ALLOWANCE_MS = 30_000;
+
 /** Niceness of transform processes (0 is normal, 19 the lowest priority). */
 const TRANSFORM_NICENESS = 10;
 
@@ -150,7 +157,7 @@ interface Slot {
 }
 
 export function createTransformPool(options: TransformPoolOptions): TransformPool {
-  const entry = workerEntry();
+  const entry = options.entry ? Promise.resolve(options.entry) : workerEntry();
   // A failed build is reported on the first job, not as an unhandled rejection.
   entry.catch(() => undefined);
   const maxQueue = options.maxQueue ?? 32;
@@ -233,6 +240,10 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
         dispatch();
         return;
       }
+      if ('loaded' in message) {
+        if (slot.job?.id === message.id) armBudget(slot, slot.job, options.budgetMs);
+        return;
+      }
       const job = finish(slot);
       if (!job || job.id !== message.id) return;
       const outcome = message.outcome;
@@ -256,6 +267,18 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
     child.on('error', () => retire(slot));
   }
 
+  /** Fails the slot's job, and stops its process, unless it answers within `ms` from now. */
+  function armBudget(slot: Slot, job: Job, ms: number): void {
+    clearTimeout(slot.budgetTimer);
+    slot.budgetTimer = setTimeout(() => {
+      if (slot.job !== job) return;
+      finish(slot);
+      retire(slot);
+      job.reject(timeout(options.budgetMs, job.task));
+      dispatch();
+    }, ms);
+  }
+
   function dispatch(): void {
     if (closed) return;
     while (queue.length > 0) {
@@ -270,13 +293,8 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
       clearTimeout(idle.idleTimer);
       idle.job = job;
       hold(idle, true);
-      idle.budgetTimer = setTimeout(() => {
-        if (idle.job !== job) return;
-        finish(idle);
-        retire(idle);
-        job.reject(timeout(options.budgetMs, job.task));
-        dispatch();
-      }, options.budgetMs);
+      // A prepare job's budget starts again when its process says the job's code is loaded.
+      armBudget(idle, job, 'pixelDiff' in job.task ? options.budgetMs : options.budgetMs + LOAD_ALLOWANCE_MS);
       idle.child.send({ id: job.id, task: job.task } as ToWorker);
     }
   }

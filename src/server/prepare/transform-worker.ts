@@ -5,6 +5,7 @@ import { httpLinks, type EmailLink } from '../checks/links.ts';
 import { runStaticChecks } from '../checks/static-checks.ts';
 import { buildMessage } from '../mail/message.ts';
 import { pixelDiff, type PixelDiffResult } from '../render/pixel-diff.ts';
+import { loadMjml } from './mjml.ts';
 import type { Check, TargetClientId } from '../../shared/contract/checks.ts';
 import {
   placeholderMessageId,
@@ -58,7 +59,19 @@ export type PixelDiffOutcome =
 
 export type ToWorker = { id: number; task: PrepareTask } | { id: number; task: PixelDiffTask };
 export type FromWorker =
-  { ready: true } | { id: number; outcome: PrepareOutcome } | { id: number; outcome: PixelDiffOutcome };
+  | { ready: true }
+  /** The job's code is loaded (see loadFor): its time budget starts now. */
+  | { id: number; loaded: true }
+  | { id: number; outcome: PrepareOutcome }
+  | { id: number; outcome: PixelDiffOutcome };
+
+/**
+ * Loads what a job needs and a process does not load at start: the MJML compiler (seconds on a
+ * busy machine). Loading is not the email's doing, so it is not counted in the job's budget.
+ */
+async function loadFor(task: PrepareTask): Promise<void> {
+  if (task.input.format === 'mjml') await loadMjml().catch(() => undefined); // compileMjml reports it
+}
 
 function runPixelDiff(task: PixelDiffTask): PixelDiffOutcome {
   try {
@@ -138,7 +151,13 @@ if (send) {
       send({ id: message.id, outcome: runPixelDiff(task) } satisfies FromWorker);
       return;
     }
-    void runTask(task).then((outcome) => send({ id: message.id, outcome } satisfies FromWorker));
+    void (async () => {
+      await loadFor(task);
+      // Delivered before the job runs: a job that never yields would otherwise hold the message.
+      await new Promise((sent) => send({ id: message.id, loaded: true } satisfies FromWorker, sent));
+      const outcome = await runTask(task);
+      send({ id: message.id, outcome } satisfies FromWorker);
+    })();
   });
   // The parent going away (even by SIGKILL) closes the channel: nothing is left to work for.
   process.on('disconnect', () => process.exit(0));
