@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import { textFromHtml } from '../../src/server/mail/text-part.ts';
+import { SmtpSink } from '../../tests/support/smtp-sink.ts';
+import { createUser } from '../../tests/support/users.ts';
+import { startChildServer } from '../support/child-server.ts';
+import type { BenchContext, MetricResults } from '../support/metric.ts';
+import { commandOf, descendants } from '../support/process-tree.ts';
+import { rawSmtpRate } from '../support/raw-smtp.ts';
+
+/**
+ * Where the CPU of a send goes, process by process (docs/scaling.md §1): on two cores a send's
+ * throughput is bound by the CPU all its processes take, so this is what `send_vs_raw` is made of.
+ * The `send` bench's email (~12 KB HTML), 1,000 sends through the API with 8 connections (8 Pro
+ * users) after 300 to warm up, each delivered to a loopback sink; CPU time read from /proc:
+ * - send_cpu_app_ms: the app's process (HTTP, sessions, limits, the store, the mail workers' claims
+ *   and SMTP client), per send;
+ * - send_cpu_transform_ms: its transform processes (prepare and the static checks);
+ * - send_cpu_postgres_ms: every process of the bench's PostgreSQL;
+ * - send_cpu_bench_ms: this process (the HTTP client and the sink);
+ * - send_cpu_total_ms: their sum;
+ * - send_cpu_bound_per_s: the sends per second the machine's cores allow at that CPU per send
+ *   (cores × 1,000 / send_cpu_total_ms); `send_vs_raw` ≥ 0.4 needs it at 0.4 × the raw rate;
+ * - raw_smtp_cpu_ms: this process per mail while nodemailer sends the same mails straight to the
+ *   sink (the raw side of `send_vs_raw`, sink included). The raw side waits on round trips more
+ *   than on CPU, so the two CPU figures are not the ratio.
+ */
+const MAIL_FROM = 'Proofmail <no-reply@proofmail.test>';
+const HTML = `<!doctype html><html><body><table width="600">${'<tr><td style="padding:16px;font-family:Arial;color:#333">Spring collection: hand-finished, made to last, and shipped free this week only. Every piece is checked twice.</td></tr>'.repeat(60)}</table></body></html>`;
+const SENDS = 1000;
+const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
+
+/** utime + stime of a process, in clock ticks (0 once it has ended). */
+function cpuTicks(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+const isPostgres = (pid: number) => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+  } catch {
+    return false;
+  }
+};
+
+/** CPU ticks of each process group so far. The bench's PostgreSQL is a child of this process. */
+function sample(appPid: number): { app: number; transform: number; postgres: number; bench: number } {
+  const transforms = descendants(appPid).filter((pid) => commandOf(pid).includes('transform-worker'));
+  const postgres = descendants(process.pid).filter(isPostgres);
+  const self = process.cpuUsage();
+  return {
+    app: cpuTicks(appPid),
+    transform: transforms.reduce((sum, pid) => sum + cpuTicks(pid), 0),
+    postgres: postgres.reduce((sum, pid) => sum + cpuTicks(pid), 0),
+    bench: (self.user + self.system) / 1000 / TICK_MS,
+  };
+}
+
+export default async function sendCpu(ctx: BenchContext): Promise<MetricResults> {
+  const sink = await SmtpSink.start({ keepRaw: false });
+  const pg = await ctx.postgres();
+  const database = await pg.createDatabase();
+  const app = await startChildServer('main', {
+    DATABASE_URL: database.url,
+    SMTP_URL: sink.url,
+    MAIL_FROM,
+    MAIL_WORKERS: '4',
+    PRO_MONTHLY_LIMIT: '10000000',
+    PRO_SENDS_PER_MINUTE: '10000000',
+  });
+  try {
+    const users = await Promise.all(
+      Array.from({ length: 8 }, () => createUser(database.db, { plan: 'pro' })),
+    );
+    const sends = async (n: number, tag: string) => {
+      sink.clear();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < n) {
+            const i = next++;
+            const res = await fetch(`${app.url}/api/email/send`, {
+              method: 'POST',
+              headers: { ...users[i % users.length]!.headers, 'content-type': 'application/json' },
+              body: JSON.stringify({ to: 'client@example.com', subject: `CPU ${tag} ${i}`, html: HTML }),
+            });
+            if (res.status !== 200) throw new Error(`send: ${res.status} ${await res.text()}`);
+          }
+        }),
+      );
+      await sink.waitForCount(n, 300_000);
+    };
+    await sends(300, 'warm-up');
+
+    const before = sample(app.pid);
+    const started = performance.now();
+    await sends(SENDS, 'measured');
+    const seconds = (performance.now() - started) / 1000;
+    const after = sample(app.pid);
+    const perSend = (key: keyof typeof before) =>
+      Math.round((((after[key] - before[key]) * TICK_MS) / SENDS) * 100) / 100;
+    const split = {
+      app: perSend('app'),
+      transform: perSend('transform'),
+      postgres: perSend('postgres'),
+      bench: perSend('bench'),
+    };
+    const total = Math.round((split.app + split.transform + split.postgres + split.bench) * 100) / 100;
+    ctx.log(`${(SENDS / seconds).toFixed(0)} sends/s end to end; CPU ms per send: ${JSON.stringify(split)}`);
+
+    const text = textFromHtml(HTML);
+    const rawBefore = process.cpuUsage();
+    sink.clear();
+    await rawSmtpRate({
+      url: sink.url,
+      mailFrom: MAIL_FROM,
+      n: SENDS,
+      connections: 4,
+      mail: (i) => ({
+        to: ['client@example.com'],
+        replyTo: users[0]!.user.email,
+        subject: `Raw ${i}`,
+        html: HTML,
+        text,
+      }),
+      messageId: (i) => `<raw-cpu-${i}@proofmail.test>`,
+    });
+    const rawUsage = process.cpuUsage(rawBefore);
+    const raw = Math.round(((rawUsage.user + rawUsage.system) / 1000 / SENDS) * 100) / 100;
+    ctx.log(`raw: ${raw} ms of CPU per mail (nodemailer and the sink)`);
+    return {
+      send_cpu_app_ms: { value: split.app, unit: 'ms' },
+      send_cpu_transform_ms: { value: split.transform, unit: 'ms' },
+      send_cpu_postgres_ms: { value: split.postgres, unit: 'ms' },
+      send_cpu_bench_ms: { value: split.bench, unit: 'ms' },
+      send_cpu_total_ms: { value: total, unit: 'ms' },
+      raw_smtp_cpu_ms: { value: raw, unit: 'ms' },
+      send_cpu_bound_per_s: {
+        value: Math.round((os.availableParallelism() * 1000) / total),
+        unit: 'sends/s',
+      },
+    };
+  } finally {
+    await app.stop();
+    await sink.stop();
+    await database.drop();
+  }
+}
