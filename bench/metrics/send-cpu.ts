@@ -1,12 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { textFromHtml } from '../../src/server/mail/text-part.ts';
-import { SmtpSink } from '../../tests/support/smtp-sink.ts';
-import { createUser } from '../../tests/support/users.ts';
-import { startChildServer } from '../support/child-server.ts';
 import type { BenchContext, MetricResults } from '../support/metric.ts';
 import { commandOf, descendants } from '../support/process-tree.ts';
 import { rawSmtpRate } from '../support/raw-smtp.ts';
+import { SEND_HTML, SEND_MAIL_FROM, startSendApp } from '../support/send-app.ts';
 
 /**
  * Where the CPU of a send goes, process by process (docs/scaling.md §1): on two cores a send's
@@ -25,8 +23,6 @@ import { rawSmtpRate } from '../support/raw-smtp.ts';
  *   sink (the raw side of `send_vs_raw`, sink included). The raw side waits on round trips more
  *   than on CPU, so the two CPU figures are not the ratio.
  */
-const MAIL_FROM = 'Proofmail <no-reply@proofmail.test>';
-const HTML = `<!doctype html><html><body><table width="600">${'<tr><td style="padding:16px;font-family:Arial;color:#333">Spring collection: hand-finished, made to last, and shipped free this week only. Every piece is checked twice.</td></tr>'.repeat(60)}</table></body></html>`;
 const SENDS = 1000;
 const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
 
@@ -63,21 +59,8 @@ function sample(appPid: number): { app: number; transform: number; postgres: num
 }
 
 export default async function sendCpu(ctx: BenchContext): Promise<MetricResults> {
-  const sink = await SmtpSink.start({ keepRaw: false });
-  const pg = await ctx.postgres();
-  const database = await pg.createDatabase();
-  const app = await startChildServer('main', {
-    DATABASE_URL: database.url,
-    SMTP_URL: sink.url,
-    MAIL_FROM,
-    MAIL_WORKERS: '4',
-    PRO_MONTHLY_LIMIT: '10000000',
-    PRO_SENDS_PER_MINUTE: '10000000',
-  });
+  const { sink, app, users, headersOf, stop } = await startSendApp(ctx);
   try {
-    const users = await Promise.all(
-      Array.from({ length: 8 }, () => createUser(database.db, { plan: 'pro' })),
-    );
     const sends = async (n: number, tag: string) => {
       sink.clear();
       let next = 0;
@@ -87,8 +70,8 @@ export default async function sendCpu(ctx: BenchContext): Promise<MetricResults>
             const i = next++;
             const res = await fetch(`${app.url}/api/email/send`, {
               method: 'POST',
-              headers: { ...users[i % users.length]!.headers, 'content-type': 'application/json' },
-              body: JSON.stringify({ to: 'client@example.com', subject: `CPU ${tag} ${i}`, html: HTML }),
+              headers: headersOf(i),
+              body: JSON.stringify({ to: 'client@example.com', subject: `CPU ${tag} ${i}`, html: SEND_HTML }),
             });
             if (res.status !== 200) throw new Error(`send: ${res.status} ${await res.text()}`);
           }
@@ -114,19 +97,19 @@ export default async function sendCpu(ctx: BenchContext): Promise<MetricResults>
     const total = Math.round((split.app + split.transform + split.postgres + split.bench) * 100) / 100;
     ctx.log(`${(SENDS / seconds).toFixed(0)} sends/s end to end; CPU ms per send: ${JSON.stringify(split)}`);
 
-    const text = textFromHtml(HTML);
+    const text = textFromHtml(SEND_HTML);
     const rawBefore = process.cpuUsage();
     sink.clear();
     await rawSmtpRate({
       url: sink.url,
-      mailFrom: MAIL_FROM,
+      mailFrom: SEND_MAIL_FROM,
       n: SENDS,
       connections: 4,
       mail: (i) => ({
         to: ['client@example.com'],
         replyTo: users[0]!.user.email,
         subject: `Raw ${i}`,
-        html: HTML,
+        html: SEND_HTML,
         text,
       }),
       messageId: (i) => `<raw-cpu-${i}@proofmail.test>`,
@@ -147,8 +130,6 @@ export default async function sendCpu(ctx: BenchContext): Promise<MetricResults>
       },
     };
   } finally {
-    await app.stop();
-    await sink.stop();
-    await database.drop();
+    await stop();
   }
 }

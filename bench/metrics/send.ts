@@ -1,11 +1,9 @@
 import { textFromHtml } from '../../src/server/mail/text-part.ts';
-import { SmtpSink } from '../../tests/support/smtp-sink.ts';
-import { createUser } from '../../tests/support/users.ts';
-import { startChildServer } from '../support/child-server.ts';
 import { poll } from '../../tests/support/poll.ts';
 import { hammer, percentile } from '../support/load.ts';
 import { fromRuns, type BenchContext, type MetricResults } from '../support/metric.ts';
 import { rawSmtpRate } from '../support/raw-smtp.ts';
+import { SEND_HTML, SEND_MAIL_FROM, startSendApp } from '../support/send-app.ts';
 
 /**
  * Sending through the API, with the app (`src/server/main.ts`, 4 mail workers) in its own process and a
@@ -18,21 +16,8 @@ import { rawSmtpRate } from '../support/raw-smtp.ts';
  *   three rounds, each an end-to-end run and a raw run back to back (alternating which goes
  *   first); the median of the per-round ratios, with their spread.
  */
-const MAIL_FROM = 'Proofmail <no-reply@proofmail.test>';
-const HTML = `<!doctype html><html><body><table width="600">${'<tr><td style="padding:16px;font-family:Arial;color:#333">Spring collection: hand-finished, made to last, and shipped free this week only. Every piece is checked twice.</td></tr>'.repeat(60)}</table></body></html>`;
-
 export default async function send(ctx: BenchContext): Promise<MetricResults> {
-  const sink = await SmtpSink.start({ keepRaw: false });
-  const pg = await ctx.postgres();
-  const database = await pg.createDatabase();
-  const app = await startChildServer('main', {
-    DATABASE_URL: database.url,
-    SMTP_URL: sink.url,
-    MAIL_FROM,
-    MAIL_WORKERS: '4',
-    PRO_MONTHLY_LIMIT: '10000000',
-    PRO_SENDS_PER_MINUTE: '10000000',
-  });
+  const { sink, database, app, users, headersOf, stop } = await startSendApp(ctx);
   /** Every queued mail delivered, so the next phase's sink counts only its own. */
   const drained = () =>
     poll(
@@ -49,20 +34,11 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
       { timeoutMs: 600_000, intervalMs: 100, what: 'the outbox to drain' },
     );
   try {
-    // One Pro user per connection: a user's sends serialise on their usage counters (that is
-    // what keeps limits exact), so 8 connections of one user would measure one user's queue.
-    const users = await Promise.all(
-      Array.from({ length: 8 }, () => createUser(database.db, { plan: 'pro' })),
-    );
     const user = users[0]!;
-    const headers = { ...user.headers, 'content-type': 'application/json' };
-    const headersOf = (i: number) => ({
-      ...users[i % users.length]!.headers,
-      'content-type': 'application/json',
-    });
+    const headers = headersOf(0);
     const body = (i: number | string) =>
-      JSON.stringify({ to: 'client@example.com', subject: `Bench ${i}`, html: HTML });
-    ctx.log(`HTML ${(HTML.length / 1024).toFixed(1)} KB per send`);
+      JSON.stringify({ to: 'client@example.com', subject: `Bench ${i}`, html: SEND_HTML });
+    ctx.log(`SEND_HTML ${(SEND_HTML.length / 1024).toFixed(1)} KB per send`);
 
     // 1. Acceptance rate (delivery runs in the background in the same app process).
     await hammer({
@@ -122,7 +98,7 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
 
     // 3. End-to-end throughput vs raw SMTP, same sink, same run, in alternating rounds.
     const E2E = 1000;
-    const text = textFromHtml(HTML);
+    const text = textFromHtml(SEND_HTML);
     const e2e = async (round: number): Promise<number> => {
       await drained();
       sink.clear();
@@ -148,14 +124,14 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
       sink.clear();
       return rawSmtpRate({
         url: sink.url,
-        mailFrom: MAIL_FROM,
+        mailFrom: SEND_MAIL_FROM,
         n: E2E,
         connections: 4,
         mail: (i) => ({
           to: ['client@example.com'],
           replyTo: user.user.email,
           subject: `Raw ${round}-${i}`,
-          html: HTML,
+          html: SEND_HTML,
           text,
         }),
         messageId: (i) => `<raw-${round}-${i}@proofmail.test>`,
@@ -192,8 +168,6 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
       send_vs_raw: fromRuns(ratios, 'ratio', 2),
     };
   } finally {
-    await app.stop();
-    await sink.stop();
-    await database.drop();
+    await stop();
   }
 }

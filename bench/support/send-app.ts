@@ -1,0 +1,61 @@
+import { SmtpSink } from '../../tests/support/smtp-sink.ts';
+import { createUser, type TestUser } from '../../tests/support/users.ts';
+import { startChildServer } from './child-server.ts';
+import type { BenchContext } from './metric.ts';
+
+/** What the send benchmarks (`send`, `send-cpu`) send and how the app is set up for them. */
+export const SEND_MAIL_FROM = 'Proofmail <no-reply@proofmail.test>';
+/** About 12 KB of newsletter-like HTML. */
+export const SEND_HTML = `<!doctype html><html><body><table width="600">${'<tr><td style="padding:16px;font-family:Arial;color:#333">Spring collection: hand-finished, made to last, and shipped free this week only. Every piece is checked twice.</td></tr>'.repeat(60)}</table></body></html>`;
+
+export interface SendApp {
+  sink: SmtpSink;
+  database: Awaited<ReturnType<Awaited<ReturnType<BenchContext['postgres']>>['createDatabase']>>;
+  app: Awaited<ReturnType<typeof startChildServer>>;
+  /**
+   * One Pro user per connection: a user's sends serialise on their usage counters (that is what
+   * keeps limits exact), so 8 connections of one user would measure one user's queue.
+   */
+  users: TestUser[];
+  /** The JSON request headers of the user for request `i` (requests cycle through the users). */
+  headersOf(i: number): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * `src/server/main.ts` in its own process (4 mail workers, no limits in the way) on a fresh
+ * database of the bench's PostgreSQL, delivering to a loopback sink, with 8 Pro users.
+ */
+export async function startSendApp(ctx: BenchContext): Promise<SendApp> {
+  const sink = await SmtpSink.start({ keepRaw: false });
+  const pg = await ctx.postgres();
+  const database = await pg.createDatabase();
+  const app = await startChildServer('main', {
+    DATABASE_URL: database.url,
+    SMTP_URL: sink.url,
+    MAIL_FROM: SEND_MAIL_FROM,
+    MAIL_WORKERS: '4',
+    PRO_MONTHLY_LIMIT: '10000000',
+    PRO_SENDS_PER_MINUTE: '10000000',
+  });
+  const stop = async () => {
+    await app.stop();
+    await sink.stop();
+    await database.drop();
+  };
+  let users: TestUser[];
+  try {
+    users = await Promise.all(Array.from({ length: 8 }, () => createUser(database.db, { plan: 'pro' })));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    sink,
+    database,
+    app,
+    users,
+    headersOf: (i) => ({ ...users[i % users.length]!.headers, 'content-type': 'application/json' }),
+    stop,
+  };
+}
