@@ -123,7 +123,7 @@ export class SmtpSink {
     this.dataFault = { code, message, times };
   }
 
-  /** Cut the connection while the next `times` messages are being transferred (not recorded). */
+  /** Cut the connection as each of the next `times` messages starts to arrive (not recorded). */
   dropMidData(times = 1): void {
     this.dropMid = times;
   }
@@ -251,14 +251,15 @@ export class SmtpSink {
         this.dataAttempts++;
         const chunks: Buffer[] = [];
         let dropped = false;
-        stream.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          if (!dropped && this.dropMid > 0) {
-            this.dropMid--;
-            dropped = true;
-            this.socketOf(session)?.destroy();
-          }
-        });
+        // Cut as soon as the message starts (the 354 is out), not at its first chunk read: on a busy
+        // machine loopback buffers (tcp_rmem up to 32 MB here) can take a whole message, final dot
+        // included, before this process reads a byte of it.
+        if (this.dropMid > 0) {
+          this.dropMid--;
+          dropped = true;
+          this.socketOf(session)?.destroy();
+        }
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('error', () => undefined); // the client went away mid-message: not received
         stream.on('end', () => {
           if (dropped) return;
