@@ -2,7 +2,8 @@
 // clone needs only `npm install && npm start` and later starts stay fast:
 // - the web app (Vite) into dist/web;
 // - the server (esbuild, ESM, packages left external) into dist/server/main.js, with the
-//   transform-pool thread beside it (dist/server/transform-worker.js). Running
+//   transform process and its measuring thread beside it (dist/server/transform-worker.js,
+//   dist/server/measure-thread.js). Running
 //   the bundle instead of TypeScript through a loader saves ~60 MB of memory and start-up time.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,13 +39,18 @@ if (stale('dist/web/index.html', ['src/web', 'src/shared', 'vite.config.ts', 'pa
     'warn',
   ]);
 }
-// Two entries: the server, and the transform-pool thread it starts (src/server/prepare), which
-// must sit beside main.js as dist/server/transform-worker.js.
-const serverOutputs = ['dist/server/main.js', 'dist/server/transform-worker.js'];
+// Three entries: the server, the transform process it starts and that process's measuring thread
+// (src/server/prepare), which must sit beside main.js.
+const serverOutputs = [
+  'dist/server/main.js',
+  'dist/server/transform-worker.js',
+  'dist/server/measure-thread.js',
+];
 if (serverOutputs.some((output) => stale(output, ['src/server', 'src/shared', 'package.json']))) {
   run('Building the server…', path.join(root, 'node_modules/.bin/esbuild'), [
     'src/server/main.ts',
     'src/server/prepare/transform-worker.ts',
+    'src/server/prepare/measure-thread.ts',
     '--bundle',
     '--platform=node',
     '--format=esm',

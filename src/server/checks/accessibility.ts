@@ -1,5 +1,5 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
-import { checkOf, type StaticCheckContext } from './check-input.ts';
+import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { contrastRatio, hex } from './colour.ts';
 import { backgroundColour, fontSizePx, isBold, isHidden, ownText, textColour } from './computed.ts';
 import { findingAt, mainElements, textOf, type El } from './html-doc.ts';
@@ -56,7 +56,7 @@ function nearestTable(el: El): El | null {
 const FILE_NAME_ALT =
   /^(?:[\w-]+\.(?:png|jpe?g|gif|webp|svg|bmp)|image|img|photo|picture|spacer|logo\d*|img_?\d+|dsc_?\d+)$/i;
 
-export function checkAccessibility(ctx: StaticCheckContext): Check {
+export function checkAccessibility(ctx: HtmlCheckContext): Check {
   const { doc } = ctx;
   const elements = mainElements(doc);
   const findings: Finding[] = [];

@@ -25,6 +25,9 @@ export interface StaticCheckContext {
   targetClients: readonly TargetClientId[];
 }
 
+/** What the checks of the HTML part alone read (src/server/checks/static-checks.ts `checkHtml`). */
+export type HtmlCheckContext = Omit<StaticCheckContext, 'input'>;
+
 export const CHECK_TITLES: Record<CheckId, string> = {
   size: 'Message Size',
   compatibility: 'Client Compatibility',

@@ -1,7 +1,7 @@
 import type { Check, Finding, TargetClientId } from '../../shared/contract/checks.ts';
 import { TARGET_CLIENTS } from '../../shared/contract/checks.ts';
 import caniemail from './caniemail-data.json' with { type: 'json' };
-import { checkOf, type StaticCheckContext } from './check-input.ts';
+import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { isHidden } from './computed.ts';
 import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
 import { scanCss, type Declaration } from './css-scan.ts';
@@ -213,7 +213,7 @@ function hasBackgroundColour(el: El): boolean {
   );
 }
 
-function collectUses(ctx: StaticCheckContext): Use[] {
+function collectUses(ctx: HtmlCheckContext): Use[] {
   const { doc } = ctx;
   const uses: Use[] = [];
   const hasVml = doc.elements.some((el) => el.audience === 'outlook' && el.name.startsWith('v:'));
@@ -346,7 +346,7 @@ function cleanNote(note: string): string {
   return note.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1').replace(/`/g, '');
 }
 
-export function checkCompatibility(ctx: StaticCheckContext): Check {
+export function checkCompatibility(ctx: HtmlCheckContext): Check {
   const uses = collectUses(ctx);
   const bySlug = new Map<string, Use[]>();
   for (const use of uses) {

@@ -1,5 +1,5 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
-import { checkOf, type StaticCheckContext } from './check-input.ts';
+import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { findingAt, mainElements, type El, type HtmlDoc } from './html-doc.ts';
 import { hasMergeTag } from './merge-tags.ts';
 
@@ -22,7 +22,7 @@ export function httpImages(doc: HtmlDoc): EmailImage[] {
     .map(({ el, src }) => ({ src, ...findingAt(doc, el) }));
 }
 
-export function checkImages(ctx: StaticCheckContext): Check {
+export function checkImages(ctx: HtmlCheckContext): Check {
   const findings: Finding[] = [];
   for (const el of imagesOf(ctx.doc)) {
     const at = findingAt(ctx.doc, el);

@@ -1,6 +1,6 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { isPlainAddress } from '../../shared/recipients.ts';
-import { checkOf, type StaticCheckContext } from './check-input.ts';
+import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { findingAt, mainElements, type El, type HtmlDoc } from './html-doc.ts';
 import { hasMergeTag } from './merge-tags.ts';
 
@@ -108,7 +108,7 @@ function linkProblem(href: string): Omit<Finding, 'element' | 'line'> | null {
   return null;
 }
 
-export function checkLinks(ctx: StaticCheckContext): Check {
+export function checkLinks(ctx: HtmlCheckContext): Check {
   const findings: Finding[] = [];
   for (const { el, href } of linksOf(ctx.doc)) {
     const problem = linkProblem(href);

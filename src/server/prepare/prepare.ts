@@ -1,14 +1,25 @@
 import { Buffer } from 'node:buffer';
-import { buildMessage, sharedHeadersOf, type MessageHeader } from '../mail/message.ts';
-import { textFromHtml } from '../mail/text-part.ts';
+import type { MessageHeader } from '../mail/message.ts';
 import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
 import { documentDepth, MAX_DOCUMENT_DEPTH } from './document-depth.ts';
 import { inlineCss } from './inline-css.ts';
+import {
+  measureMessage,
+  type MeasuredMessage,
+  type MessagePart,
+  type PrepareEnvelope,
+} from './measure-message.ts';
 import { fillMergeTags, type Filled, type TemplateInput } from './merge-tags/merge-tags.ts';
 import { compileMjml } from './mjml.ts';
 import { PrepareError } from './prepare-error.ts';
 
 export { PrepareError, type PrepareErrorCode, type SourceProblem } from './prepare-error.ts';
+export {
+  measureMessage,
+  placeholderMessageId,
+  type MeasuredMessage,
+  type PrepareEnvelope,
+} from './measure-message.ts';
 
 /**
  * The one door from what the user wrote to exactly what is sent (docs/architecture.md §9).
@@ -23,6 +34,11 @@ export { PrepareError, type PrepareErrorCode, type SourceProblem } from './prepa
  * sections, and the values are HTML-escaped by the engines
  * (docs/decisions/0068-merge-tags-sandboxed.md). Line ends become LF in the parts; the message
  * carries them as CRLF, so a part decodes to the same text with CRLF.
+ *
+ * The steps come in two halves: `prepareHtml` (up to the inlined HTML and the subject) and
+ * `measureMessage` (measure-message.ts: the text part and the MIME message). The transform process
+ * may run the second half on a thread while it checks the HTML
+ * (docs/decisions/0094-measure-beside-the-checks.md); `prepare` runs both, one after the other.
  */
 
 export interface PrepareInput {
@@ -36,19 +52,6 @@ export interface PrepareInput {
   inlineCss: boolean;
   /** The user's own plain-text part; null (or blank) to generate it from the HTML. */
   text: string | null;
-}
-
-/** Who the message is from and to: what the measured message carries besides the content. */
-export interface PrepareEnvelope {
-  /** MAIL_FROM. */
-  from: string;
-  /** The recipient the size is measured for (see `bytes.message`). */
-  to: string;
-  replyTo: string | null;
-  /** The domain of the Message-IDs the outbox gives (MAIL_FROM's). */
-  messageIdDomain: string;
-  /** The Date header of the measured message. */
-  date: Date;
 }
 
 export interface Prepared {
@@ -83,11 +86,6 @@ export interface Prepared {
 export function cleanSubject(subject: string): string {
   const clean = subject.replace(/[\r\n]+/g, ' ').trim();
   return clean === '' ? DEFAULT_SUBJECT : clean;
-}
-
-/** A Message-ID of the outbox's shape (`<uuid@domain>`) and length, for measuring. */
-export function placeholderMessageId(domain: string): string {
-  return `<00000000-0000-0000-0000-000000000000@${domain}>`;
 }
 
 function tooDeep(depth: string): PrepareError {
@@ -127,7 +125,18 @@ function filledSubject(subject: string, template: TemplateInput, filled: Filled)
   }
 }
 
-export async function prepare(input: PrepareInput, envelope: PrepareEnvelope): Promise<Prepared> {
+/** The first half of `prepare`: the HTML part and subject as sent, and what the text part is made from. */
+export interface PreparedHtml extends MessagePart {
+  /** UTF-8 bytes of the HTML as written. */
+  sourceBytes: number;
+  notes: Prepared['notes'];
+}
+
+/**
+ * Fills the merge tags, compiles the MJML, checks the nesting depth, inlines the CSS and cleans the
+ * subject: everything of `prepare` that the HTML part and the subject depend on.
+ */
+export async function prepareHtml(input: PrepareInput): Promise<PreparedHtml> {
   // One line-end form: the message carries CRLF (as SMTP requires), the API and the database LF.
   const written = input.html.replace(/\r\n?/g, '\n');
   const filled: Filled = input.template
@@ -149,32 +158,35 @@ export async function prepare(input: PrepareInput, envelope: PrepareEnvelope): P
   }
 
   const { html, keptInStyle } = input.inlineCss ? inlined(compiled) : { html: compiled, keptInStyle: 0 };
-  const override = input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null;
-  const text = override ?? textFromHtml(html);
   const subject = cleanSubject(
     input.template ? filledSubject(input.subject, input.template, filled) : input.subject,
   );
-
-  const message = await buildMessage({
-    from: envelope.from,
-    to: [envelope.to],
-    replyTo: envelope.replyTo,
-    subject,
-    html,
-    text,
-    messageId: placeholderMessageId(envelope.messageIdDomain),
-    date: envelope.date,
-  });
   return {
     html,
-    text,
     subject,
-    bytes: {
-      html: Buffer.byteLength(html, 'utf8'),
-      source: Buffer.byteLength(input.html, 'utf8'),
-      message: message.length,
-    },
+    ownText: input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null,
+    sourceBytes: Buffer.byteLength(input.html, 'utf8'),
     notes: { inlined: input.inlineCss, keptInStyle, unfilled: filled.unfilled },
-    headers: sharedHeadersOf(message),
   };
+}
+
+/** The two halves as one `Prepared`. */
+export function assemble(part: PreparedHtml, measured: MeasuredMessage): Prepared {
+  return {
+    html: part.html,
+    text: measured.text,
+    subject: part.subject,
+    bytes: {
+      html: Buffer.byteLength(part.html, 'utf8'),
+      source: part.sourceBytes,
+      message: measured.message.length,
+    },
+    notes: part.notes,
+    headers: measured.headers,
+  };
+}
+
+export async function prepare(input: PrepareInput, envelope: PrepareEnvelope): Promise<Prepared> {
+  const part = await prepareHtml(input);
+  return assemble(part, await measureMessage(part, envelope));
 }

@@ -1,8 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { poll } from '../../../tests/support/poll.ts';
+import { DEFAULT_TARGET_CLIENTS } from '../../shared/contract/checks.ts';
+import { BESIDE_FROM_CHARS } from './measure-beside.ts';
 import { PrepareError } from './prepare.ts';
 import { createTransformPool, type TransformPool } from './transform-pool.ts';
+import { runTask } from './transform-task.ts';
 
 const envelope = {
   from: 'Proofmail <no-reply@proofmail.test>',
@@ -65,6 +69,45 @@ describe('transform pool', () => {
     const prepared = await pool.prepare(quick, envelope);
     expect(prepared.html).toBe('<p style="color: red;">Hi</p>');
     expect(transformProcesses()).toHaveLength(1);
+  });
+
+  it('a large message checked in a transform process is the one runTask makes in line', async () => {
+    pool = createTransformPool({ processes: 1, budgetMs: 20_000 });
+    // 32 KB and more: its text part and MIME message are made on the process's measuring thread
+    // (measure-beside.ts) while the HTML is checked, once that thread is up.
+    const stories = Array.from(
+      { length: 400 },
+      (_, n) =>
+        `<table class="s${n % 3}"><tr><td><p>Story ${n}: <a href="https://example.com/${n}">more</a></p></td></tr></table>`,
+    );
+    const large = {
+      html: `<style>.s1 p { color: #333 } @media (max-width: 600px) { .s0 { width: 100% } }</style>${stories.join('\n')}`,
+      subject: 'Large',
+      inlineCss: true,
+      text: null,
+    };
+    expect(large.html.length).toBeGreaterThan(BESIDE_FROM_CHARS);
+    const checks = { targetClients: [...DEFAULT_TARGET_CLIENTS], rawMessage: true, targets: true };
+    const inLine = await runTask({
+      input: large,
+      envelope: { ...envelope, date: envelope.date.getTime() },
+      checks,
+    });
+    expect(inLine.ok).toBe(true);
+    const expected = structuredClone((inLine as { prepared: unknown }).prepared);
+    // Jobs for a second and a half from the process's start: the thread is up well before the end.
+    const started = Date.now();
+    await poll(
+      async () => {
+        expect(await pool!.prepare(large, envelope, { checks })).toEqual(expected);
+        return Date.now() - started > 1_500;
+      },
+      { intervalMs: 0, what: 'jobs for 1.5 s' },
+    );
+    // The pool gave its process the thread's entry.
+    const [pid] = transformProcesses();
+    const args = execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+    expect(args).toMatch(/measure-thread-[0-9a-f]+\.mjs/);
   });
 
   it('kills a job over its budget, really: no process keeps working on it', async () => {

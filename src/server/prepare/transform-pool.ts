@@ -16,7 +16,7 @@ import type {
   PreparedWithChecks,
   PrepareTask,
   ToWorker,
-} from './transform-worker.ts';
+} from './transform-task.ts';
 
 /**
  * Runs `prepare` (and every later per-email transform) in a small pool of child processes, never on
@@ -75,19 +75,25 @@ export function defaultProcesses(): number {
 }
 
 /**
- * In the bundle (dist/server) the entry is plain JavaScript beside main.js. From source (dev, tests,
- * benchmarks) it is bundled once per process with esbuild into node_modules/.cache, named by its
- * content: a plain-JavaScript child starts two to three times faster than one run through tsx.
+ * In the bundle (dist/server) the entries are plain JavaScript beside main.js. From source (dev,
+ * tests, benchmarks) each is bundled once per process with esbuild into node_modules/.cache, named
+ * by its content: a plain-JavaScript child starts two to three times faster than one run through tsx.
  */
-let sourceEntry: string | undefined;
-async function workerEntry(): Promise<string> {
+export type Entry = 'transform-worker' | 'measure-thread';
+const sourceEntries = new Map<Entry, Promise<string>>();
+export function bundledEntry(name: Entry): Promise<string> {
   if (!import.meta.url.endsWith('.ts'))
-    return fileURLToPath(new URL('./transform-worker.js', import.meta.url));
-  if (sourceEntry) return sourceEntry;
+    return Promise.resolve(fileURLToPath(new URL(`./${name}.js`, import.meta.url)));
+  let file = sourceEntries.get(name);
+  if (!file) sourceEntries.set(name, (file = buildEntry(name)));
+  return file;
+}
+
+async function buildEntry(name: Entry): Promise<string> {
   // Only from source: the bundle never loads esbuild.
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: [fileURLToPath(new URL('./transform-worker.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL(`./${name}.ts`, import.meta.url))],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -98,10 +104,7 @@ async function workerEntry(): Promise<string> {
   });
   const code = result.outputFiles[0]!.contents;
   const dir = fileURLToPath(new URL('../../../node_modules/.cache/proofmail/', import.meta.url));
-  const file = path.join(
-    dir,
-    `transform-worker-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`,
-  );
+  const file = path.join(dir, `${name}-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`);
   if (!fs.existsSync(file)) {
     fs.mkdirSync(dir, { recursive: true });
     // Written aside and renamed: several test processes may do this at once.
@@ -109,7 +112,7 @@ async function workerEntry(): Promise<string> {
     fs.writeFileSync(temp, code);
     fs.renameSync(temp, file);
   }
-  return (sourceEntry = file);
+  return file;
 }
 
 /** How long a process may take to load what a job needs before the job's own budget starts. */
@@ -157,7 +160,10 @@ interface Slot {
 }
 
 export function createTransformPool(options: TransformPoolOptions): TransformPool {
-  const entry = options.entry ? Promise.resolve(options.entry) : workerEntry();
+  // The process's entry, and the entry of its measuring thread (measure-beside.ts) as its argument.
+  const entry: Promise<[string, ...string[]]> = options.entry
+    ? Promise.resolve([options.entry])
+    : Promise.all([bundledEntry('transform-worker'), bundledEntry('measure-thread')]);
   // A failed build is reported on the first job, not as an unhandled rejection.
   entry.catch(() => undefined);
   const maxQueue = options.maxQueue ?? 32;
@@ -201,9 +207,9 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
   function spawn(): void {
     spawning++;
     entry.then(
-      (file) => {
+      ([file, ...args]) => {
         spawning--;
-        if (!closed) start(file);
+        if (!closed) start(file, args);
       },
       (err: unknown) => {
         spawning--;
@@ -216,8 +222,8 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
     );
   }
 
-  function start(file: string): void {
-    const child = fork(file, [], {
+  function start(file: string, args: string[]): void {
+    const child = fork(file, args, {
       execArgv,
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

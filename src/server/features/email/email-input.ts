@@ -3,7 +3,7 @@ import type { Config } from '../../config.ts';
 import { AppError, badRequest } from '../../http/errors.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import { PrepareError } from '../../prepare/prepare-error.ts';
-import type { ChecksRequest, PreparedWithChecks } from '../../prepare/transform-worker.ts';
+import type { ChecksRequest, PreparedWithChecks } from '../../prepare/transform-task.ts';
 import {
   MAX_HTML_BYTES,
   MAX_TEMPLATE_DATA_BYTES,

@@ -34,13 +34,16 @@ export async function previewEmail(
   reply: FastifyReply,
 ): Promise<PreviewEmailResponse> {
   const recipients = checkEmailInput(input, { requireTo: false });
-  await enforceRateLimits(
-    deps.db,
-    reply,
-    [{ rule: previewRule(deps.config), subject: user.id }],
-    deps.clock.now(),
-  );
-  const targetClients = await loadTargetClients(deps.db, user.id);
+  // Both before the transform; side by side, as they do not depend on each other.
+  const [, targetClients] = await Promise.all([
+    enforceRateLimits(
+      deps.db,
+      reply,
+      [{ rule: previewRule(deps.config), subject: user.id }],
+      deps.clock.now(),
+    ),
+    loadTargetClients(deps.db, user.id),
+  ]);
   const prepared = await prepareEmail(
     deps,
     input,
