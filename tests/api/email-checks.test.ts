@@ -196,6 +196,19 @@ describe('the pre-send checklist', () => {
 
       const preview = await post(dave, '/api/email/preview', { subject: 'Hi', html: flexEmail });
       expect(byId(preview.json().checks).compatibility!.status).toBe('pass');
+      // A send scores the same clients (it reads them with its limits, in one statement).
+      const sent = await post(dave, '/api/email/send', {
+        to: 'client@example.com',
+        subject: 'Hi',
+        html: flexEmail,
+      });
+      expect(sent.statusCode).toBe(200);
+      const stored = await ctx.db
+        .selectFrom('emails')
+        .select('checks')
+        .where('id', '=', sent.json<{ id: string }>().id)
+        .executeTakeFirstOrThrow();
+      expect(byId(stored.checks!).compatibility!.status).toBe('pass');
       // Alice keeps the default set: Outlook is among them.
       const hers = await post(alice, '/api/email/preview', { subject: 'Hi', html: flexEmail });
       expect(byId(hers.json().checks).compatibility!.status).toBe('error');

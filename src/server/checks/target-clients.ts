@@ -13,8 +13,12 @@ import {
 
 const KNOWN = new Set<string>(TARGET_CLIENT_IDS);
 
-/** The known ids among the stored ones, in the catalogue's order; the default when none is set. */
-function normalise(ids: readonly string[] | null): TargetClientId[] {
+/**
+ * The known ids among the stored ones (`users.target_clients`), in the catalogue's order; the
+ * default when none is set. For a caller that read the column itself (the send reads it with its
+ * limits, src/server/features/email/usage.repo.ts).
+ */
+export function targetClientsOf(ids: readonly string[] | null): TargetClientId[] {
   if (ids === null) return [...DEFAULT_TARGET_CLIENTS];
   return TARGET_CLIENT_IDS.filter((id) => ids.includes(id));
 }
@@ -25,7 +29,7 @@ export async function loadTargetClients(db: Executor, userId: string): Promise<T
     .select('target_clients')
     .where('id', '=', userId)
     .executeTakeFirst();
-  return normalise(row?.target_clients ?? null);
+  return targetClientsOf(row?.target_clients ?? null);
 }
 
 /** Checks a requested set: at least one, every id known (a 400 names the first unknown one). */
@@ -37,7 +41,7 @@ export function validateTargetClients(ids: readonly string[]): TargetClientId[] 
       'unknown_target_client',
     );
   if (ids.length === 0) throw badRequest('Choose at least one target client.', 'no_target_clients');
-  return normalise(ids);
+  return targetClientsOf(ids);
 }
 
 export async function saveTargetClients(
@@ -52,5 +56,5 @@ export async function saveTargetClients(
     .where('id', '=', userId)
     .returning('target_clients')
     .executeTakeFirstOrThrow();
-  return normalise(row.target_clients);
+  return targetClientsOf(row.target_clients);
 }

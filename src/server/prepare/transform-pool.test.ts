@@ -131,12 +131,14 @@ describe('transform pool', () => {
       new URL('../../../tests/support/fixtures/stand-in-transform.mjs', import.meta.url),
     );
     pool = createTransformPool({ processes: 1, budgetMs: 500, entry });
-    await expect(pool.prepare({ ...quick, subject: 'slow load' }, envelope)).resolves.toMatchObject({
+    // MJML jobs load the compiler first (job-loading.ts); the stand-in only pretends to.
+    const mjml = { ...quick, format: 'mjml' as const };
+    await expect(pool.prepare({ ...mjml, subject: 'slow load' }, envelope)).resolves.toMatchObject({
       subject: 'slow load',
     });
     // Once loaded, the budget holds: a job that never yields is stopped after it.
     const started = performance.now();
-    expect((await rejection(pool.prepare({ ...quick, subject: 'endless' }, envelope))).code).toBe(
+    expect((await rejection(pool.prepare({ ...mjml, subject: 'endless' }, envelope))).code).toBe(
       'processing_timeout',
     );
     expect(performance.now() - started).toBeLessThan(10_000);

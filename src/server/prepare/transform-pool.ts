@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 // Types only from prepare.ts: its code (the inliner, the template engines, html-to-text) runs in the
 // child processes and is not loaded by the server's own process.
+import { needsLoading } from './job-loading.ts';
 import type { PrepareEnvelope, PrepareInput } from './prepare.ts';
 import { PrepareError } from './prepare-error.ts';
 import type { PixelDiffResult } from '../render/pixel-diff.ts';
@@ -299,8 +300,10 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
       clearTimeout(idle.idleTimer);
       idle.job = job;
       hold(idle, true);
-      // A prepare job's budget starts again when its process says the job's code is loaded.
-      armBudget(idle, job, 'pixelDiff' in job.task ? options.budgetMs : options.budgetMs + LOAD_ALLOWANCE_MS);
+      // A job that needs code loaded first (job-loading.ts) has its budget start again when its
+      // process says that code is loaded; every other job's budget starts now.
+      const loads = !('pixelDiff' in job.task) && needsLoading(job.task.input);
+      armBudget(idle, job, loads ? options.budgetMs + LOAD_ALLOWANCE_MS : options.budgetMs);
       idle.child.send({ id: job.id, task: job.task } as ToWorker);
     }
   }

@@ -2,6 +2,7 @@ import { httpImages, type EmailImage } from '../checks/images.ts';
 import { httpLinks, type EmailLink } from '../checks/links.ts';
 import { checkHtml, finishChecks } from '../checks/static-checks.ts';
 import { pixelDiff, type PixelDiffResult } from '../render/pixel-diff.ts';
+import { needsLoading } from './job-loading.ts';
 import { loadMjml } from './mjml.ts';
 import type { Check, TargetClientId } from '../../shared/contract/checks.ts';
 import { BESIDE_FROM_CHARS, type MeasureBeside } from './measure-beside.ts';
@@ -60,7 +61,7 @@ export type PixelDiffOutcome =
 export type ToWorker = { id: number; task: PrepareTask } | { id: number; task: PixelDiffTask };
 export type FromWorker =
   | { ready: true }
-  /** The job's code is loaded (see loadFor): its time budget starts now. */
+  /** The job's code is loaded (see loadFor; only jobs that need loading say it): its budget starts now. */
   | { id: number; loaded: true }
   | { id: number; outcome: PrepareOutcome }
   | { id: number; outcome: PixelDiffOutcome };
@@ -70,7 +71,7 @@ export type FromWorker =
  * busy machine). Loading is not the email's doing, so it is not counted in the job's budget.
  */
 export async function loadFor(task: PrepareTask): Promise<void> {
-  if (task.input.format === 'mjml') await loadMjml().catch(() => undefined); // compileMjml reports it
+  if (needsLoading(task.input)) await loadMjml().catch(() => undefined); // compileMjml reports it
 }
 
 export function runPixelDiff(task: PixelDiffTask): PixelDiffOutcome {

@@ -1,3 +1,4 @@
+import { needsLoading } from './job-loading.ts';
 import { measureBeside } from './measure-beside.ts';
 import { loadFor, runPixelDiff, runTask, type FromWorker, type ToWorker } from './transform-task.ts';
 
@@ -18,9 +19,11 @@ if (send) {
       return;
     }
     void (async () => {
-      await loadFor(task);
-      // Delivered before the job runs: a job that never yields would otherwise hold the message.
-      await new Promise((sent) => send({ id: message.id, loaded: true } satisfies FromWorker, sent));
+      if (needsLoading(task.input)) {
+        await loadFor(task);
+        // Delivered before the job runs: a job that never yields would otherwise hold the message.
+        await new Promise((sent) => send({ id: message.id, loaded: true } satisfies FromWorker, sent));
+      }
       const outcome = await runTask(task, beside);
       send({ id: message.id, outcome } satisfies FromWorker);
     })();

@@ -7,10 +7,11 @@ import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { AppError, forbidden, notFound, tooManyRequests } from '../../http/errors.ts';
 import { spamCheck } from '../../checks/live.ts';
-import { loadTargetClients } from '../../checks/target-clients.ts';
+import { targetClientsOf } from '../../checks/target-clients.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
+import type { TargetClientId } from '../../../shared/contract/checks.ts';
 import type { Plan } from '../../../shared/plans.ts';
 import { emailRow, findThreadId, THREAD_VERSION_INDEX } from './email.repo.ts';
 import { checkEmailInput, checkTemplate, prepareEmail, type EmailInput } from './email-input.ts';
@@ -85,8 +86,8 @@ export async function sendTestEmail(
   };
 
   const taken = await takeSend(db, { userId: sender.id, month, monthlyLimit: monthly, minute, perMinute });
-  if (taken === 'monthly') throw monthlyLimitReached();
-  if (taken === 'rate') {
+  if (taken.outcome === 'monthly') throw monthlyLimitReached();
+  if (taken.outcome === 'rate') {
     await releaseMonthlySend(db, sender.id, month);
     const wait = Math.max(1, Math.ceil((minute.getTime() + 60_000 - now.getTime()) / 1000));
     throw tooManyRequests(
@@ -98,7 +99,8 @@ export async function sendTestEmail(
   }
 
   try {
-    return await storeAndQueue(deps, sender, input, recipients, now, month, threadId);
+    const targetClients = targetClientsOf(taken.targetClients);
+    return await storeAndQueue(deps, sender, input, recipients, { now, month, threadId, targetClients });
   } catch (err) {
     // The caller hears why the send failed, even if the database is why and the give-back fails too.
     await releaseMonthlySend(db, sender.id, month).catch(() => undefined);
@@ -112,13 +114,11 @@ async function storeAndQueue(
   sender: Sender,
   input: SendInput,
   recipients: string[],
-  now: Date,
-  month: string,
-  threadId: string | undefined,
+  send: { now: Date; month: string; threadId: string | undefined; targetClients: TargetClientId[] },
 ): Promise<{ id: string }> {
   const { db, config } = deps;
+  const { now, month, threadId, targetClients } = send;
   const isPro = sender.plan === 'pro';
-  const targetClients = await loadTargetClients(db, sender.id);
   // The static checks run in the same transform job as prepare; spam, when configured, waits at
   // most SPAM_TIMEOUT_MS (src/server/checks/live.ts).
   const prepared = await prepareEmail(

@@ -26,13 +26,24 @@ export async function releaseMonthlySend(db: Executor, userId: string, month: st
     .execute();
 }
 
+/** What `takeSend` found: whether the send was taken, and the sender's stored target clients. */
+export interface TakenSend {
+  outcome: 'taken' | 'monthly' | 'rate';
+  /**
+   * `users.target_clients` as stored (null: the default set), read in the same statement so the
+   * checklist costs no round trip of its own (src/server/checks/target-clients.ts `targetClientsOf`).
+   */
+  targetClients: string[] | null;
+}
+
 /**
  * Both send limits of `sendTestEmail` in ONE statement (docs/decisions/0071-send-in-two-statements.md):
  * one send of the month's allowance, then, only if that was taken, one of the minute's (past
  * minutes are trimmed by the housekeeping job, src/server/housekeeping). Each is a conditional
  * upsert: it locks the counter row, so concurrent sends (from any process) queue on it and the
  * limits hold exactly; the lock lasts this one statement. `monthly`: none left. `rate`: the
- * monthly send was taken and must be given back (releaseMonthlySend).
+ * monthly send was taken and must be given back (releaseMonthlySend). The same statement reads the
+ * sender's target clients, which the send's checklist scores.
  *
  * Call it outside any transaction: its commit does not wait for the disk (`synchronous_commit`
  * off for this statement's own transaction only). The store that follows is durable, and its WAL
@@ -42,9 +53,9 @@ export async function releaseMonthlySend(db: Executor, userId: string, month: st
 export async function takeSend(
   db: Executor,
   entry: { userId: string; month: string; monthlyLimit: number; minute: Date; perMinute: number },
-): Promise<'taken' | 'monthly' | 'rate'> {
-  if (entry.monthlyLimit <= 0) return 'monthly';
-  const { rows } = await sql<{ monthly: boolean; rate: boolean }>`
+): Promise<TakenSend> {
+  if (entry.monthlyLimit <= 0) return { outcome: 'monthly', targetClients: null };
+  const { rows } = await sql<{ monthly: boolean; rate: boolean; target_clients: string[] | null }>`
     with no_flush_wait as (select set_config('synchronous_commit', 'off', true)),
     monthly as (
       insert into usage_counters (user_id, month, count) values (${entry.userId}, ${entry.month}, 1)
@@ -59,9 +70,13 @@ export async function takeSend(
       returning 1
     )
     select exists (select 1 from monthly) as monthly, exists (select 1 from rate) as rate,
-      exists (select 1 from no_flush_wait) as applied`.execute(db);
+      exists (select 1 from no_flush_wait) as applied,
+      (select target_clients from users where id = ${entry.userId}) as target_clients`.execute(db);
   const row = rows[0]!;
-  return !row.monthly ? 'monthly' : !row.rate ? 'rate' : 'taken';
+  return {
+    outcome: !row.monthly ? 'monthly' : !row.rate ? 'rate' : 'taken',
+    targetClients: row.target_clients,
+  };
 }
 
 /**
