@@ -74,7 +74,8 @@ export function measureBeside(file: string, heapMb = THREAD_HEAP_MB): MeasureBes
       for (const job of waiting.values()) job.reject(err);
       waiting.clear();
     };
-    // Out of memory, or a crash: the jobs it held fail (processing_failed), later ones start another.
+    // Out of memory, or a crash: the jobs it held fail (runTask then measures them in line), and a
+    // later job starts another.
     thread.on('error', (err) => stopped(err));
     thread.on('exit', (code) => stopped(new Error(`the measuring thread stopped (exit code ${code})`)));
   }

@@ -97,7 +97,9 @@ export async function runTask(task: PrepareTask, beside?: MeasureBeside): Promis
     const onThread = part.html.length >= BESIDE_FROM_CHARS ? beside?.start(part, envelope) : undefined;
     onThread?.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     const checked = checkHtml(part.html, task.checks.targetClients);
-    const measured = await (onThread ?? measureMessage(part, envelope));
+    // A thread that stopped (out of its smaller heap, say) costs the job its head start, not its answer.
+    const measured = await (onThread?.catch(() => measureMessage(part, envelope)) ??
+      measureMessage(part, envelope));
     const prepared = assemble(part, measured);
     const checks = finishChecks(checked, {
       html: prepared.html,
