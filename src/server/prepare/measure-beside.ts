@@ -21,8 +21,8 @@ const THREAD_HEAP_MB = 256;
 
 export interface MeasureBeside {
   /**
-   * Starts measuring on the thread. Undefined while the thread is starting, or after it stopped
-   * (it starts again for a later job): the caller then measures itself.
+   * Starts measuring on the thread. Undefined until the thread is up (the first call starts it) or
+   * after it stopped (the next call starts another): the caller then measures itself.
    */
   start(part: MessagePart, envelope: PrepareEnvelope): Promise<MeasuredMessage> | undefined;
   /** Stops the thread (the process's exit does as much). */
@@ -80,7 +80,7 @@ export function measureBeside(file: string, heapMb = THREAD_HEAP_MB): MeasureBes
     thread.on('exit', (code) => stopped(new Error(`the measuring thread stopped (exit code ${code})`)));
   }
 
-  boot();
+  // Started by the first large job, not with the process: many processes never see one.
   return {
     start(part, envelope) {
       if (!worker) boot();
