@@ -59,25 +59,13 @@ function sample(appPid: number): { app: number; transform: number; postgres: num
 }
 
 export default async function sendCpu(ctx: BenchContext): Promise<MetricResults> {
-  const { sink, app, users, headersOf, stop } = await startSendApp(ctx);
+  const { sink, app, users, sendAll, stop } = await startSendApp(ctx);
   try {
     const sends = async (n: number, tag: string) => {
       sink.clear();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 8 }, async () => {
-          while (next < n) {
-            const i = next++;
-            const res = await fetch(`${app.url}/api/email/send`, {
-              method: 'POST',
-              headers: headersOf(i),
-              body: JSON.stringify({ to: 'client@example.com', subject: `CPU ${tag} ${i}`, html: SEND_HTML }),
-            });
-            if (res.status !== 200) throw new Error(`send: ${res.status} ${await res.text()}`);
-          }
-        }),
+      await sendAll(n, (i) =>
+        JSON.stringify({ to: 'client@example.com', subject: `CPU ${tag} ${i}`, html: SEND_HTML }),
       );
-      await sink.waitForCount(n, 300_000);
     };
     await sends(300, 'warm-up');
 

@@ -17,7 +17,7 @@ import { SEND_HTML, SEND_MAIL_FROM, startSendApp } from '../support/send-app.ts'
  *   first); the median of the per-round ratios, with their spread.
  */
 export default async function send(ctx: BenchContext): Promise<MetricResults> {
-  const { sink, database, app, users, headersOf, stop } = await startSendApp(ctx);
+  const { sink, database, app, users, headersOf, sendAll, stop } = await startSendApp(ctx);
   /** Every queued mail delivered, so the next phase's sink counts only its own. */
   const drained = () =>
     poll(
@@ -103,21 +103,7 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
       await drained();
       sink.clear();
       const started = performance.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 8 }, async () => {
-          while (next < E2E) {
-            const i = next++;
-            const res = await fetch(`${app.url}/api/email/send`, {
-              method: 'POST',
-              headers: headersOf(i),
-              body: body(`e2e-${round}-${i}`),
-            });
-            if (res.status !== 200) throw new Error(`e2e send: ${res.status}`);
-          }
-        }),
-      );
-      await sink.waitForCount(E2E, 300_000);
+      await sendAll(E2E, (i) => body(`e2e-${round}-${i}`));
       return E2E / ((performance.now() - started) / 1000);
     };
     const raw = async (round: number): Promise<number> => {

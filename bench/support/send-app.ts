@@ -19,6 +19,11 @@ export interface SendApp {
   users: TestUser[];
   /** The JSON request headers of the user for request `i` (requests cycle through the users). */
   headersOf(i: number): Record<string, string>;
+  /**
+   * Posts `n` sends to `/api/email/send` over 8 connections (request `i`'s body from `bodyOf`),
+   * then waits until the sink holds all `n` mails (clear it first).
+   */
+  sendAll(n: number, bodyOf: (i: number) => string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,12 +55,26 @@ export async function startSendApp(ctx: BenchContext): Promise<SendApp> {
     await stop();
     throw err;
   }
-  return {
-    sink,
-    database,
-    app,
-    users,
-    headersOf: (i) => ({ ...users[i % users.length]!.headers, 'content-type': 'application/json' }),
-    stop,
+  const headersOf = (i: number) => ({
+    ...users[i % users.length]!.headers,
+    'content-type': 'application/json',
+  });
+  const sendAll = async (n: number, bodyOf: (i: number) => string) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < n) {
+          const i = next++;
+          const res = await fetch(`${app.url}/api/email/send`, {
+            method: 'POST',
+            headers: headersOf(i),
+            body: bodyOf(i),
+          });
+          if (res.status !== 200) throw new Error(`send: ${res.status} ${await res.text()}`);
+        }
+      }),
+    );
+    await sink.waitForCount(n, 300_000);
   };
+  return { sink, database, app, users, headersOf, sendAll, stop };
 }
