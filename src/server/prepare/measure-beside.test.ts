@@ -2,15 +2,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { poll } from '../../../tests/support/poll.ts';
 import { measureBeside, type MeasureBeside } from './measure-beside.ts';
 import { measureMessage, type MessagePart } from './measure-message.ts';
+import { testEnvelope } from './prepare-test-support.ts';
 import { bundledEntry } from './transform-pool.ts';
 
-const envelope = {
-  from: 'Proofmail <no-reply@proofmail.test>',
-  to: 'client@example.com',
-  replyTo: 'me@studio.example',
-  messageIdDomain: 'proofmail.test',
-  date: new Date('2026-03-15T12:00:00Z'),
-};
+const envelope = testEnvelope;
 
 function part(stories: number, ownText: string | null = null): MessagePart {
   const body = Array.from(

@@ -2,15 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TARGET_CLIENTS } from '../../shared/contract/checks.ts';
 import { BESIDE_FROM_CHARS, type MeasureBeside } from './measure-beside.ts';
 import { measureMessage } from './measure-message.ts';
+import { testEnvelope } from './prepare-test-support.ts';
 import { runTask, type PrepareTask } from './transform-task.ts';
 
-const envelope = {
-  from: 'Proofmail <no-reply@proofmail.test>',
-  to: 'client@example.com',
-  replyTo: null,
-  messageIdDomain: 'proofmail.test',
-  date: Date.parse('2026-03-15T12:00:00Z'),
-};
+const envelope = { ...testEnvelope, date: testEnvelope.date.getTime() };
 
 function task(stories: number): PrepareTask {
   const body = Array.from(

@@ -94,12 +94,12 @@ export async function runTask(task: PrepareTask, beside?: MeasureBeside): Promis
     if (!task.checks) return { ok: true, prepared: assemble(part, await measureMessage(part, envelope)) };
     // Within the same job, so within the same time budget as prepare itself. A large message is
     // measured on the thread while the HTML is checked here (measure-beside.ts).
-    const onThread = part.html.length >= BESIDE_FROM_CHARS ? beside?.start(part, envelope) : undefined;
-    onThread?.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
-    const checked = checkHtml(part.html, task.checks.targetClients);
     // A thread that stopped (out of its smaller heap, say) costs the job its head start, not its answer.
-    const measured = await (onThread?.catch(() => measureMessage(part, envelope)) ??
-      measureMessage(part, envelope));
+    const onThread = (
+      part.html.length >= BESIDE_FROM_CHARS ? beside?.start(part, envelope) : undefined
+    )?.catch(() => measureMessage(part, envelope));
+    const checked = checkHtml(part.html, task.checks.targetClients);
+    const measured = await (onThread ?? measureMessage(part, envelope));
     const prepared = assemble(part, measured);
     const checks = finishChecks(checked, {
       html: prepared.html,
