@@ -5,7 +5,7 @@ import { poll } from '../../../tests/support/poll.ts';
 import { DEFAULT_TARGET_CLIENTS } from '../../shared/contract/checks.ts';
 import { BESIDE_FROM_CHARS } from './measure-beside.ts';
 import { PrepareError } from './prepare.ts';
-import { createTransformPool, type TransformPool } from './transform-pool.ts';
+import { createTransformPool, TRANSFORM_SEMI_SPACE_MB, type TransformPool } from './transform-pool.ts';
 import { runTask } from './transform-task.ts';
 
 const envelope = {
@@ -104,10 +104,11 @@ describe('transform pool', () => {
       },
       { intervalMs: 0, what: 'jobs for 1.5 s' },
     );
-    // The pool gave its process the thread's entry.
+    // The pool gave its process the thread's entry, and the young generation large jobs need.
     const [pid] = transformProcesses();
     const args = execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
     expect(args).toMatch(/measure-thread-[0-9a-f]+\.mjs/);
+    expect(args).toContain(`--max-semi-space-size=${TRANSFORM_SEMI_SPACE_MB} `);
   });
 
   it('kills a job over its budget, really: no process keeps working on it', async () => {

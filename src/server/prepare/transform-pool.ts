@@ -119,6 +119,12 @@ async function buildEntry(name: Entry): Promise<string> {
 /** How long a process may take to load what a job needs before the job's own budget starts. */
 const LOAD_ALLOWANCE_MS = 30_000;
 
+/**
+ * The young generation's semispace cap of transform processes, in MiB (V8's default is 16): a 100 KB
+ * email's job then leaves its garbage there (docs/decisions/0095-transform-young-generation.md).
+ */
+export const TRANSFORM_SEMI_SPACE_MB = 64;
+
 /** Niceness of transform processes (0 is normal, 19 the lowest priority). */
 const TRANSFORM_NICENESS = 10;
 
@@ -170,7 +176,10 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
   const maxQueue = options.maxQueue ?? 32;
   const maxWaitMs = options.maxWaitMs ?? 30_000;
   const idleMs = options.idleMs ?? 60_000;
-  const execArgv = [`--max-old-space-size=${options.maxOldSpaceMb ?? 384}`];
+  const execArgv = [
+    `--max-old-space-size=${options.maxOldSpaceMb ?? 384}`,
+    `--max-semi-space-size=${TRANSFORM_SEMI_SPACE_MB}`,
+  ];
   const slots = new Set<Slot>();
   const queue: Job[] = [];
   let nextId = 1;
