@@ -92,13 +92,7 @@ export function measureBeside(file: string, heapMb = THREAD_HEAP_MB): MeasureBes
       worker.postMessage({
         id,
         part: { html: part.html, subject: part.subject, ownText: part.ownText },
-        envelope: {
-          from: envelope.from,
-          to: envelope.to,
-          replyTo: envelope.replyTo,
-          messageIdDomain: envelope.messageIdDomain,
-          date: envelope.date.getTime(),
-        },
+        envelope: { ...envelope, date: envelope.date.getTime() },
       } satisfies MeasureRequest);
       return measured;
     },

@@ -21,6 +21,9 @@ export interface PrepareEnvelope {
   date: Date;
 }
 
+/** An envelope as it travels between processes and threads: the date as milliseconds. */
+export type WireEnvelope = Omit<PrepareEnvelope, 'date'> & { date: number };
+
 /** What the message is made from besides its headers (`PreparedHtml` in prepare.ts). */
 export interface MessagePart {
   /** The HTML part as sent. */

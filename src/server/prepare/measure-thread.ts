@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
-import { measureMessage, type MessagePart } from './measure-message.ts';
+import { measureMessage, type MessagePart, type WireEnvelope } from './measure-message.ts';
+import { failureReason } from './prepare-error.ts';
 import type { MessageHeader } from '../mail/message.ts';
 
 /**
@@ -11,7 +12,7 @@ import type { MessageHeader } from '../mail/message.ts';
 export interface MeasureRequest {
   id: number;
   part: MessagePart;
-  envelope: { from: string; to: string; replyTo: string | null; messageIdDomain: string; date: number };
+  envelope: WireEnvelope;
 }
 
 export type MeasureReply =
@@ -29,7 +30,7 @@ if (port) {
         port.postMessage({
           id,
           ok: false,
-          error: err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err),
+          error: failureReason(err),
         } satisfies MeasureReply),
     );
   });

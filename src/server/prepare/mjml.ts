@@ -1,4 +1,4 @@
-import { PrepareError, type SourceProblem } from './prepare-error.ts';
+import { failureReason, PrepareError, type SourceProblem } from './prepare-error.ts';
 
 /**
  * MJML to HTML with the mjml package (docs/decisions/0067-mjml-in-the-transform-pool.md), in a
@@ -85,7 +85,7 @@ export async function compileMjml(source: string): Promise<string> {
       );
     }
     if (err instanceof RangeError) throw err;
-    const reason = err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err);
+    const reason = failureReason(err);
     throw invalid([{ line: 1, message: reason }], 'This MJML could not be compiled');
   }
 }

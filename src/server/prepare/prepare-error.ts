@@ -19,6 +19,11 @@ export interface SourceProblem {
   message: string;
 }
 
+/** The first line of an unexpected failure, at most 200 characters: the reason a message names. */
+export function failureReason(err: unknown): string {
+  return err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err);
+}
+
 /** A document the pipeline cannot process, with a message that names the problem and the way out. */
 export class PrepareError extends Error {
   constructor(

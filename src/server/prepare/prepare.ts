@@ -11,7 +11,7 @@ import {
 } from './measure-message.ts';
 import { fillMergeTags, type Filled, type TemplateInput } from './merge-tags/merge-tags.ts';
 import { compileMjml } from './mjml.ts';
-import { PrepareError } from './prepare-error.ts';
+import { failureReason, PrepareError } from './prepare-error.ts';
 
 export { PrepareError, type PrepareErrorCode, type SourceProblem } from './prepare-error.ts';
 export {
@@ -101,7 +101,7 @@ function inlined(html: string): { html: string; keptInStyle: number } {
     return inlineCss(html);
   } catch (err) {
     if (err instanceof RangeError) throw tooDeep('too many');
-    const reason = err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err);
+    const reason = failureReason(err);
     throw new PrepareError(
       'inline_failed',
       `CSS inlining failed on this HTML (${reason}). Send it without Inline CSS, or fix the CSS it names.`,

@@ -2,8 +2,9 @@ import { httpImages, type EmailImage } from '../checks/images.ts';
 import { httpLinks, type EmailLink } from '../checks/links.ts';
 import { checkHtml, finishChecks } from '../checks/static-checks.ts';
 import { pixelDiff, type PixelDiffResult } from '../render/pixel-diff.ts';
-import { needsLoading } from './job-loading.ts';
 import { loadMjml } from './mjml.ts';
+import type { WireEnvelope } from './measure-message.ts';
+import { failureReason } from './prepare-error.ts';
 import type { Check, TargetClientId } from '../../shared/contract/checks.ts';
 import { BESIDE_FROM_CHARS, type MeasureBeside } from './measure-beside.ts';
 import {
@@ -26,7 +27,7 @@ import {
 
 export interface PrepareTask {
   input: PrepareInput;
-  envelope: { from: string; to: string; replyTo: string | null; messageIdDomain: string; date: number };
+  envelope: WireEnvelope;
   /** Run the static checks of the pre-send checklist on the prepared message, for these clients. */
   checks?: ChecksRequest;
 }
@@ -67,18 +68,19 @@ export type FromWorker =
   | { id: number; outcome: PixelDiffOutcome };
 
 /**
- * Loads what a job needs and a process does not load at start: the MJML compiler (seconds on a
- * busy machine). Loading is not the email's doing, so it is not counted in the job's budget.
+ * Loads what a job that `needsLoading` (job-loading.ts) needs and a process does not load at start:
+ * the MJML compiler (seconds on a busy machine). Loading is not the email's doing, so it is not
+ * counted in the job's budget.
  */
-export async function loadFor(task: PrepareTask): Promise<void> {
-  if (needsLoading(task.input)) await loadMjml().catch(() => undefined); // compileMjml reports it
+export async function loadFor(): Promise<void> {
+  await loadMjml().catch(() => undefined); // compileMjml reports it
 }
 
 export function runPixelDiff(task: PixelDiffTask): PixelDiffOutcome {
   try {
     return { ok: true, result: pixelDiff(task.pixelDiff.left, task.pixelDiff.right) };
   } catch (err) {
-    const reason = err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err);
+    const reason = failureReason(err);
     return {
       ok: false,
       code: 'processing_failed',
@@ -130,7 +132,7 @@ export async function runTask(task: PrepareTask, beside?: MeasureBeside): Promis
         ...(err.problems ? { problems: err.problems } : {}),
       };
     }
-    const reason = err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err);
+    const reason = failureReason(err);
     return {
       ok: false,
       code: 'processing_failed',

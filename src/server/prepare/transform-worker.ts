@@ -20,7 +20,7 @@ if (send) {
     }
     void (async () => {
       if (needsLoading(task.input)) {
-        await loadFor(task);
+        await loadFor();
         // Delivered before the job runs: a job that never yields would otherwise hold the message.
         await new Promise((sent) => send({ id: message.id, loaded: true } satisfies FromWorker, sent));
       }
