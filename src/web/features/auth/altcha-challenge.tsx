@@ -42,13 +42,22 @@ const AUTO_RETRIES = 2;
 const RETRY_DELAY_MS = 1000;
 
 /**
- * Starts solving unless the widget is solving or solved already. The widget's own verify() always
- * starts over (a solution already reported would be dropped), so nothing calls it without this check.
+ * Widgets asked to start whose state has not said "verifying" yet: the widget's verify() changes
+ * its state only after an await, so a second call in the same moment would see it still unverified
+ * and start over, dropping the first solution (and its proof-of-work workers mid-load).
+ */
+const starting = new WeakSet<WidgetElement>();
+
+/**
+ * Starts solving unless the widget is solving or solved already (or was just asked to). The
+ * widget's own verify() always starts over, so nothing calls it but this.
  */
 function startSolving(widget: WidgetElement | null): void {
-  const state = widget?.getState?.();
+  if (!widget || starting.has(widget)) return;
+  const state = widget.getState?.();
   if (state === 'unverified' || state === 'expired' || state === 'error') {
-    widget?.verify?.().catch(() => undefined); // a failure shows in the widget itself
+    starting.add(widget);
+    widget.verify?.().catch(() => undefined); // a failure shows in the widget itself
   }
 }
 
@@ -67,8 +76,12 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
   const [phase, setPhase] = useState<'loading' | 'ready' | 'failed'>('loading');
   const [attempt, setAttempt] = useState(0);
   const onChangeRef = useRef(onChange);
+  // Read by the focus listener: the element works as soon as its script runs, but solving fails
+  // until loadAltcha has registered the proof-of-work workers.
+  const phaseRef = useRef(phase);
   useEffect(() => {
     onChangeRef.current = onChange;
+    phaseRef.current = phase;
   });
 
   useImperativeHandle(ref, () => {
@@ -96,10 +109,10 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
         signal: controller.signal,
       });
       if (controller.signal.aborted) return;
-      setPhase(ready ? 'ready' : 'failed');
-      // The widget starts on the form's first focus; someone who got there before the widget
-      // loaded (autofocus, a quick typist) would otherwise wait for nothing. A focus after the
-      // widget loaded but before this poll saw it has started (or even finished) solving already.
+      phaseRef.current = ready ? 'ready' : 'failed'; // at once: a focus may come before the render
+      setPhase(phaseRef.current);
+      // Solving starts on the form's first focus (below); someone who got there before the widget
+      // loaded (autofocus, a quick typist) would otherwise wait for nothing.
       const widget = widgetRef.current;
       if (ready && widget?.closest('form')?.contains(document.activeElement)) startSolving(widget);
     })();
@@ -115,6 +128,7 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
     let retries = 0;
     let timer: number | undefined;
     const onState = (e: Event) => {
+      starting.delete(el);
       const detail = (e as CustomEvent<StateChangeDetail>).detail;
       onChangeRef.current(detail.state === 'verified' && detail.payload ? detail.payload : null);
       if (detail.state === 'error' && retries < AUTO_RETRIES) {
@@ -122,14 +136,22 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
         window.clearTimeout(timer);
         timer = window.setTimeout(() => {
           el.reset?.();
-          el.verify?.().catch(() => undefined);
+          startSolving(el);
         }, retries * RETRY_DELAY_MS);
       }
     };
+    // The one place that starts on focus (the widget's own `auto="onfocus"` would be a second
+    // starter racing this one); only once the proof-of-work workers are registered.
+    const form = el.closest('form');
+    const onFocusIn = () => {
+      if (phaseRef.current === 'ready') startSolving(el);
+    };
     el.addEventListener('statechange', onState);
+    form?.addEventListener('focusin', onFocusIn);
     return () => {
       window.clearTimeout(timer);
       el.removeEventListener('statechange', onState);
+      form?.removeEventListener('focusin', onFocusIn);
     };
   }, [attempt]);
 
@@ -166,14 +188,7 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
           'dark:[--altcha-border-color:var(--color-slate-700)] dark:[--altcha-color-primary:var(--color-brand-400)]',
         )}
       >
-        <altcha-widget
-          ref={widgetRef}
-          challenge={absoluteUrl(challengeUrl)}
-          name="captchaToken"
-          // Only once loadAltcha has registered the proof-of-work workers: the element works (and
-          // would start on a focus) as soon as its script runs, and without them it fails.
-          auto={phase === 'ready' ? 'onfocus' : undefined}
-        />
+        <altcha-widget ref={widgetRef} challenge={absoluteUrl(challengeUrl)} name="captchaToken" />
       </div>
     </div>
   );
