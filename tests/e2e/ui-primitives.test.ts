@@ -204,6 +204,17 @@ describe('design system primitives', () => {
     expect(problems.all()).toEqual([]);
   });
 
+  it('skeleton: pulses only when the system has not asked for reduced motion', async () => {
+    // Contexts ask for reduced motion by default (tests/support/browser.ts).
+    const { page, problems } = await openHarness();
+    const block = page.getByTestId('skeleton').locator('span');
+    const animation = () => block.evaluate((el) => getComputedStyle(el).animationName);
+    expect(await animation()).toBe('none');
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
+    expect(await animation()).toBe('pulse');
+    expect(problems.all()).toEqual([]);
+  });
+
   it('toasts: success is a status, error is an alert; both can be dismissed and time out', async () => {
     const { page, problems } = await openHarness();
     await page.getByRole('button', { name: 'Success toast' }).click();

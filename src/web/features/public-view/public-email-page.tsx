@@ -37,7 +37,7 @@ const ReviewSection = lazy(() => import('./review-section.tsx').then((m) => ({ d
 
 function SectionPlaceholder() {
   return (
-    <h2 id="review-title" aria-busy="true" className="h-80 animate-pulse md:col-span-2">
+    <h2 id="review-title" aria-busy="true" className="h-80 motion-safe:animate-pulse md:col-span-2">
       <span className="sr-only">Review</span>
     </h2>
   );
@@ -183,7 +183,7 @@ function PublicEmailView({ slug }: { slug: string }) {
             }
           />
         ) : (
-          <div className="h-[800px] animate-pulse bg-white sm:rounded-xl" />
+          <div className="h-[800px] bg-white motion-safe:animate-pulse sm:rounded-xl" />
         )}
         {data ? (
           <section

@@ -4,6 +4,7 @@ import { MAX_RECIPIENTS, PRO_PRICE_MONTHLY } from '../../../shared/plans.ts';
 import { Button, buttonClasses } from '../../components/ui/button.tsx';
 import { cx } from '../../components/ui/cx.ts';
 import { CheckIcon } from '../../components/ui/icons.tsx';
+import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { usePublicConfig } from '../../lib/public-config.ts';
 
 export interface PricingCardsProps {
@@ -38,10 +39,7 @@ export function FreeAllowance({ suffix = 'per month' }: { suffix?: string }) {
   if (config.isError) return <span>A monthly send allowance</span>;
   return (
     <span className="inline-flex items-center gap-1.5" aria-busy="true">
-      <span
-        aria-hidden="true"
-        className="inline-block h-4 w-24 animate-pulse rounded-md bg-slate-200 align-middle dark:bg-slate-800"
-      />
+      <Skeleton className="h-4 w-24 align-middle" />
       <span className="sr-only">Loading the monthly allowance</span>
     </span>
   );
