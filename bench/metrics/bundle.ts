@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../src/server/app.ts';
 import { loadConfig } from '../../src/server/config.ts';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
-import { launchBrowser, signedInState } from '../../tests/support/chromium.ts';
+import { launchBrowser, signIn } from '../../tests/support/chromium.ts';
 import { createUser } from '../../tests/support/users.ts';
 import { webAppBuild } from '../../tests/support/web-build.ts';
 import type { BenchContext, MetricResults } from '../support/metric.ts';
@@ -40,7 +40,8 @@ export default async function bundle(ctx: BenchContext): Promise<MetricResults> 
       .execute();
 
     const measure = async (pathname: string, token?: string, ready?: string) => {
-      const context = await browser.newContext(token ? { storageState: signedInState(base, token) } : {});
+      const context = await browser.newContext();
+      if (token) await signIn(context, base, token);
       const page = await context.newPage();
       const scripts = new Map<string, number>();
       page.on('response', async (res) => {

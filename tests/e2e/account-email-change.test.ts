@@ -10,6 +10,7 @@ import {
   waitForMail,
   type AuthServer,
 } from '../support/auth-browser.ts';
+import { shot } from '../support/screenshots.ts';
 import { expectToast } from '../support/toasts.ts';
 import { createUser, PASSWORD, uniqueEmail } from '../support/users.ts';
 
@@ -26,8 +27,6 @@ beforeAll(async () => {
   auth = await startAuthServer({ env: { CAPTCHA_PROVIDER: 'none' } });
 });
 afterAll(async () => auth?.close());
-
-const SHOTS = process.env.SHOTS_DIR; // screenshots for a look at the screens, when set
 
 async function signUpThroughApi(email: string): Promise<void> {
   const res = await fetch(`${auth.server.baseUrl}/api/auth/signup`, {
@@ -63,7 +62,7 @@ describe('the change-email card', () => {
     expect(await section.getByRole('alert').innerText()).toBe('Current password is incorrect');
 
     await password.fill(PASSWORD);
-    if (SHOTS) await section.screenshot({ path: `${SHOTS}/change-email-card.png` });
+    await shot(section, 'change-email-card');
     await section.getByRole('button', { name: 'Change Email' }).click();
     await expectToast(page, 'Verification Email Sent');
     expect(await password.inputValue()).toBe('');
@@ -77,7 +76,7 @@ describe('the change-email card', () => {
     await page.goto(cancelPath);
     await page.getByRole('heading', { level: 1, name: 'Not You? Cancel the Email Change' }).waitFor();
     expect(new URL(page.url()).search).toBe(''); // the token left the address bar
-    if (SHOTS) await page.screenshot({ path: `${SHOTS}/cancel-email-change.png`, fullPage: true });
+    await shot(page, 'cancel-email-change');
     await page.getByRole('button', { name: 'Cancel the Change and Sign Out Everywhere' }).click();
     await page.getByRole('heading', { level: 1, name: 'Email Change Cancelled' }).waitFor();
     expect(await page.getByRole('main').innerText()).toContain('every device was signed out');
@@ -102,7 +101,7 @@ describe('the change-email card', () => {
     await section.getByRole('button', { name: 'Change Email' }).click();
     const warning = section.locator('[data-tone="warning"]');
     await warning.getByText('For your security, sign in again to change your email address').waitFor();
-    if (SHOTS) await section.screenshot({ path: `${SHOTS}/change-email-reauth.png` });
+    await shot(section, 'change-email-reauth');
     await warning.getByRole('button', { name: 'Sign in again' }).click();
     await page.waitForURL('**/signin');
     expect(problems.all()).toEqual([]);

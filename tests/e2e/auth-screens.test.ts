@@ -1,25 +1,21 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { createUser } from '../support/users.ts';
 import { startAuthServer, storeToken, type AuthServer } from '../support/auth-browser.ts';
+import { shot } from '../support/screenshots.ts';
 
 /**
  * The account screens on a laptop and a 375px phone, light and dark: nothing overflows sideways,
- * nothing logs an error, and a screenshot of each lands in $TMPDIR/proofmail-auth-screens for a
- * human to look at.
+ * nothing logs an error; with SHOTS_DIR set, a screenshot of each for a person to look at
+ * (tests/support/screenshots.ts).
  */
 
 const browser = setupBrowser();
 let auth: AuthServer;
-const OUT = path.join(os.tmpdir(), 'proofmail-auth-screens');
 
 beforeAll(async () => {
   auth = await startAuthServer();
-  fs.mkdirSync(OUT, { recursive: true });
 });
 afterAll(async () => auth?.close());
 
@@ -47,10 +43,6 @@ async function overflowX(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 }
 
-async function shoot(page: Page, name: string) {
-  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
-}
-
 describe('account screens render cleanly', () => {
   for (const [device, viewport] of Object.entries(VIEWPORTS)) {
     for (const colorScheme of ['light', 'dark'] as const) {
@@ -62,7 +54,7 @@ describe('account screens render cleanly', () => {
           await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
           if (url === '/signup') await page.locator('[data-captcha-phase="ready"]').waitFor();
           expect(await overflowX(page), `${url} overflows sideways`).toBeLessThanOrEqual(0);
-          await shoot(page, `${device}-${colorScheme}${url.replace(/[/?=]/g, '_')}`);
+          await shot(page, `auth-${device}-${colorScheme}${url.replace(/[/?=]/g, '_')}`);
         }
         const { token } = await createUser(auth.server.db, { verified: false });
         await storeToken(page, token);
@@ -71,11 +63,11 @@ describe('account screens render cleanly', () => {
           await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
           await page.locator(loaded).first().waitFor();
           expect(await overflowX(page), `${url} overflows sideways`).toBeLessThanOrEqual(0);
-          await shoot(page, `${device}-${colorScheme}${url.replace(/[/?=]/g, '_')}`);
+          await shot(page, `auth-${device}-${colorScheme}${url.replace(/[/?=]/g, '_')}`);
         }
         await page.getByRole('button', { name: 'Account menu' }).click();
         await page.getByRole('menu').waitFor();
-        await shoot(page, `${device}-${colorScheme}-menu`);
+        await shot(page, `auth-${device}-${colorScheme}-menu`);
         expect(problems.all()).toEqual([]);
       });
     }

@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { shot } from '../support/screenshots.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /*
@@ -141,10 +142,7 @@ describe('screens', () => {
         await page.getByRole('tab', { name: /Checks/ }).click();
         await page.locator('[data-check="images"]').waitFor();
         await page.locator('[data-check="accessibility"] button[aria-expanded]').click();
-        await page.screenshot({
-          path: `/tmp/checklist-composer-${device}-${colorScheme}.png`,
-          fullPage: true,
-        });
+        await shot(page, `checklist-composer-${device}-${colorScheme}`);
         const sent = await fetch(`${server.baseUrl}/api/email/send`, {
           method: 'POST',
           headers: { ...u.headers, 'content-type': 'application/json' },
@@ -154,12 +152,13 @@ describe('screens', () => {
         await page.goto(`/app/email/${(await sent.json()).id}`);
         const stored = page.locator('section[aria-labelledby="checklist-heading"]');
         await stored.getByTestId('checklist').waitFor();
-        await stored.screenshot({ path: `/tmp/checklist-detail-${device}-${colorScheme}.png` });
+        await shot(stored, `checklist-detail-${device}-${colorScheme}`);
         await page.goto('/app/account');
         await page.getByRole('region', { name: 'Target Clients' }).getByRole('checkbox').first().waitFor();
-        await page
-          .getByRole('region', { name: 'Target Clients' })
-          .screenshot({ path: `/tmp/checklist-account-${device}-${colorScheme}.png` });
+        await shot(
+          page.getByRole('region', { name: 'Target Clients' }),
+          `checklist-account-${device}-${colorScheme}`,
+        );
       });
     }
   }

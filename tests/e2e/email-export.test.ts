@@ -7,6 +7,7 @@ import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
 import { setupBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { shot } from '../support/screenshots.ts';
 import { createUser } from '../support/users.ts';
 
 /**
@@ -76,6 +77,6 @@ describe('export menu', () => {
     await expect
       .poll(() => page.getByRole('menuitem', { name: 'Download PNG' }).getAttribute('aria-disabled'))
       .toBe('true');
-    await page.screenshot({ path: '/tmp/h2-export-menu.png' });
+    await shot(page, 'export-menu-forced-dark');
   });
 });

@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { shot, SHOTS_DIR } from '../support/screenshots.ts';
 import { toast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
@@ -10,16 +10,15 @@ import { createUser, type TestUser } from '../support/users.ts';
  * Versions in the browser: Edit and Resend from the detail page through the composer to a v2
  * detail page; the version picker; the compare screen (source diffs, renders side by side and
  * swiped); deleting one version or all; the history's one row per thread. Screenshots of the new
- * screens at 1280 and 375 px, light and dark, go to /tmp/proofmail-versions-shots.
+ * screens at 1280 and 375 px, light and dark, go to SHOTS_DIR when it is set
+ * (tests/support/screenshots.ts).
  */
 
-const SHOTS = '/tmp/proofmail-versions-shots';
 const browser = setupBrowser();
 let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer({ env: { PRO_SENDS_PER_MINUTE: '1000' } });
-  fs.mkdirSync(SHOTS, { recursive: true });
 });
 afterAll(async () => server?.close());
 
@@ -56,9 +55,9 @@ async function getEmail(u: TestUser, id: string) {
 }
 
 async function shoot(page: Page, name: string) {
+  if (!SHOTS_DIR) return;
   await page.waitForTimeout(300); // fonts and frames settle
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-  await page.screenshot({ path: `${SHOTS}/${name}-top.png` });
+  await shot(page, `versions-${name}`);
 }
 
 const VIEWS: Array<[string, BrowserContextOptions]> = [

@@ -4,6 +4,7 @@ import { emailRow, insertEmail } from '../../src/server/features/email/email.rep
 import { seenMail, startAuthServer, waitForMail, type AuthServer } from '../support/auth-browser.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import type { TestServer } from '../support/e2e-server.ts';
+import { shot } from '../support/screenshots.ts';
 import { expectToast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
@@ -16,7 +17,6 @@ import { createUser, type TestUser } from '../support/users.ts';
 const browser = setupBrowser();
 let auth: AuthServer;
 let server: TestServer;
-const SHOTS = process.env.SHOTS_DIR; // screenshots for a look at the screens, when set
 const HOSTILE = '<img src=x onerror=alert(1)>';
 
 beforeAll(async () => {
@@ -84,10 +84,6 @@ async function scrollToReviews(page: Page) {
   await page.getByLabel('Your name').waitFor();
 }
 
-async function shot(page: Page, name: string) {
-  if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-}
-
 describe('share settings', () => {
   it('sets an expiry and a password, rotates the link (old one dead), and shows the view count', async () => {
     const owner = await createUser(server.db, { plan: 'pro' });
@@ -128,7 +124,7 @@ describe('share settings', () => {
       'false',
       'false',
     ]);
-    if (SHOTS) await dialog.screenshot({ path: `${SHOTS}/share-dialog-1280.png` });
+    await shot(dialog, 'share-dialog-1280');
 
     await dialog.getByRole('button', { name: 'Set Password' }).click();
     await dialog.getByLabel('New password').fill('ab');

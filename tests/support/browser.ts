@@ -9,7 +9,7 @@ import {
   type Page,
 } from 'playwright-core';
 import { afterAll, beforeAll, inject, onTestFinished } from 'vitest';
-import { launchBrowser, signedInState } from './chromium.ts';
+import { launchBrowser, signIn } from './chromium.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -103,12 +103,10 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
       const context = await harness.newContext(options);
       return context.newPage();
     },
-    signedInContext(server, user, options = {}) {
-      return harness.newContext({
-        baseURL: server.baseUrl,
-        ...options,
-        storageState: signedInState(server.baseUrl, user.token),
-      });
+    async signedInContext(server, user, options = {}) {
+      const context = await harness.newContext({ baseURL: server.baseUrl, ...options });
+      await signIn(context, server.baseUrl, user.token);
+      return context;
     },
     async signedInPage(server, user, options = {}) {
       const context = await harness.signedInContext(server, user, options);
