@@ -1,14 +1,15 @@
-import type { Page, Request } from 'playwright-core';
+import type { BrowserContext, ConsoleMessage, Page, Request, Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/server/accounts/account-mail.ts';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
-import { setupBrowser } from '../support/browser.ts';
+import { DEFAULT_CONTEXT, setupBrowser } from '../support/browser.ts';
+import { signIn } from '../support/chromium.ts';
 import { poll } from '../support/poll.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 import { startAuthServer, type AuthServer } from '../support/auth-browser.ts';
 
 /**
- * Every route of the app, public, sign-in, app, share and mailbox, loaded fresh in Chromium:
+ * Every route of the app, public, sign-in, app, share and mailbox, loaded in Chromium:
  * - not one console warning or error, no exception, no failed request. (React Router warns on a
  *   first load without a HydrateFallback and on a leaf route without an element; such warnings
  *   hide real ones.) A route that shows a refusal on purpose may have exactly the browser's own
@@ -211,46 +212,83 @@ async function networkQuiet(pending: () => Request[], timeoutMs: number): Promis
   );
 }
 
-/** Loads `visit.path` in a fresh page and returns every warning, error and failure it caused. */
-async function problemsOf(visit: Visit, token?: string): Promise<string[]> {
-  const page: Page = await browser.newPage({ baseURL: auth.server.baseUrl });
-  if (token) {
-    await page.addInitScript((t) => {
-      // Init scripts run in every frame; the sandboxed email preview has no storage.
-      if (window === window.top) localStorage.setItem('auth_token', t);
-    }, token);
-  }
+/**
+ * One page per group of visits, navigated from visit to visit: a new page costs Chromium about
+ * half a second of CPU more than a navigation in an open one (a renderer process, the scripts
+ * compiled again). Each visit is still a whole document load, the group's first with a cold cache.
+ * Before each visit the page's storage is emptied, and a signed-in group's token planted again
+ * (`signIn` plants it whenever the storage does not have it).
+ */
+function groupPage(token?: () => string): () => Promise<Page> {
+  let context: BrowserContext | undefined;
+  let page: Page | undefined;
+  afterAll(async () => context?.close());
+  return async () => {
+    if (!context || !page) {
+      context = await browser.browser.newContext({ ...DEFAULT_CONTEXT, baseURL: auth.server.baseUrl });
+      context.setDefaultTimeout(30_000);
+      context.setDefaultNavigationTimeout(40_000);
+      if (token) await signIn(context, auth.server.baseUrl, token());
+      page = await context.newPage();
+    }
+    await context.clearCookies();
+    if (page.url().startsWith(auth.server.baseUrl)) {
+      await page.evaluate(() => {
+        localStorage.clear();
+        sessionStorage.clear();
+      });
+    }
+    return page;
+  };
+}
+
+/** Loads `visit.path` in `page` and returns every warning, error and failure the load caused. */
+async function problemsOf(page: Page, visit: Visit): Promise<string[]> {
   const problems: string[] = [];
-  page.on('console', (msg) => {
+  const onConsole = (msg: ConsoleMessage) => {
     if (['warning', 'error', 'assert'].includes(msg.type())) problems.push(`${msg.type()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`exception: ${err.message}`));
+  };
+  const onPageError = (err: Error) => problems.push(`exception: ${err.message}`);
   // What is still in flight. A proof-of-work worker that found its answer is terminated at once,
   // and the script request of a sibling still loading then never ends: Playwright's own
   // "networkidle" would wait for it forever, so the quiet wait below leaves those out.
   const inFlight = new Set<Request>();
   const closedWorkers = new Set<string>();
-  page.on('worker', (worker) => worker.on('close', () => closedWorkers.add(worker.url())));
-  page.on('request', (req) => inFlight.add(req));
-  page.on('requestfinished', (req) => inFlight.delete(req));
-  page.on('requestfailed', (req) => {
+  const onWorker = (worker: Worker) => worker.on('close', () => closedWorkers.add(worker.url()));
+  const onRequest = (req: Request) => inFlight.add(req);
+  const onFinished = (req: Request) => inFlight.delete(req);
+  const onFailed = (req: Request) => {
     inFlight.delete(req);
     if (req.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${req.url()}`);
-  });
+  };
+  page.on('console', onConsole);
+  page.on('pageerror', onPageError);
+  page.on('worker', onWorker);
+  page.on('request', onRequest);
+  page.on('requestfinished', onFinished);
+  page.on('requestfailed', onFailed);
   const path = visit.path();
-  await page.goto(path);
-  // A busy machine (the whole suite on 2 cores) can take more than the default 15 s to show a page.
-  await page.getByRole('heading', { level: 1, name: visit.heading }).waitFor({ timeout: 30_000 });
-  if (visit.lands) await page.waitForURL((url) => `${url.pathname}${url.search}` === visit.lands);
-  if (path === '/signup') await page.locator('[data-captcha-phase="ready"]').waitFor();
-  // Late work (queries, lazy chunks, the challenge) has finished when the network is quiet.
-  await networkQuiet(() => [...inFlight].filter((r) => !closedWorkers.has(r.url())), 45_000);
-  for (const text of await copyOf(page)) {
-    if (visit.userText?.includes(text)) continue;
-    const why = titleCaseProblem(text);
-    if (why) problems.push(`copy: "${text}": ${why}`);
+  try {
+    await page.goto(path);
+    // A busy machine (the whole suite on 2 cores) can take more than the default 15 s to show a page.
+    await page.getByRole('heading', { level: 1, name: visit.heading }).waitFor({ timeout: 30_000 });
+    if (visit.lands) await page.waitForURL((url) => `${url.pathname}${url.search}` === visit.lands);
+    if (path === '/signup') await page.locator('[data-captcha-phase="ready"]').waitFor();
+    // Late work (queries, lazy chunks, the challenge) has finished when the network is quiet.
+    await networkQuiet(() => [...inFlight].filter((r) => !closedWorkers.has(r.url())), 45_000);
+    for (const text of await copyOf(page)) {
+      if (visit.userText?.includes(text)) continue;
+      const why = titleCaseProblem(text);
+      if (why) problems.push(`copy: "${text}": ${why}`);
+    }
+  } finally {
+    page.off('console', onConsole);
+    page.off('pageerror', onPageError);
+    page.off('worker', onWorker);
+    page.off('request', onRequest);
+    page.off('requestfinished', onFinished);
+    page.off('requestfailed', onFailed);
   }
-  await page.context().close();
   if (!visit.expected) return problems;
   const expected = problems.filter((p) => p.startsWith('error: ') && visit.expected!.test(p));
   expect(expected, `${path}: the expected refusal`).toHaveLength(1);
@@ -278,23 +316,26 @@ describe('the Title Case check', () => {
 
 describe('every route: no console warning or error, headings and controls in Title Case', () => {
   describe('signed out', () => {
+    const page = groupPage();
     it.each(PUBLIC.map((v) => [v.path(), v] as const))('%s', async (_path, visit) => {
-      expect(await problemsOf(visit)).toEqual([]);
+      expect(await problemsOf(await page(), visit)).toEqual([]);
     });
   });
 
   describe('signed in', () => {
+    const page = groupPage(() => pro.token);
     it.each(SIGNED_IN.map((v) => [v.path().replaceAll('undefined', '{id}'), v] as const))(
       '%s',
       async (_path, visit) => {
-        expect(await problemsOf(visit, pro.token)).toEqual([]);
+        expect(await problemsOf(await page(), visit)).toEqual([]);
       },
     );
   });
 
   describe('share, reset and verification links', () => {
+    const page = groupPage();
     it.each(LINKS)('%s', async (_name, visit) => {
-      expect(await problemsOf(visit)).toEqual([]);
+      expect(await problemsOf(await page(), visit)).toEqual([]);
     });
   });
 });
