@@ -217,7 +217,7 @@ async function networkQuiet(pending: () => Request[], timeoutMs: number): Promis
  * half a second of CPU more than a navigation in an open one (a renderer process, the scripts
  * compiled again). Each visit is still a whole document load, the group's first with a cold cache.
  * Before each visit the page's storage is emptied, and a signed-in group's token planted again
- * (`signIn` plants it whenever the storage does not have it).
+ * (emptying the storage removes `signIn`'s marker, so its init script plants the token again).
  */
 function groupPage(token?: () => string): () => Promise<Page> {
   let context: BrowserContext | undefined;

@@ -51,7 +51,9 @@ export async function launchBrowserServer(): Promise<BrowserServer> {
  * sign-in (localStorage `auth_token`, docs/decisions/0013-bearer-session-tokens.md). The token is
  * there before the first page of the origin runs a script, and only on that origin's top-level
  * pages: another origin (a payment page) and frames (the sandboxed email preview) never get it.
- * It is planted once per context, so signing out removes it for good.
+ * It is planted once per context (a marker beside it in the origin's storage says so), so signing
+ * out removes it for good; emptying the storage removes the marker too, and the next page plants
+ * it again.
  *
  * An init script rather than Playwright's `storageState`, which loads a hidden page of the origin
  * in every new context to write the storage: about 200 ms of Chromium's CPU per signed-in context.
