@@ -50,8 +50,9 @@ async function cardText(page: Page): Promise<string> {
     .trim();
 }
 
+/** The file's shared page (emptied first), watched, at `path`. */
 async function open(path: string, ignore: RegExp[] = []) {
-  const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+  const page = await browser.sharedPage(auth.server);
   const problems = watchProblems(page, { ignore });
   await page.goto(path);
   return { page, problems };

@@ -1,9 +1,8 @@
-import type { BrowserContext, ConsoleMessage, Page, Request, Worker } from 'playwright-core';
+import type { ConsoleMessage, Page, Request, Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/server/accounts/account-mail.ts';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
-import { DEFAULT_CONTEXT, setupBrowser } from '../support/browser.ts';
-import { signIn } from '../support/chromium.ts';
+import { setupBrowser } from '../support/browser.ts';
 import { poll } from '../support/poll.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 import { startAuthServer, type AuthServer } from '../support/auth-browser.ts';
@@ -213,36 +212,9 @@ async function networkQuiet(pending: () => Request[], timeoutMs: number): Promis
 }
 
 /**
- * One page per group of visits, navigated from visit to visit: a new page costs Chromium about
- * half a second of CPU more than a navigation in an open one (a renderer process, the scripts
- * compiled again). Each visit is still a whole document load, the group's first with a cold cache.
- * Before each visit the page's storage is emptied, and a signed-in group's token planted again
- * (emptying the storage removes `signIn`'s marker, so its init script plants the token again).
+ * Loads `visit.path` in `page` (the file's shared page, navigated from visit to visit: each visit is
+ * still a whole document load) and returns every warning, error and failure the load caused.
  */
-function groupPage(token?: () => string): () => Promise<Page> {
-  let context: BrowserContext | undefined;
-  let page: Page | undefined;
-  afterAll(async () => context?.close());
-  return async () => {
-    if (!context || !page) {
-      context = await browser.browser.newContext({ ...DEFAULT_CONTEXT, baseURL: auth.server.baseUrl });
-      context.setDefaultTimeout(30_000);
-      context.setDefaultNavigationTimeout(40_000);
-      if (token) await signIn(context, auth.server.baseUrl, token());
-      page = await context.newPage();
-    }
-    await context.clearCookies();
-    if (page.url().startsWith(auth.server.baseUrl)) {
-      await page.evaluate(() => {
-        localStorage.clear();
-        sessionStorage.clear();
-      });
-    }
-    return page;
-  };
-}
-
-/** Loads `visit.path` in `page` and returns every warning, error and failure the load caused. */
 async function problemsOf(page: Page, visit: Visit): Promise<string[]> {
   const problems: string[] = [];
   const onConsole = (msg: ConsoleMessage) => {
@@ -316,26 +288,23 @@ describe('the Title Case check', () => {
 
 describe('every route: no console warning or error, headings and controls in Title Case', () => {
   describe('signed out', () => {
-    const page = groupPage();
     it.each(PUBLIC.map((v) => [v.path(), v] as const))('%s', async (_path, visit) => {
-      expect(await problemsOf(await page(), visit)).toEqual([]);
+      expect(await problemsOf(await browser.sharedPage(auth.server), visit)).toEqual([]);
     });
   });
 
   describe('signed in', () => {
-    const page = groupPage(() => pro.token);
     it.each(SIGNED_IN.map((v) => [v.path().replaceAll('undefined', '{id}'), v] as const))(
       '%s',
       async (_path, visit) => {
-        expect(await problemsOf(await page(), visit)).toEqual([]);
+        expect(await problemsOf(await browser.sharedPage(auth.server, pro), visit)).toEqual([]);
       },
     );
   });
 
   describe('share, reset and verification links', () => {
-    const page = groupPage();
     it.each(LINKS)('%s', async (_name, visit) => {
-      expect(await problemsOf(await page(), visit)).toEqual([]);
+      expect(await problemsOf(await browser.sharedPage(auth.server), visit)).toEqual([]);
     });
   });
 });

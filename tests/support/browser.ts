@@ -66,13 +66,24 @@ export interface BrowserHarness {
     user: { token: string },
     options?: BrowserContextOptions,
   ): Promise<Page>;
+  /**
+   * A page that the file's tests share, navigated from test to test: a new page costs Chromium
+   * about half a second of CPU more than a navigation in an open one (docs/architecture.md,
+   * testing). One per server and signed-in user (`user` absent: signed out). Each call first
+   * empties it: its routes and the context's, the server origin's localStorage (and its
+   * sessionStorage when the page is on that origin), the cookies; the token is planted again at
+   * the next page of the origin. Only
+   * for tests that need nothing else of a fresh page (no init scripts or context options of their
+   * own; listeners they add stay). Call it inside a test; a failing test leaves a screenshot.
+   */
+  sharedPage(server: { baseUrl: string }, user?: { token: string }): Promise<Page>;
 }
 
 /**
  * Browser tests' access to the run's Chromium: call at the top of a test file (or describe
- * block). Every test gets fresh contexts (own storage, cookies, cache); each is closed when that
- * test finishes, and a failing test first leaves a full-page screenshot of each open page in
- * FAILURE_DIR.
+ * block). Every test gets fresh contexts (own storage, cookies, cache), except the pages of
+ * `sharedPage`; each is closed when that test finishes, and a failing test first leaves a
+ * full-page screenshot of each open page in FAILURE_DIR.
  */
 export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarness {
   let browser: Browser | undefined;
@@ -81,6 +92,11 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
   });
   afterAll(async () => {
     await browser?.close();
+  });
+
+  const shared = new Map<string, { context: BrowserContext; page: Page }>();
+  afterAll(async () => {
+    for (const { context } of shared.values()) await context.close().catch(() => undefined);
   });
 
   const harness: BrowserHarness = {
@@ -111,6 +127,45 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
     async signedInPage(server, user, options = {}) {
       const context = await harness.signedInContext(server, user, options);
       return context.newPage();
+    },
+    async sharedPage(server, user) {
+      const key = `${server.baseUrl} ${user?.token ?? ''}`;
+      let entry = shared.get(key);
+      if (!entry || entry.page.isClosed()) {
+        const context = await harness.browser.newContext({
+          ...DEFAULT_CONTEXT,
+          ...defaults,
+          baseURL: server.baseUrl,
+        });
+        context.setDefaultTimeout(30_000);
+        context.setDefaultNavigationTimeout(40_000);
+        if (user) await signIn(context, server.baseUrl, user.token);
+        entry = { context, page: await context.newPage() };
+        shared.set(key, entry);
+      } else {
+        const { context, page } = entry;
+        await page.unrouteAll({ behavior: 'ignoreErrors' });
+        await context.unrouteAll({ behavior: 'ignoreErrors' });
+        // Not by loading a page of the origin: an API answer's headers would move the next page
+        // to a new renderer process, the cost this page saves.
+        const origin = new URL(server.baseUrl).origin;
+        if (new URL(page.url()).origin === origin) {
+          await page.evaluate(() => {
+            localStorage.clear();
+            sessionStorage.clear();
+          });
+        } else {
+          const cdp = await context.newCDPSession(page);
+          await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' });
+          await cdp.detach();
+        }
+        await context.clearCookies();
+      }
+      const { context, page } = entry;
+      onTestFinished(async ({ task }) => {
+        if (task.result?.state === 'fail') await screenshotPages(context, task.name);
+      });
+      return page;
     },
   };
   return harness;
