@@ -146,8 +146,8 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
         const { context, page } = entry;
         await page.unrouteAll({ behavior: 'ignoreErrors' });
         await context.unrouteAll({ behavior: 'ignoreErrors' });
-        // Not by loading a page of the origin: an API answer's headers would move the next page
-        // to a new renderer process, the cost this page saves.
+        // Not by loading an API answer of the origin: pages send COOP and API answers do not, so
+        // the page would change renderer process twice, the cost a shared page saves.
         const origin = new URL(server.baseUrl).origin;
         if (new URL(page.url()).origin === origin) {
           await page.evaluate(() => {
