@@ -1,4 +1,4 @@
-import type { ConsoleMessage, Page, Request, Worker } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/server/accounts/account-mail.ts';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
@@ -211,55 +211,66 @@ async function networkQuiet(pending: () => Request[], timeoutMs: number): Promis
   );
 }
 
+/** What one visit saw: its problems, and what it has in flight. */
+interface Recording {
+  problems: string[];
+  inFlight: Set<Request>;
+  /** Script URLs of proof-of-work workers that have ended (see networkQuiet's use below). */
+  closedWorkers: Set<string>;
+}
+
+/** Per page, the visit being recorded: the page's listeners are attached once, on its first visit. */
+const recordings = new WeakMap<Page, { current: Recording }>();
+
+function startRecording(page: Page): Recording {
+  const recording: Recording = { problems: [], inFlight: new Set(), closedWorkers: new Set() };
+  const slot = recordings.get(page);
+  if (slot) {
+    slot.current = recording;
+    return recording;
+  }
+  const next = { current: recording };
+  recordings.set(page, next);
+  const now = () => next.current;
+  page.on('console', (msg) => {
+    if (['warning', 'error', 'assert'].includes(msg.type()))
+      now().problems.push(`${msg.type()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => now().problems.push(`exception: ${err.message}`));
+  // A proof-of-work worker that found its answer is terminated at once, and the script request of
+  // a sibling still loading then never ends: Playwright's own "networkidle" would wait for it
+  // forever, so the quiet wait leaves those out.
+  page.on('worker', (worker) => {
+    const { closedWorkers } = now();
+    worker.on('close', () => closedWorkers.add(worker.url()));
+  });
+  page.on('request', (req) => now().inFlight.add(req));
+  page.on('requestfinished', (req) => now().inFlight.delete(req));
+  page.on('requestfailed', (req) => {
+    now().inFlight.delete(req);
+    if (req.failure()?.errorText !== 'net::ERR_ABORTED') now().problems.push(`request failed: ${req.url()}`);
+  });
+  return recording;
+}
+
 /**
  * Loads `visit.path` in `page` (the file's shared page, navigated from visit to visit: each visit is
  * still a whole document load) and returns every warning, error and failure the load caused.
  */
 async function problemsOf(page: Page, visit: Visit): Promise<string[]> {
-  const problems: string[] = [];
-  const onConsole = (msg: ConsoleMessage) => {
-    if (['warning', 'error', 'assert'].includes(msg.type())) problems.push(`${msg.type()}: ${msg.text()}`);
-  };
-  const onPageError = (err: Error) => problems.push(`exception: ${err.message}`);
-  // What is still in flight. A proof-of-work worker that found its answer is terminated at once,
-  // and the script request of a sibling still loading then never ends: Playwright's own
-  // "networkidle" would wait for it forever, so the quiet wait below leaves those out.
-  const inFlight = new Set<Request>();
-  const closedWorkers = new Set<string>();
-  const onWorker = (worker: Worker) => worker.on('close', () => closedWorkers.add(worker.url()));
-  const onRequest = (req: Request) => inFlight.add(req);
-  const onFinished = (req: Request) => inFlight.delete(req);
-  const onFailed = (req: Request) => {
-    inFlight.delete(req);
-    if (req.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${req.url()}`);
-  };
-  page.on('console', onConsole);
-  page.on('pageerror', onPageError);
-  page.on('worker', onWorker);
-  page.on('request', onRequest);
-  page.on('requestfinished', onFinished);
-  page.on('requestfailed', onFailed);
+  const { problems, inFlight, closedWorkers } = startRecording(page);
   const path = visit.path();
-  try {
-    await page.goto(path);
-    // A busy machine (the whole suite on 2 cores) can take more than the default 15 s to show a page.
-    await page.getByRole('heading', { level: 1, name: visit.heading }).waitFor({ timeout: 30_000 });
-    if (visit.lands) await page.waitForURL((url) => `${url.pathname}${url.search}` === visit.lands);
-    if (path === '/signup') await page.locator('[data-captcha-phase="ready"]').waitFor();
-    // Late work (queries, lazy chunks, the challenge) has finished when the network is quiet.
-    await networkQuiet(() => [...inFlight].filter((r) => !closedWorkers.has(r.url())), 45_000);
-    for (const text of await copyOf(page)) {
-      if (visit.userText?.includes(text)) continue;
-      const why = titleCaseProblem(text);
-      if (why) problems.push(`copy: "${text}": ${why}`);
-    }
-  } finally {
-    page.off('console', onConsole);
-    page.off('pageerror', onPageError);
-    page.off('worker', onWorker);
-    page.off('request', onRequest);
-    page.off('requestfinished', onFinished);
-    page.off('requestfailed', onFailed);
+  await page.goto(path);
+  // A busy machine (the whole suite on 2 cores) can take more than the default 15 s to show a page.
+  await page.getByRole('heading', { level: 1, name: visit.heading }).waitFor({ timeout: 30_000 });
+  if (visit.lands) await page.waitForURL((url) => `${url.pathname}${url.search}` === visit.lands);
+  if (path === '/signup') await page.locator('[data-captcha-phase="ready"]').waitFor();
+  // Late work (queries, lazy chunks, the challenge) has finished when the network is quiet.
+  await networkQuiet(() => [...inFlight].filter((r) => !closedWorkers.has(r.url())), 45_000);
+  for (const text of await copyOf(page)) {
+    if (visit.userText?.includes(text)) continue;
+    const why = titleCaseProblem(text);
+    if (why) problems.push(`copy: "${text}": ${why}`);
   }
   if (!visit.expected) return problems;
   const expected = problems.filter((p) => p.startsWith('error: ') && visit.expected!.test(p));

@@ -94,7 +94,16 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
     await browser?.close();
   });
 
-  const shared = new Map<string, { context: BrowserContext; page: Page }>();
+  /** A context with this file's defaults and the suite's timeouts. */
+  async function openContext(options: BrowserContextOptions): Promise<BrowserContext> {
+    const context = await harness.browser.newContext({ ...DEFAULT_CONTEXT, ...defaults, ...options });
+    // The whole suite keeps both cores busy: a step that takes 15 s there is slow, not broken.
+    context.setDefaultTimeout(30_000);
+    context.setDefaultNavigationTimeout(40_000);
+    return context;
+  }
+
+  const shared = new Map<string, SharedPage>();
   afterAll(async () => {
     for (const { context } of shared.values()) await context.close().catch(() => undefined);
   });
@@ -105,10 +114,7 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
       return browser;
     },
     async newContext(options = {}) {
-      const context = await harness.browser.newContext({ ...DEFAULT_CONTEXT, ...defaults, ...options });
-      // The whole suite keeps both cores busy: a step that takes 15 s there is slow, not broken.
-      context.setDefaultTimeout(30_000);
-      context.setDefaultNavigationTimeout(40_000);
+      const context = await openContext(options);
       onTestFinished(async ({ task }) => {
         if (task.result?.state === 'fail') await screenshotPages(context, task.name);
         await context.close().catch(() => undefined);
@@ -131,35 +137,13 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
     async sharedPage(server, user) {
       const key = `${server.baseUrl} ${user?.token ?? ''}`;
       let entry = shared.get(key);
-      if (!entry || entry.page.isClosed()) {
-        const context = await harness.browser.newContext({
-          ...DEFAULT_CONTEXT,
-          ...defaults,
-          baseURL: server.baseUrl,
-        });
-        context.setDefaultTimeout(30_000);
-        context.setDefaultNavigationTimeout(40_000);
+      if (entry && !entry.page.isClosed()) {
+        await emptyPage(entry, new URL(server.baseUrl).origin);
+      } else {
+        const context = await openContext({ baseURL: server.baseUrl });
         if (user) await signIn(context, server.baseUrl, user.token);
         entry = { context, page: await context.newPage() };
         shared.set(key, entry);
-      } else {
-        const { context, page } = entry;
-        await page.unrouteAll({ behavior: 'ignoreErrors' });
-        await context.unrouteAll({ behavior: 'ignoreErrors' });
-        // Not by loading an API answer of the origin: pages send COOP and API answers do not, so
-        // the page would change renderer process twice, the cost a shared page saves.
-        const origin = new URL(server.baseUrl).origin;
-        if (new URL(page.url()).origin === origin) {
-          await page.evaluate(() => {
-            localStorage.clear();
-            sessionStorage.clear();
-          });
-        } else {
-          const cdp = await context.newCDPSession(page);
-          await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' });
-          await cdp.detach();
-        }
-        await context.clearCookies();
       }
       const { context, page } = entry;
       onTestFinished(async ({ task }) => {
@@ -169,6 +153,33 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
     },
   };
   return harness;
+}
+
+interface SharedPage {
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * Empties a shared page for the next test: its routes and its context's, `origin`'s storage, the
+ * cookies. Not by loading an API answer of the origin to reach its storage: pages send COOP and
+ * API answers do not, so the page would change renderer process twice, the cost a shared page
+ * saves.
+ */
+async function emptyPage({ context, page }: SharedPage, origin: string): Promise<void> {
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
+  if (new URL(page.url()).origin === origin) {
+    await page.evaluate(() => {
+      localStorage.clear();
+      sessionStorage.clear();
+    });
+  } else {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' });
+    await cdp.detach();
+  }
+  await context.clearCookies();
 }
 
 async function screenshotPages(context: BrowserContext, testName: string): Promise<void> {
