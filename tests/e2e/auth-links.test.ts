@@ -50,9 +50,8 @@ async function cardText(page: Page): Promise<string> {
     .trim();
 }
 
-/** The file's shared page (emptied first), watched, at `path`. */
 async function open(path: string, ignore: RegExp[] = []) {
-  const page = await browser.sharedPage(auth.server);
+  const page = await browser.newPage({ baseURL: auth.server.baseUrl });
   const problems = watchProblems(page, { ignore });
   await page.goto(path);
   return { page, problems };
