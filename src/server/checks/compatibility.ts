@@ -72,8 +72,9 @@ const BACKGROUND_COMPANIONS = new Set([
 interface Use {
   slug: string;
   audience: Audience;
-  line: number;
-  element?: string;
+  /** Where it is written: the element, or null inside a `<style>` block; and the offset. */
+  el: El | null;
+  offset: number;
   /** The clients for which the email carries a fallback (all of them: `'*'`). */
   fallback: Set<TargetClientId | '*'>;
 }
@@ -226,13 +227,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
     offset: number,
     fallback: Use['fallback'],
   ) => {
-    uses.push({
-      slug,
-      audience,
-      line: doc.line(offset),
-      ...(el && { element: doc.excerpt(el) }),
-      fallback,
-    });
+    uses.push({ slug, audience, el, offset, fallback });
   };
 
   for (const el of doc.elements) {
@@ -384,7 +379,11 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
         for (const note of support.notes) partialNotes.add(cleanNote(note));
       }
     }
-    const where = { line: first.line, ...(first.element && { element: first.element }) };
+    // Only the first use is named: its line and excerpt are made for it alone.
+    const where = {
+      line: ctx.doc.line(first.offset),
+      ...(first.el && { element: ctx.doc.excerpt(first.el) }),
+    };
     const see = `See ${feature.url}`;
     if (broken.length > 0) {
       findings.push({

@@ -19,20 +19,13 @@ function hidesItself(e: El): boolean {
   return /^0(?:px|pt|em|rem|%)?$/.test(styleValue(e, 'font-size') ?? '');
 }
 
-/**
- * Answers per element, kept while its document lives: the checks ask for most elements, and each
- * answer is its parent's answer or its own, so a document is walked once, not once per element.
- */
-const hiddenCache = new WeakMap<El, boolean>();
-
 /** Hidden by the idioms emails use: display:none, visibility:hidden, mso-hide, zero size or opacity. */
 export function isHidden(el: El): boolean {
   if (el.name === '#document') return false;
-  const known = hiddenCache.get(el);
-  if (known !== undefined) return known;
-  const hidden = hidesItself(el) || (el.parent !== null && isHidden(el.parent));
-  hiddenCache.set(el, hidden);
-  return hidden;
+  // Kept on the element: the checks ask for most elements, and each answer is its parent's answer
+  // or its own, so a document is walked once, not once per element.
+  el.hidden ??= hidesItself(el) || (el.parent !== null && isHidden(el.parent));
+  return el.hidden;
 }
 
 /** The element has text of its own (not only whitespace or &nbsp;). */

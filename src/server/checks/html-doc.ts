@@ -31,6 +31,8 @@ export interface El {
   audience: Audience;
   /** The `style` attribute's declarations. */
   style: Declaration[];
+  /** Whether it is hidden, once computed.ts's `isHidden` has asked. */
+  hidden?: boolean;
 }
 
 export interface StyleBlock {
