@@ -1,6 +1,14 @@
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
-import { buildMessage, headersOf, sharedHeadersOf, type MessageInput } from './message.ts';
+import {
+  buildMessage,
+  compose,
+  composerOptions,
+  headersOf,
+  sharedHeadersOf,
+  transferEncodingOf,
+  type MessageInput,
+} from './message.ts';
 
 const input: MessageInput = {
   from: 'Proofmail <no-reply@proofmail.test>',
@@ -61,5 +69,40 @@ describe('buildMessage', () => {
       'MIME-Version',
       'Content-Type',
     ]);
+  });
+});
+
+describe('transferEncodingOf', () => {
+  const long = 'word '.repeat(40);
+  const texts: [string, string][] = [
+    ['empty', ''],
+    ['short ASCII lines', 'Hello\nworld'],
+    ['an ASCII line over 76', long],
+    ['ASCII without letters, long', '1234 '.repeat(40)],
+    ['ASCII under 128 KiB in short lines', 'short line\n'.repeat(11_000)],
+    ['ASCII over 128 KiB in short lines', 'short line\n'.repeat(12_000)],
+    ['a little Latin-1', `Grüße aus Zürich\n${long}`],
+    ['mostly Cyrillic', 'Привет, как дела? '.repeat(20)],
+    ['mostly CJK', 'こんにちは世界。'.repeat(30)],
+    ['emoji (surrogate pairs) and letters', '✓ 🎉🎉🎉 ok'],
+    ['more emoji than letters', '🎉🎉🎉 ok'],
+    ['control characters', 'a\u0001\u0002\u0003b'],
+    ['tabs, CR and LF only', '\t\r\n'],
+    ['a non-breaking preheader run', `Preview${'&zwnj;\u00a0'.repeat(60)}`],
+  ];
+
+  it.each(texts)('chooses what nodemailer chooses: %s', async (_name, content) => {
+    const message = { ...input, html: `<p>${content}</p>`, text: content };
+    const options = composerOptions(message);
+    // nodemailer's own choice: the parts as plain strings.
+    const theirs = await compose({ ...options, text: message.text, html: message.html });
+    expect((await buildMessage(message)).equals(theirs)).toBe(true);
+  });
+
+  it('says 7bit, quoted-printable or base64 as the content asks', () => {
+    expect(transferEncodingOf('Hello')).toBeUndefined();
+    expect(transferEncodingOf(long)).toBe('quoted-printable');
+    expect(transferEncodingOf('Grüße')).toBe('quoted-printable');
+    expect(transferEncodingOf('こんにちは')).toBe('base64');
   });
 });
