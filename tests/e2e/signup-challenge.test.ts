@@ -141,6 +141,35 @@ describe('a challenge that fails to download', () => {
     await expectToast(page, 'Account created successfully!');
     expect(problems.all()).toEqual([]);
   });
+
+  it('a focus while the retry waits starts it once: the wait does not start it over', async () => {
+    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const problems = watchProblems(page, { ignore: [/captcha\/challenge/, /status of 503/] });
+    let downloads = 0;
+    await page.route('**/api/auth/captcha/challenge', async (route: Route) => {
+      downloads++;
+      if (downloads === 1) {
+        await route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"Busy"}' });
+        return;
+      }
+      await route.continue();
+    });
+    await page.goto('/signup');
+    await page.getByLabel('Email', { exact: true }).fill(uniqueEmail('refocus'));
+    // The first download failed; the retry waits a second. Moving to the next field starts it now.
+    await page.waitForFunction(
+      () =>
+        (document.querySelector('altcha-widget') as { getState?: () => string } | null)?.getState?.() ===
+        'error',
+    );
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await solved(page);
+    await page.waitForTimeout(1_500); // past the retry's wait
+    expect(downloads).toBe(2);
+    await submit(page).click();
+    await expectToast(page, 'Account created successfully!');
+    expect(problems.all()).toEqual([]);
+  });
 });
 
 describe('after a failed sign-up', () => {

@@ -135,6 +135,8 @@ export function AltchaChallenge({ challengeUrl, onChange, ref }: AltchaChallenge
         retries++;
         window.clearTimeout(timer);
         timer = window.setTimeout(() => {
+          // A focus in the meantime has started it again already: starting over would drop that run.
+          if (starting.has(el) || el.getState?.() !== 'error') return;
           el.reset?.();
           startSolving(el);
         }, retries * RETRY_DELAY_MS);
