@@ -144,12 +144,14 @@ describe('verification links', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email, password: PASSWORD }),
     });
-    const { token } = (await signIn.json()) as { token: string };
+    // Each step's status with its answer: a failure says which step refused, and why.
+    const signedIn = { status: signIn.status, body: (await signIn.json()) as { token?: string } };
+    expect(signedIn).toMatchObject({ status: 200, body: { token: expect.any(String) } });
     const resend = await fetch(`${auth.server.baseUrl}/api/auth/resend-verification`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${signedIn.body.token}` },
     });
-    expect(resend.status).toBe(200);
+    expect({ status: resend.status, body: await resend.text() }).toMatchObject({ status: 200 });
     const second = await waitForMail(auth.server, email, /^Verify your email/, seen);
     const link = linkIn(second, auth.server, '/verify');
     await page.goto(link);
