@@ -6,7 +6,10 @@ import {
   type Browser,
   type BrowserContext,
   type BrowserContextOptions,
+  type ConsoleMessage,
   type Page,
+  type Request,
+  type Response,
 } from 'playwright-core';
 import { afterAll, beforeAll, inject, onTestFinished } from 'vitest';
 import { launchBrowser, signIn } from './chromium.ts';
@@ -235,27 +238,42 @@ export function watchProblems(page: Page, options: WatchOptions = {}): PageProbl
       ...problems.httpErrors.map((t) => `http: ${t}`),
     ],
   };
-  page.on('console', (msg) => {
+  const onConsole = (msg: ConsoleMessage) => {
     if (msg.type() !== 'error') return;
     const where = msg.location().url;
     const text = where ? `${msg.text()} (${where})` : msg.text();
     if (!ignored(text)) problems.consoleErrors.push(text);
-  });
-  page.on('pageerror', (err) => {
+  };
+  const onPageError = (err: Error) => {
     const text = err.stack ?? err.message;
     if (!ignored(text)) problems.pageErrors.push(text);
-  });
-  page.on('requestfailed', (req) => {
+  };
+  const onRequestFailed = (req: Request) => {
     const reason = req.failure()?.errorText ?? 'failed';
     // Leaving a page cancels its pending requests; that is not a fault.
     if (reason === 'net::ERR_ABORTED') return;
     const text = `${req.method()} ${req.url()} ${reason}`;
     if (!ignored(text)) problems.failedRequests.push(text);
-  });
-  page.on('response', (res) => {
+  };
+  const onResponse = (res: Response) => {
     if (res.status() < 400) return;
     const text = `${res.request().method()} ${res.url()} ${res.status()}`;
     if (!ignored(text)) problems.httpErrors.push(text);
-  });
+  };
+  page.on('console', onConsole);
+  page.on('pageerror', onPageError);
+  page.on('requestfailed', onRequestFailed);
+  page.on('response', onResponse);
+  // A shared page outlives the test: the next test's watch is its own.
+  try {
+    onTestFinished(() => {
+      page.off('console', onConsole);
+      page.off('pageerror', onPageError);
+      page.off('requestfailed', onRequestFailed);
+      page.off('response', onResponse);
+    });
+  } catch {
+    // Not inside a test (a hook): it watches for the page's whole life.
+  }
   return problems;
 }
