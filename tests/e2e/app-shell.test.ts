@@ -1,6 +1,6 @@
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { DEFAULT_CONTEXT, setupBrowser, watchProblems } from '../support/browser.ts';
 import { createUser } from '../support/users.ts';
 import { startAuthServer, tokenOf, waitForMail, type AuthServer } from '../support/auth-browser.ts';
 import { expectToast } from '../support/toasts.ts';
@@ -23,10 +23,15 @@ const heading = (page: Page, name: string) => page.getByRole('heading', { level:
 const fail500 = (route: Route) =>
   route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Boom on the server"}' });
 
-/** A page signed in as a fresh user (made directly in the database, with a live session). */
+/**
+ * The file's shared page, signed in as a fresh user (made directly in the database, with a live
+ * session) from its next page load, in the default viewport and scheme.
+ */
 async function signedIn(options: Parameters<typeof createUser>[1] = {}, ignore: RegExp[] = []) {
   const made = await createUser(auth.server.db, options);
-  const page = await browser.signedInPage(auth.server, made);
+  const page = await browser.sharedPage(auth.server, made);
+  await page.setViewportSize(DEFAULT_CONTEXT.viewport!);
+  await page.emulateMedia({ colorScheme: DEFAULT_CONTEXT.colorScheme! });
   const problems = watchProblems(page, { ignore });
   return { page, problems, ...made };
 }

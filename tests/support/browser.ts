@@ -12,7 +12,7 @@ import {
   type Response,
 } from 'playwright-core';
 import { afterAll, beforeAll, inject, onTestFinished } from 'vitest';
-import { launchBrowser, signIn } from './chromium.ts';
+import { launchBrowser, plantSessionsFromCookie, sessionCookie, signIn } from './chromium.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -72,10 +72,10 @@ export interface BrowserHarness {
   /**
    * A page that the file's tests share, navigated from test to test: a new page costs Chromium
    * about half a second of CPU more than a navigation in an open one (docs/architecture.md,
-   * testing). One per server and signed-in user (`user` absent: signed out). Each call first
+   * testing). One per server, whoever the user (`user` absent: signed out). Each call first
    * empties it: its routes and the context's, the server origin's localStorage (and its
-   * sessionStorage when the page is on that origin), the cookies; the token is planted again at
-   * the next page of the origin. Only
+   * sessionStorage when the page is on that origin), the cookies; the user's token is planted at
+   * the next page of the origin (`plantSessionsFromCookie` in chromium.ts). Only
    * for tests that need nothing else of a fresh page (no init scripts or context options of their
    * own; listeners they add stay). Call it inside a test; a failing test leaves a screenshot.
    */
@@ -138,17 +138,17 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
       return context.newPage();
     },
     async sharedPage(server, user) {
-      const key = `${server.baseUrl} ${user?.token ?? ''}`;
-      let entry = shared.get(key);
+      let entry = shared.get(server.baseUrl);
       if (entry && !entry.page.isClosed()) {
         await emptyPage(entry, new URL(server.baseUrl).origin);
       } else {
         const context = await openContext({ baseURL: server.baseUrl });
-        if (user) await signIn(context, server.baseUrl, user.token);
+        await plantSessionsFromCookie(context, server.baseUrl);
         entry = { context, page: await context.newPage() };
-        shared.set(key, entry);
+        shared.set(server.baseUrl, entry);
       }
       const { context, page } = entry;
+      if (user) await context.addCookies([sessionCookie(server.baseUrl, user.token)]);
       onTestFinished(async ({ task }) => {
         if (task.result?.state === 'fail') await screenshotPages(context, task.name);
       });

@@ -73,3 +73,31 @@ export async function signIn(context: BrowserContext, baseUrl: string, token: st
     { origin: new URL(baseUrl).origin, token },
   );
 }
+
+/** The cookie that carries a shared page's next session (`plantSessionsFromCookie`). */
+const SESSION_COOKIE = 'proofmail-test-session';
+
+/**
+ * For a context whose pages change users from test to test (`sharedPage` in browser.ts): the
+ * session comes from a cookie the test sets (`sessionCookie`). The first top-level page of the
+ * origin that sees it moves it into localStorage `auth_token`, as a sign-in would, and deletes
+ * it, so a sign-out stays signed out. An init script, like `signIn`; it reads a cookie because
+ * an init script cannot be changed or removed once added.
+ */
+export async function plantSessionsFromCookie(context: BrowserContext, baseUrl: string): Promise<void> {
+  await context.addInitScript(
+    ({ origin, name }) => {
+      if (window !== window.top || window.location.origin !== origin) return;
+      const match = new RegExp(`(?:^|; )${name}=([^;]*)`).exec(document.cookie);
+      if (!match) return;
+      localStorage.setItem('auth_token', decodeURIComponent(match[1]!));
+      document.cookie = `${name}=; Max-Age=0; path=/`;
+    },
+    { origin: new URL(baseUrl).origin, name: SESSION_COOKIE },
+  );
+}
+
+/** The cookie that signs the next page of `baseUrl` in as the holder of `token` (see above). */
+export function sessionCookie(baseUrl: string, token: string) {
+  return { name: SESSION_COOKIE, value: encodeURIComponent(token), url: baseUrl };
+}
