@@ -12,9 +12,6 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const LAUNCH_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
-  // Without a GPU, the GPU process only composites in software: in the browser process that costs
-  // about 5 % less of Chromium's CPU (docs/architecture.md, Testing).
-  '--in-process-gpu',
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
