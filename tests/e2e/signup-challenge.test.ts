@@ -1,5 +1,5 @@
 import type { Page, Route } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startAuthServer, type AuthServer } from '../support/auth-browser.ts';
 import { expectToast } from '../support/toasts.ts';
@@ -33,6 +33,35 @@ async function holdChallenge(page: Page): Promise<() => void> {
   return release;
 }
 
+/**
+ * A page for these tests. It records, with their times, the challenge widget's states and the
+ * requests for challenges and sign-ups, and a failing test prints them: a race shows its order.
+ */
+async function signUpPage(): Promise<Page> {
+  const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+  const started = Date.now();
+  const events: string[] = [];
+  const at = () => `${String(Date.now() - started).padStart(6)} ms`;
+  await page.exposeFunction('recordWidgetState', (state: string) => events.push(`${at()} state ${state}`));
+  await page.addInitScript(() => {
+    const record = (window as unknown as { recordWidgetState: (state: string) => void }).recordWidgetState;
+    // The widget's own event; a capturing listener sees it whether or not it bubbles.
+    document.addEventListener(
+      'statechange',
+      (e) => record(String((e as CustomEvent<{ state?: string }>).detail?.state)),
+      true,
+    );
+  });
+  page.on('request', (req) => {
+    if (/\/api\/auth\/(captcha\/challenge|signup)$/.test(new URL(req.url()).pathname))
+      events.push(`${at()} ${req.method()} ${new URL(req.url()).pathname}`);
+  });
+  onTestFinished(({ task }) => {
+    if (task.result?.state === 'fail') console.error(`[signup-challenge] ${task.name}\n${events.join('\n')}`);
+  });
+  return page;
+}
+
 async function fill(page: Page, email: string): Promise<void> {
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
@@ -54,7 +83,7 @@ const solved = (page: Page) =>
 
 describe('sign-up before the challenge is solved', () => {
   it('Enter, a click and a password manager’s submit all say "Please complete the CAPTCHA"', async () => {
-    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const page = await signUpPage();
     const problems = watchProblems(page);
     const release = await holdChallenge(page);
     const tokens = signUpTokens(page);
@@ -89,7 +118,7 @@ describe('sign-up before the challenge is solved', () => {
 
 describe('a form filled in while the challenge is still loading', () => {
   it('solves one challenge once the widget is ready, without failing first', async () => {
-    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const page = await signUpPage();
     const problems = watchProblems(page);
     // The widget's script runs (and its element works) before its stylesheet and proof-of-work
     // workers are in: hold the stylesheet, and type into the form in that moment.
@@ -122,7 +151,7 @@ describe('a form filled in while the challenge is still loading', () => {
 
 describe('a challenge that fails to download', () => {
   it('is tried again by itself, and the sign-up goes through', async () => {
-    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const page = await signUpPage();
     const problems = watchProblems(page, { ignore: [/captcha\/challenge/, /status of 503/] });
     let downloads = 0;
     await page.route('**/api/auth/captcha/challenge', async (route: Route) => {
@@ -143,7 +172,7 @@ describe('a challenge that fails to download', () => {
   });
 
   it('a focus while the retry waits starts it once: the wait does not start it over', async () => {
-    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const page = await signUpPage();
     const problems = watchProblems(page, { ignore: [/captcha\/challenge/, /status of 503/] });
     let downloads = 0;
     await page.route('**/api/auth/captcha/challenge', async (route: Route) => {
@@ -174,7 +203,7 @@ describe('a challenge that fails to download', () => {
 
 describe('after a failed sign-up', () => {
   it('keeps a solution the server never used, so the next try needs no new one', async () => {
-    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const page = await signUpPage();
     const problems = watchProblems(page, { ignore: [/signup/, /ERR_CONNECTION_RESET/] });
     const tokens = signUpTokens(page);
     await page.goto('/signup');
@@ -194,14 +223,14 @@ describe('after a failed sign-up', () => {
 
   it('replaces a solution the server spent (an address already taken)', async () => {
     const email = uniqueEmail('taken');
-    const first = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const first = await signUpPage();
     await first.goto('/signup');
     await fill(first, email);
     await solved(first);
     await submit(first).click();
     await expectToast(first, 'Account created successfully!');
 
-    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const page = await signUpPage();
     const tokens = signUpTokens(page);
     await page.goto('/signup');
     await fill(page, email);
