@@ -1,6 +1,6 @@
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT, setupBrowser, watchProblems } from '../support/browser.ts';
+import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { createUser } from '../support/users.ts';
 import { startAuthServer, tokenOf, waitForMail, type AuthServer } from '../support/auth-browser.ts';
 import { expectToast } from '../support/toasts.ts';
@@ -25,13 +25,11 @@ const fail500 = (route: Route) =>
 
 /**
  * The file's shared page, signed in as a fresh user (made directly in the database, with a live
- * session) from its next page load, in the default viewport and scheme.
+ * session) from its next page load.
  */
 async function signedIn(options: Parameters<typeof createUser>[1] = {}, ignore: RegExp[] = []) {
   const made = await createUser(auth.server.db, options);
   const page = await browser.sharedPage(auth.server, made);
-  await page.setViewportSize(DEFAULT_CONTEXT.viewport!);
-  await page.emulateMedia({ colorScheme: DEFAULT_CONTEXT.colorScheme! });
   const problems = watchProblems(page, { ignore });
   return { page, problems, ...made };
 }

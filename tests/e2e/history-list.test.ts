@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
-import { DEFAULT_CONTEXT, setupBrowser, watchProblems } from '../support/browser.ts';
+import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { toast } from '../support/toasts.ts';
 import { rendersCharged } from '../support/render-limit.ts';
@@ -21,23 +21,13 @@ afterAll(async () => server?.close());
 const PHONE = { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true };
 const SANDBOX_NOISE = /Blocked script execution in 'about:srcdoc'/;
 
-/**
- * `path` for `u`: on the file's shared page (default viewport and scheme), or on a page of its own
- * for what a page cannot switch (a phone's mobile viewport and touch).
- */
+/** `path` for `u`, on the file's shared page or a page of its own where the options need one. */
 async function openAs(
   u: TestUser,
   path: string,
   options: Parameters<typeof browser.newPage>[0] = {},
 ): Promise<Page> {
-  let page: Page;
-  if (options.isMobile || options.hasTouch) {
-    page = await browser.signedInPage(server, u, options);
-  } else {
-    page = await browser.sharedPage(server, u);
-    await page.setViewportSize(options.viewport ?? DEFAULT_CONTEXT.viewport!);
-    await page.emulateMedia({ colorScheme: options.colorScheme ?? DEFAULT_CONTEXT.colorScheme! });
-  }
+  const page = await browser.pageWith(server, u, options);
   await page.goto(path);
   return page;
 }

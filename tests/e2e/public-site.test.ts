@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT, setupBrowser, watchProblems, type PageProblems } from '../support/browser.ts';
+import { setupBrowser, watchProblems, type PageProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 
 const browser = setupBrowser();
@@ -13,19 +13,9 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-/**
- * Opens `path` on the file's shared page (emptied, back in the default viewport and scheme), or on
- * a page of its own for what a page cannot switch (a phone's mobile viewport and touch).
- */
+/** Opens `path` on the file's shared page, or a page of its own where the options need one. */
 async function open(path: string, options: Parameters<typeof browser.newPage>[0] = {}) {
-  let page: Page;
-  if (options.isMobile || options.hasTouch) {
-    page = await browser.newPage({ baseURL: server.baseUrl, ...options });
-  } else {
-    page = await browser.sharedPage(server);
-    await page.setViewportSize(options.viewport ?? DEFAULT_CONTEXT.viewport!);
-    await page.emulateMedia({ colorScheme: options.colorScheme ?? DEFAULT_CONTEXT.colorScheme! });
-  }
+  const page = await browser.pageWith(server, undefined, options);
   const problems = watchProblems(page);
   await page.goto(path);
   await page.getByRole('heading', { level: 1 }).waitFor();

@@ -62,6 +62,20 @@ async function signUpPage(): Promise<Page> {
   return page;
 }
 
+/** The first challenge download answers 503; the rest go through. Returns the download count. */
+async function failFirstDownload(page: Page): Promise<() => number> {
+  let downloads = 0;
+  await page.route('**/api/auth/captcha/challenge', async (route: Route) => {
+    downloads++;
+    if (downloads === 1) {
+      await route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"Busy"}' });
+      return;
+    }
+    await route.continue();
+  });
+  return () => downloads;
+}
+
 async function fill(page: Page, email: string): Promise<void> {
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
@@ -153,19 +167,11 @@ describe('a challenge that fails to download', () => {
   it('is tried again by itself, and the sign-up goes through', async () => {
     const page = await signUpPage();
     const problems = watchProblems(page, { ignore: [/captcha\/challenge/, /status of 503/] });
-    let downloads = 0;
-    await page.route('**/api/auth/captcha/challenge', async (route: Route) => {
-      downloads++;
-      if (downloads === 1) {
-        await route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"Busy"}' });
-        return;
-      }
-      await route.continue();
-    });
+    const downloads = await failFirstDownload(page);
     await page.goto('/signup');
     await fill(page, uniqueEmail('retry'));
     await solved(page);
-    expect(downloads).toBe(2);
+    expect(downloads()).toBe(2);
     await submit(page).click();
     await expectToast(page, 'Account created successfully!');
     expect(problems.all()).toEqual([]);
@@ -174,15 +180,7 @@ describe('a challenge that fails to download', () => {
   it('a focus while the retry waits starts it once: the wait does not start it over', async () => {
     const page = await signUpPage();
     const problems = watchProblems(page, { ignore: [/captcha\/challenge/, /status of 503/] });
-    let downloads = 0;
-    await page.route('**/api/auth/captcha/challenge', async (route: Route) => {
-      downloads++;
-      if (downloads === 1) {
-        await route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"Busy"}' });
-        return;
-      }
-      await route.continue();
-    });
+    const downloads = await failFirstDownload(page);
     await page.goto('/signup');
     await page.getByLabel('Email', { exact: true }).fill(uniqueEmail('refocus'));
     // The first download failed; the retry waits a second. Moving to the next field starts it now.
@@ -194,7 +192,7 @@ describe('a challenge that fails to download', () => {
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await solved(page);
     await page.waitForTimeout(1_500); // past the retry's wait
-    expect(downloads).toBe(2);
+    expect(downloads()).toBe(2);
     await submit(page).click();
     await expectToast(page, 'Account created successfully!');
     expect(problems.all()).toEqual([]);

@@ -77,10 +77,24 @@ export interface BrowserHarness {
    * sessionStorage when the page is on that origin), the cookies; the user's token is planted at
    * the next page of the origin (`plantSessionsFromCookie` in chromium.ts). Only
    * for tests that need nothing else of a fresh page (no init scripts or context options of their
-   * own; listeners they add stay). Call it inside a test; a failing test leaves a screenshot.
+   * own; listeners they add stay). It is set to `view`'s viewport and colour scheme, or the
+   * file's. Call it inside a test; a failing test leaves a screenshot.
    */
-  sharedPage(server: { baseUrl: string }, user?: { token: string }): Promise<Page>;
+  sharedPage(server: { baseUrl: string }, user?: { token: string }, view?: PageView): Promise<Page>;
+  /**
+   * A page on `server` for `user` (absent: signed out) with these options: the shared page when a
+   * page can switch to them (viewport, colour scheme), else a page in a fresh context (a phone's
+   * mobile viewport and touch are the context's).
+   */
+  pageWith(
+    server: { baseUrl: string },
+    user: { token: string } | undefined,
+    options: BrowserContextOptions,
+  ): Promise<Page>;
 }
+
+/** What a shared page is set to on each call; absent: the file's defaults. */
+export type PageView = Pick<BrowserContextOptions, 'viewport' | 'colorScheme'>;
 
 /**
  * Browser tests' access to the run's Chromium: call at the top of a test file (or describe
@@ -137,7 +151,7 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
       const context = await harness.signedInContext(server, user, options);
       return context.newPage();
     },
-    async sharedPage(server, user) {
+    async sharedPage(server, user, view = {}) {
       let entry = shared.get(server.baseUrl);
       if (entry && !entry.page.isClosed()) {
         await emptyPage(entry, new URL(server.baseUrl).origin);
@@ -149,10 +163,20 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
       }
       const { context, page } = entry;
       if (user) await context.addCookies([sessionCookie(server.baseUrl, user.token)]);
+      const fileView = { ...DEFAULT_CONTEXT, ...defaults, ...view };
+      if (fileView.viewport) await page.setViewportSize(fileView.viewport);
+      await page.emulateMedia({ colorScheme: fileView.colorScheme ?? null });
       onTestFinished(async ({ task }) => {
         if (task.result?.state === 'fail') await screenshotPages(context, task.name);
       });
       return page;
+    },
+    async pageWith(server, user, options) {
+      const { viewport, colorScheme, ...rest } = options;
+      if (Object.keys(rest).length === 0) return harness.sharedPage(server, user, { viewport, colorScheme });
+      return user
+        ? harness.signedInPage(server, user, options)
+        : harness.newPage({ baseURL: server.baseUrl, ...options });
     },
   };
   return harness;
