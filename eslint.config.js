@@ -139,4 +139,25 @@ export default tseslint.config(
     ],
     rules: { 'no-restricted-syntax': 'off' },
   },
+  {
+    // Removing a page's last route can leave a request paused for good
+    // (docs/decisions/0097-routes-stay-registered.md); tests/support/routes.ts switches one off.
+    files: ['tests/**'],
+    ignores: ['tests/support/routes.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^unroute(All)?$/]',
+          message: 'Do not remove routes: switch one off with intercept() (tests/support/routes.ts).',
+        },
+        {
+          selector:
+            "CallExpression[callee.property.name='route'] > ObjectExpression > Property[key.name='times']",
+          message:
+            'A route with `times` removes itself: use intercept(…, { times }) (tests/support/routes.ts).',
+        },
+      ],
+    },
+  },
 );

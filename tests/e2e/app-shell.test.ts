@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { createUser } from '../support/users.ts';
 import { startAuthServer, tokenOf, waitForMail, type AuthServer } from '../support/auth-browser.ts';
+import { intercept } from '../support/routes.ts';
 import { expectToast } from '../support/toasts.ts';
 
 /**
@@ -197,11 +198,11 @@ describe('profile', () => {
 
   it('a failed load says Failed to load profile data, toasts Failed to load profile, and retries', async () => {
     const { page } = await signedIn({}, [/user\/me 500/, /status of 500/]);
-    await page.route('**/api/user/me', fail500);
+    const failing = await intercept(page, '**/api/user/me', fail500);
     await page.goto('/app/profile');
     await page.getByText('Failed to load profile data', { exact: true }).waitFor({ timeout: 20_000 });
     await expectToast(page, 'Failed to load profile', 'Boom on the server');
-    await page.unroute('**/api/user/me');
+    failing.off();
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.getByTestId('profile-email').waitFor();
   });
@@ -277,7 +278,7 @@ describe('account', () => {
     expect(await toggle.getAttribute('aria-checked')).toBe('false');
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    await page.route('**/api/user/settings', async (route) => {
+    const failing = await intercept(page, '**/api/user/settings', async (route) => {
       if (route.request().method() !== 'PATCH') return route.continue();
       await held;
       return fail500(route);
@@ -288,7 +289,7 @@ describe('account', () => {
     release();
     await expectToast(page, 'Failed to update settings', 'Boom on the server');
     expect(await toggle.getAttribute('aria-checked')).toBe('false');
-    await page.unroute('**/api/user/settings');
+    failing.off();
     await toggle.click();
     await expectToast(page, 'Settings Updated', 'Login alerts enabled');
     await toggle.click();
@@ -298,11 +299,11 @@ describe('account', () => {
 
   it('a failed load says Failed to load account settings and toasts Failed to load settings', async () => {
     const { page } = await signedIn({}, [/user\/settings 500/, /status of 500/]);
-    await page.route('**/api/user/settings', fail500);
+    const failing = await intercept(page, '**/api/user/settings', fail500);
     await page.goto('/app/account');
     await page.getByText('Failed to load account settings', { exact: true }).waitFor({ timeout: 20_000 });
     await expectToast(page, 'Failed to load settings', 'Boom on the server');
-    await page.unroute('**/api/user/settings');
+    failing.off();
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.getByTestId('account-email').waitFor();
   });

@@ -1,7 +1,8 @@
-import type { Page, Route } from 'playwright-core';
+import type { Page, Request, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startAuthServer, type AuthServer } from '../support/auth-browser.ts';
+import { intercept } from '../support/routes.ts';
 import { expectToast } from '../support/toasts.ts';
 import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
@@ -34,46 +35,71 @@ async function holdChallenge(page: Page): Promise<() => void> {
 }
 
 /**
- * A page for these tests. It records, with their times, the challenge widget's states and the
- * requests for challenges and sign-ups, and a failing test prints them: a race shows its order.
+ * A page for these tests. It records, with their times, the challenge widget's states, every form
+ * submit (with the button's state then), the challenge and sign-up requests and how they ended,
+ * each toast as it appears, and page errors. A failing test adds them to its report (a second
+ * error, so they reach the run's summary): a race shows its order.
  */
 async function signUpPage(): Promise<Page> {
   const page = await browser.newPage({ baseURL: auth.server.baseUrl });
   const started = Date.now();
   const events: string[] = [];
   const at = () => `${String(Date.now() - started).padStart(6)} ms`;
-  await page.exposeFunction('recordWidgetState', (state: string) => events.push(`${at()} state ${state}`));
+  await page.exposeFunction('recordSignUpEvent', (what: string) => events.push(`${at()} ${what}`));
   await page.addInitScript(() => {
-    const record = (window as unknown as { recordWidgetState: (state: string) => void }).recordWidgetState;
+    const record = (window as unknown as { recordSignUpEvent: (what: string) => void }).recordSignUpEvent;
     // The widget's own event; a capturing listener sees it whether or not it bubbles.
     document.addEventListener(
       'statechange',
-      (e) => record(String((e as CustomEvent<{ state?: string }>).detail?.state)),
+      (e) => record(`state ${String((e as CustomEvent<{ state?: string }>).detail?.state)}`),
       true,
     );
+    document.addEventListener(
+      'submit',
+      () => {
+        const button = document.querySelector('button[type="submit"]');
+        record(`submit (button aria-disabled=${button?.getAttribute('aria-disabled') ?? 'none'})`);
+      },
+      true,
+    );
+    new MutationObserver((changes) => {
+      for (const change of changes)
+        for (const node of change.addedNodes) {
+          if (!(node instanceof HTMLElement)) continue;
+          const toasts = node.matches('[data-kind]')
+            ? [node]
+            : [...node.querySelectorAll<HTMLElement>('[data-kind]')];
+          for (const t of toasts) record(`toast ${t.dataset.kind}: ${t.innerText.replace(/\s+/g, ' ')}`);
+        }
+    }).observe(document, { subtree: true, childList: true });
   });
+  const watched = (url: string) => /\/api\/auth\/(captcha\/challenge|signup)$/.test(new URL(url).pathname);
+  const name = (req: Request) => `${req.method()} ${new URL(req.url()).pathname}`;
   page.on('request', (req) => {
-    if (/\/api\/auth\/(captcha\/challenge|signup)$/.test(new URL(req.url()).pathname))
-      events.push(`${at()} ${req.method()} ${new URL(req.url()).pathname}`);
+    if (watched(req.url())) events.push(`${at()} ${name(req)}`);
   });
+  page.on('requestfinished', (req) => {
+    if (watched(req.url())) events.push(`${at()} ${name(req)} finished`);
+  });
+  page.on('requestfailed', (req) => {
+    if (watched(req.url())) events.push(`${at()} ${name(req)} failed: ${req.failure()?.errorText}`);
+  });
+  page.on('pageerror', (err) => events.push(`${at()} page error: ${err.message}`));
   onTestFinished(({ task }) => {
-    if (task.result?.state === 'fail') console.error(`[signup-challenge] ${task.name}\n${events.join('\n')}`);
+    if (task.result?.state === 'fail') throw new Error(`the page's timeline:\n${events.join('\n')}`);
   });
   return page;
 }
 
 /** The first challenge download answers 503; the rest go through. Returns the download count. */
 async function failFirstDownload(page: Page): Promise<() => number> {
-  let downloads = 0;
-  await page.route('**/api/auth/captcha/challenge', async (route: Route) => {
-    downloads++;
-    if (downloads === 1) {
-      await route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"Busy"}' });
-      return;
-    }
-    await route.continue();
-  });
-  return () => downloads;
+  const downloads = await intercept(
+    page,
+    '**/api/auth/captcha/challenge',
+    (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"Busy"}' }),
+    { times: 1 },
+  );
+  return downloads.count;
 }
 
 async function fill(page: Page, email: string): Promise<void> {
@@ -208,7 +234,7 @@ describe('after a failed sign-up', () => {
     await fill(page, uniqueEmail('kept'));
     await solved(page);
     // The request never reaches the server (the connection drops).
-    await page.route('**/api/auth/signup', (route) => route.abort('connectionreset'), { times: 1 });
+    await intercept(page, '**/api/auth/signup', (route) => route.abort('connectionreset'), { times: 1 });
     await submit(page).click();
     await expectToast(page, 'Sign up failed', 'Network error: check your connection and try again');
     expect(await submit(page).getAttribute('aria-disabled')).toBeNull();
