@@ -73,17 +73,14 @@ async function signUpPage(): Promise<Page> {
         }
     }).observe(document, { subtree: true, childList: true });
   });
-  const watched = (url: string) => /\/api\/auth\/(captcha\/challenge|signup)$/.test(new URL(url).pathname);
-  const name = (req: Request) => `${req.method()} ${new URL(req.url()).pathname}`;
-  page.on('request', (req) => {
-    if (watched(req.url())) events.push(`${at()} ${name(req)}`);
-  });
-  page.on('requestfinished', (req) => {
-    if (watched(req.url())) events.push(`${at()} ${name(req)} finished`);
-  });
-  page.on('requestfailed', (req) => {
-    if (watched(req.url())) events.push(`${at()} ${name(req)} failed: ${req.failure()?.errorText}`);
-  });
+  const recordRequest = (req: Request, outcome = '') => {
+    const { pathname } = new URL(req.url());
+    if (/\/api\/auth\/(captcha\/challenge|signup)$/.test(pathname))
+      events.push(`${at()} ${req.method()} ${pathname}${outcome}`);
+  };
+  page.on('request', (req) => recordRequest(req));
+  page.on('requestfinished', (req) => recordRequest(req, ' finished'));
+  page.on('requestfailed', (req) => recordRequest(req, ` failed: ${req.failure()?.errorText}`));
   page.on('pageerror', (err) => events.push(`${at()} page error: ${err.message}`));
   onTestFinished(({ task }) => {
     if (task.result?.state === 'fail') throw new Error(`the page's timeline:\n${events.join('\n')}`);
