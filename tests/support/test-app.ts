@@ -7,6 +7,11 @@ import { buildApp } from '../../src/server/app.ts';
 import { ManualClock, systemClock } from '../../src/server/clock.ts';
 import { loadConfig, type Config } from '../../src/server/config.ts';
 import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
+import {
+  createTransformPool,
+  defaultProcesses,
+  type TransformPool,
+} from '../../src/server/prepare/transform-pool.ts';
 import { createTestDatabase } from './test-db.ts';
 
 export interface TestContext {
@@ -49,6 +54,26 @@ export function injectWithPublicHost(app: FastifyInstance, publicUrl: string): v
 }
 
 /**
+ * Transform pools this test process's apps share, one per configuration: test files run one
+ * after another in a worker process (vitest.config.ts), and an app of its own would start its
+ * transform processes again for every file, about 0.4 s of CPU each
+ * (docs/decisions/0098-test-apps-share-transform-processes.md). Idle processes do not keep the
+ * worker alive, and they exit with it (src/server/prepare/transform-worker.ts).
+ */
+const sharedPools = new Map<string, TransformPool>();
+
+function sharedTransformPool(config: Config): TransformPool {
+  const processes = config.prepareProcesses || defaultProcesses();
+  const key = `${processes}:${config.prepareBudgetMs}`;
+  let pool = sharedPools.get(key);
+  if (!pool) {
+    pool = createTransformPool({ processes, budgetMs: config.prepareBudgetMs });
+    sharedPools.set(key, pool);
+  }
+  return pool;
+}
+
+/**
  * Builds a real app on a fresh database cloned from the run's template. `env` overrides the
  * defaults a test run uses; `deps` are passed to buildApp as they are (clock, webRoot, mailer, …).
  */
@@ -73,7 +98,14 @@ export async function createTestApp(options: TestContextOptions = {}): Promise<T
   let logged = '';
   stream.on('data', (chunk: Buffer) => (logged += chunk.toString()));
   try {
-    const app = await buildApp({ config, db, logStream: stream, sessions, ...options.deps });
+    const app = await buildApp({
+      config,
+      db,
+      logStream: stream,
+      sessions,
+      transforms: sharedTransformPool(config),
+      ...options.deps,
+    });
     if (cache) app.addHook('onClose', () => cache.close());
     injectWithPublicHost(app, config.publicUrl);
     await app.ready();
