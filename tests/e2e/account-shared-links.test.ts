@@ -50,7 +50,7 @@ describe('the public links card', () => {
       .execute();
     expect(await Promise.all(slugs.map(publicStatus))).toEqual([200, 200]);
 
-    const page = await browser.signedInPage(server, owner);
+    const page = await browser.sharedPage(server, owner);
     const problems = watchProblems(page);
     await page.goto('/app/account');
     const card = page.getByRole('region', { name: 'Public Links' });
@@ -72,7 +72,7 @@ describe('the public links card', () => {
 
   it('is not shown while nothing is shared', async () => {
     const owner = await createUser(server.db, { plan: 'pro' });
-    const page = await browser.signedInPage(server, owner);
+    const page = await browser.sharedPage(server, owner);
     const problems = watchProblems(page);
     await page.goto('/app/account');
     await page.getByRole('region', { name: 'Change email' }).waitFor();

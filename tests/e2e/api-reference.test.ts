@@ -18,8 +18,15 @@ afterAll(async () => server?.close());
 
 describe('the API Reference page', () => {
   it('shows POST /api/email/send with its body fields and the API-key note, and follows an anchor', async () => {
-    const page = await browser.newPage({ baseURL: server.baseUrl });
+    const page = await browser.sharedPage(server);
     const problems = watchProblems(page);
+    // Loading the page at an anchor scrolls to that operation once the document has rendered.
+    await page.goto('/docs/api#post-api-email-send');
+    const target = page.locator('section#post-api-email-send');
+    await target.waitFor();
+    await expect.poll(async () => (await target.boundingBox())!.y).toBeLessThan(200);
+
+    // The page without an anchor: a new document (only a change of anchor stays in the document).
     await page.goto('/docs/api');
     await page.getByRole('heading', { level: 1, name: 'API Reference' }).waitFor();
     await page.getByRole('link', { name: 'Account → API Keys' }).waitFor();
@@ -60,21 +67,12 @@ describe('the API Reference page', () => {
     expect(box!.y).toBeGreaterThanOrEqual(0);
     expect(box!.y).toBeLessThan(200);
 
-    // Loading the page at an anchor scrolls to that operation once the document has rendered.
-    const direct = await browser.newPage({ baseURL: server.baseUrl });
-    await direct.goto('/docs/api#post-api-email-send');
-    const target = direct.locator('section#post-api-email-send');
-    await target.waitFor();
-    await expect.poll(async () => (await target.boundingBox())!.y).toBeLessThan(200);
-
     expect(problems.all()).toEqual([]);
-    await page.context().close();
-    await direct.context().close();
   });
 
   it('works signed in, and the footer and the API Keys card link to it', async () => {
     const owner = await createUser(server.db, { plan: 'pro' });
-    const page = await browser.signedInPage(server, owner);
+    const page = await browser.sharedPage(server, owner);
     const problems = watchProblems(page);
     await page.goto('/app/account');
     const card = page.getByRole('region', { name: 'API Keys' });
@@ -83,6 +81,5 @@ describe('the API Reference page', () => {
     await page.locator('section#post-api-email-send').waitFor();
     await page.getByRole('contentinfo').getByRole('link', { name: 'API Reference' }).waitFor();
     expect(problems.all()).toEqual([]);
-    await page.context().close();
   });
 });

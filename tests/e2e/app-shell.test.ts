@@ -154,7 +154,7 @@ describe('app shell', () => {
     const made = await createUser(auth.server.db, {
       email: `a.very.long.address.for.wrapping.${Date.now()}@subdomain.example-company.com`,
     });
-    const page = await browser.signedInPage(auth.server, made, { viewport: { width: 375, height: 740 } });
+    const page = await browser.pageWith(auth.server, made, { viewport: { width: 375, height: 740 } });
     await page.goto('/app/account');
     await heading(page, 'Account').waitFor();
     const tabs = page.getByRole('navigation', { name: 'App' });

@@ -1,5 +1,5 @@
-import type { Page, Route } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Request, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { createUser, PASSWORD, uniqueEmail } from '../support/users.ts';
 import {
@@ -50,8 +50,9 @@ async function cardText(page: Page): Promise<string> {
     .trim();
 }
 
+/** The file's shared page, signed out, watched and on `path` (one at a time: each call moves it). */
 async function open(path: string, ignore: RegExp[] = []) {
-  const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+  const page = await browser.sharedPage(auth.server);
   const problems = watchProblems(page, { ignore });
   await page.goto(path);
   return { page, problems };
@@ -279,9 +280,11 @@ describe('forgot password', () => {
   it('checks the address at the field before asking the server', async () => {
     const { page, problems } = await open('/forgot-password');
     const asked: string[] = [];
-    page.on('request', (req) => {
+    const onRequest = (req: Request) => {
       if (req.url().includes('/api/auth/request-password-reset')) asked.push(req.postData() ?? '');
-    });
+    };
+    page.on('request', onRequest);
+    onTestFinished(() => void page.off('request', onRequest));
     for (const typed of ['abc', 'abc@', 'someone@example']) {
       await page.getByLabel('Email', { exact: true }).fill(typed);
       await page.getByRole('button', { name: 'Send Reset Link' }).click();
@@ -299,10 +302,7 @@ describe('forgot password', () => {
   });
 
   it('Check Your Email wraps a long address at its @ and dots on a phone, never inside a word', async () => {
-    const page = await browser.newPage({
-      baseURL: auth.server.baseUrl,
-      viewport: { width: 375, height: 740 },
-    });
+    const page = await browser.pageWith(auth.server, undefined, { viewport: { width: 375, height: 740 } });
     const address = 'marketing.operations.team@newsletters.northwind-traders-international.example.com';
     await page.goto('/forgot-password');
     await page.getByLabel('Email', { exact: true }).fill(address);
@@ -466,9 +466,11 @@ describe('guards and forms', () => {
   it('sign-up reports an invalid address at the field, not only in a toast, and sends nothing', async () => {
     const { page, problems } = await open('/signup');
     const sent: string[] = [];
-    page.on('request', (req) => {
+    const onRequest = (req: Request) => {
       if (req.url().endsWith('/api/auth/signup')) sent.push(req.url());
-    });
+    };
+    page.on('request', onRequest);
+    onTestFinished(() => void page.off('request', onRequest));
     await page.getByLabel('Email', { exact: true }).fill('ana@example');
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Create Account' }).click();
@@ -520,7 +522,7 @@ describe('guards and forms', () => {
   it('the verify page after sign-in refreshes the user: the app stops asking to verify', async () => {
     const email = uniqueEmail('refresh');
     const token = await signUpThroughApi(email);
-    const page = await browser.signedInPage(auth.server, { token });
+    const page = await browser.sharedPage(auth.server, { token });
     await page.goto('/app/account');
     await page.getByTestId('unverified-warning').waitFor();
     const mail = await waitForMail(auth.server, email, /^Verify your email/);
@@ -535,7 +537,7 @@ describe('guards and forms', () => {
 
   it('users made by the test helper get the shell', async () => {
     const made = await createUser(auth.server.db);
-    const page = await browser.signedInPage(auth.server, made);
+    const page = await browser.sharedPage(auth.server, made);
     await page.goto('/app');
     await page.waitForURL('**/app/send');
   });

@@ -47,7 +47,7 @@ describe('account screens render cleanly', () => {
   for (const [device, viewport] of Object.entries(VIEWPORTS)) {
     for (const colorScheme of ['light', 'dark'] as const) {
       it(`${device}, ${colorScheme}`, async () => {
-        const page = await browser.newPage({ baseURL: auth.server.baseUrl, viewport, colorScheme });
+        const page = await browser.pageWith(auth.server, undefined, { viewport, colorScheme });
         const problems = watchProblems(page);
         for (const [url, title] of PUBLIC_PAGES) {
           await page.goto(url);

@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { runAdmin } from '../support/child-process.ts';
@@ -38,7 +38,7 @@ async function historyApiStatus(page: Page): Promise<number> {
 describe('billing off', () => {
   it('upgrade explains that billing is not enabled; the admin command grants Pro and the UI shows it', async () => {
     const u = await createUser(server.db, { email: 'selfhost@example.com' });
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     const problems = watchProblems(page, {
       ignore: [/\/api\/email .*403/, /403 \(Forbidden\) \(http:[^)]*\/api\/email\)/],
     });
@@ -86,12 +86,13 @@ describe('billing off', () => {
   it('the payment return says billing is not enabled, to Free and Pro users alike, and syncs nothing', async () => {
     for (const plan of ['free', 'pro'] as const) {
       const u = await createUser(server.db, { plan });
-      const page = await browser.signedInPage(server, u);
+      const page = await browser.sharedPage(server, u);
       const problems = watchProblems(page);
       const billingCalls: string[] = [];
-      page.on('request', (req) => {
+      const onRequest = (req: Request) => {
         if (req.url().includes('/api/billing/sync')) billingCalls.push(req.url());
-      });
+      };
+      page.on('request', onRequest);
       await page.goto('/app/account?payment=success');
       const banner = page.getByTestId('payment-return');
       await banner.waitFor();
@@ -107,6 +108,7 @@ describe('billing off', () => {
         plan,
       ).toBe(0);
       expect(problems.all(), plan).toEqual([]);
+      page.off('request', onRequest); // the page is the next user's too
     }
   });
 });

@@ -60,7 +60,7 @@ async function subscribed(
 describe('billing in the browser', () => {
   it('a free user upgrades: Upgrade → checkout → back to the account page → Upgrade Successful! → history unlocked', async () => {
     const u = await createUser(server.db, { email: 'upgrader@example.com' });
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     const problems = watchProblems(page, {
       ignore: [/\/api\/email .*403/, /403 \(Forbidden\) \(http:[^)]*\/api\/email\)/],
     });
@@ -100,7 +100,7 @@ describe('billing in the browser', () => {
   it('Manage Billing reaches the billing portal of the user’s own customer, from the account and the plan page', async () => {
     const u = await createUser(server.db, { email: 'manager@example.com' });
     const { customer } = await subscribed(u);
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     const problems = watchProblems(page);
     await page.goto('/app/account');
     const plan = page.locator('[data-section="plan"]');
@@ -125,7 +125,7 @@ describe('billing in the browser', () => {
 
   it('the plan page: Current Plan (disabled) for free users; Upgrade to Pro starts Checkout', async () => {
     const u = await createUser(server.db);
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     await page.goto('/plan');
     const current = page.locator('[data-plan="free"]').getByRole('button', { name: 'Current Plan' });
     await current.waitFor();
@@ -140,7 +140,7 @@ describe('billing in the browser', () => {
 
   it('a failing checkout shows the spec’s toast with the server’s message', async () => {
     const u = await createUser(server.db);
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     await page.goto('/app/account');
     const plan = page.locator('[data-section="plan"]');
     await plan.getByTestId('account-plan').filter({ hasText: 'Free plan' }).waitFor();
@@ -161,7 +161,7 @@ describe('billing in the browser', () => {
   it('shows the status badge colours and the past-due warning', async () => {
     const u = await createUser(server.db);
     const { sub } = await subscribed(u, 'active');
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     const plan = page.locator('[data-section="plan"]');
     const expected = [
       ['active', 'Active', 'green'],
@@ -196,7 +196,7 @@ describe('billing in the browser', () => {
     stripe.setCheckoutOutcome('incomplete');
     try {
       const u = await createUser(server.db);
-      const page = await browser.signedInPage(server, u);
+      const page = await browser.sharedPage(server, u);
       await page.goto('/plan');
       await page.locator('[data-plan="pro"]').getByRole('button', { name: 'Upgrade to Pro' }).click();
       await page.waitForURL(`${stripe.url}/pay/**`);

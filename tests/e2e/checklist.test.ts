@@ -39,7 +39,7 @@ async function openComposer(
   viewport = { width: 1280, height: 900 },
   colorScheme: 'light' | 'dark' = 'light',
 ): Promise<Page> {
-  const page = await browser.signedInPage(server, u, { viewport, colorScheme });
+  const page = await browser.pageWith(server, u, { viewport, colorScheme });
   await page.goto('/app/send');
   await page.getByRole('heading', { level: 1, name: 'Send Test Email' }).waitFor();
   await page.locator('.cm-content').waitFor();
@@ -111,7 +111,7 @@ describe('the checklist in the composer', () => {
 describe('Target Clients on the account page', () => {
   it('saves the chosen clients', async () => {
     const u = await createUser(server.db);
-    const page = await browser.signedInPage(server, u, { viewport: { width: 1280, height: 900 } });
+    const page = await browser.pageWith(server, u, { viewport: { width: 1280, height: 900 } });
     await page.goto('/app/account');
     const card = page.getByRole('region', { name: 'Target Clients' });
     await card.waitFor();

@@ -228,7 +228,7 @@ describe('the detail page shows what was written and what was sent', () => {
     const received = to('client@example.com');
     const delivered = await sink.parse(received);
 
-    const page = await browser.signedInPage(server, u, { viewport: { width: 1280, height: 900 } });
+    const page = await browser.pageWith(server, u, { viewport: { width: 1280, height: 900 } });
     const problems = watchProblems(page);
     await page.goto(`/app/email/${id}`);
     await page.getByRole('heading', { level: 1, name: 'Spring sale, proof 2' }).waitFor();

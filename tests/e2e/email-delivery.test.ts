@@ -25,7 +25,7 @@ const PHONE = { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch:
 const SANDBOX_NOISE = /Blocked script execution in 'about:srcdoc'/;
 
 async function openAs(u: TestUser, path: string, options: Parameters<typeof browser.newPage>[0] = {}) {
-  const page = await browser.signedInPage(server, u, options);
+  const page = await browser.pageWith(server, u, options);
   await page.goto(path);
   return page;
 }

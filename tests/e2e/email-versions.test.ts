@@ -80,8 +80,7 @@ describe('versions of an email in the browser', () => {
         template: { syntax: 'handlebars', data: { name: 'Ada' } },
         text: 'Hello Ada, plain.',
       });
-      const context = await browser.signedInContext(server, u);
-      const page = await context.newPage();
+      const page = await browser.sharedPage(server, u);
       const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
 
       await page.goto(`/app/email/${v1}`);
@@ -167,7 +166,7 @@ describe('versions of an email in the browser', () => {
       .getByText('Paragraph 1: the tangerine collection.')
       .waitFor();
     for (const [name, options] of VIEWS) {
-      const shot = await browser.signedInPage(server, u, options);
+      const shot = await browser.pageWith(server, u, options);
       await shot.goto(`/app/email/${v2}`);
       await shot.getByRole('heading', { level: 1, name: 'Round two' }).waitFor();
       await shoot(shot, `detail-${name}`);
@@ -208,7 +207,7 @@ describe('versions of an email in the browser', () => {
       expect(new Set(removedWords)).toEqual(new Set(['111827', 'tangerine']));
       expect(new Set(addedWords)).toEqual(new Set(['b91c1c', 'lemon']));
       for (const [name, options] of VIEWS.filter(([n]) => n.startsWith('1280'))) {
-        const shot = await browser.signedInPage(server, u, options);
+        const shot = await browser.pageWith(server, u, options);
         await shot.goto(`/app/email/${v1}/compare/${v2}`);
         await shot.getByTestId('diff-split').waitFor();
         await shoot(shot, `compare-source-${name}`);
@@ -259,7 +258,7 @@ describe('versions of an email in the browser', () => {
       await shoot(page, 'compare-swipe-1280-light');
 
       for (const [name, options] of VIEWS.filter(([n]) => n.startsWith('375'))) {
-        const shot = await browser.signedInPage(server, u, options);
+        const shot = await browser.pageWith(server, u, options);
         await shot.goto(`/app/email/${v1}/compare/${v2}`);
         await shot.getByTestId('diff-inline').waitFor(); // phones start on Inline
         await shoot(shot, `compare-source-${name}`);
@@ -286,7 +285,7 @@ describe('versions of an email in the browser', () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const v1 = await send(u, { html: emailHtml('tangerine') });
     const v2 = await send(u, { html: emailHtml('tangerine', '#111827', true), parentId: v1 });
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     await page.goto(`/app/email/${v1}/compare/${v2}?view=600`);
     await page.getByRole('tab', { name: 'Pixel Diff' }).click();
     const summary = page.getByTestId('pixel-diff-summary');
@@ -334,7 +333,7 @@ describe('versions of an email in the browser', () => {
       await page.waitForURL(`**/app/email/${v1}`);
 
       for (const [name, options] of VIEWS.filter(([n]) => n !== '1280-light')) {
-        const shot = await browser.signedInPage(server, u, options);
+        const shot = await browser.pageWith(server, u, options);
         await shot.goto('/app/history?q=tangerine');
         await shot.getByTestId('matched-version').waitFor();
         await shoot(shot, `history-search-${name}`);
@@ -366,7 +365,7 @@ describe('versions of an email in the browser', () => {
     const v1 = await send(u, { html: emailHtml('tangerine') });
     const v2 = await send(u, { html: emailHtml('orange'), parentId: v1 });
     const v3 = await send(u, { subject: 'Spring sale, final', html: emailHtml('lemon'), parentId: v1 });
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
 
     await page.goto(`/app/email/${v3}`);

@@ -59,6 +59,7 @@ describe('send → history → detail → share → unshare → delete', () => {
       });
     }
 
+    // A context of its own: clipboard permissions and an init script of the test's.
     const context = await browser.signedInContext(server, u, {
       permissions: ['clipboard-read', 'clipboard-write'],
     });
@@ -194,7 +195,8 @@ describe('send → history → detail → share → unshare → delete', () => {
     await page.keyboard.press('Escape');
     await page.getByTestId('public-badge').waitFor();
 
-    const visitor = await browser.newPage(); // fresh context: no token, no cookies
+    // Another context than the owner's: no token, no cookies.
+    const visitor = await browser.sharedPage(server);
     const visitorProblems = watchProblems(visitor);
     await visitor.goto(publicUrl);
     await visitor.getByRole('heading', { level: 1, name: 'Spring Flamingo sale' }).waitFor();
@@ -219,7 +221,7 @@ describe('send → history → detail → share → unshare → delete', () => {
     await page.keyboard.press('Escape');
     await page.getByTestId('public-badge').waitFor({ state: 'detached' });
 
-    const visitorAfter = await browser.newPage();
+    const visitorAfter = await browser.sharedPage(server); // the visitor's page, emptied
     await visitorAfter.goto(publicUrl);
     await visitorAfter.getByRole('heading', { level: 1, name: 'Email Not Found' }).waitFor();
     await visitorAfter.getByText('Email has been deleted or no longer public').waitFor();
@@ -259,7 +261,7 @@ describe('sharing while the detail is polled', () => {
     });
     // Queued (this server runs no worker): the detail page polls the email every 2 s or so.
     await enqueueMail(server.db, { priority: 'pro', to: ['client@example.com'], emailId: email.id });
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
     let hold = false;
     let held = 0;

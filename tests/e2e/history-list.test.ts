@@ -1,5 +1,5 @@
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
@@ -49,11 +49,13 @@ describe('plans', () => {
   it('a free user sees the blurred Upgrade to View History overlay and the list API is never called', async () => {
     const u = await createUser(server.db, { plan: 'free' });
     await seed(u, 'Hidden from free users');
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     const listCalls: string[] = [];
-    page.on('request', (req) => {
+    const onRequest = (req: Request) => {
       if (/\/api\/email(\?|$)/.test(req.url())) listCalls.push(req.url());
-    });
+    };
+    page.on('request', onRequest);
+    onTestFinished(() => void page.off('request', onRequest));
     const problems = watchProblems(page);
     await page.goto('/app/history');
     await page.getByRole('heading', { level: 1, name: 'Emails' }).waitFor();
@@ -75,7 +77,7 @@ describe('plans', () => {
   /** Opens /app/history for a Pro user whose /api/auth/me answer says `plan` instead. */
   async function withPlan(plan: string) {
     const u = await createUser(server.db, { plan: 'pro' });
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     await page.route(/\/api\/auth\/me$/, async (route) => {
       const res = await route.fetch();
       const body = (await res.json()) as { user: { plan: string } };
@@ -83,9 +85,11 @@ describe('plans', () => {
       await route.fulfill({ response: res, json: body });
     });
     const listCalls: string[] = [];
-    page.on('request', (req) => {
+    const onRequest = (req: Request) => {
       if (/\/api\/email\?/.test(req.url())) listCalls.push(req.url());
-    });
+    };
+    page.on('request', onRequest);
+    onTestFinished(() => void page.off('request', onRequest));
     return { page, listCalls };
   }
 
@@ -221,7 +225,7 @@ describe('rows', () => {
   it('a list that fails to load says Failed to load emails and can be retried', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     await seed(u, 'Eventually visible');
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     let failing = true;
     await page.route(/\/api\/email\?/, (route) =>
       failing ? route.fulfill({ status: 503, json: { error: 'Service unavailable' } }) : route.fallback(),
@@ -253,23 +257,31 @@ describe('thumbnails', () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const at = Date.now();
     for (let i = 0; i < 14; i++) await seed(u, `Round ${i + 1}`, { at: new Date(at - i * 60_000) });
-    const page = await browser.signedInPage(server, u, { viewport: { width: 1280, height: 720 } });
+    const page = await browser.sharedPage(server, u, { viewport: { width: 1280, height: 720 } });
     const problems = watchProblems(page);
-    let inFlight = 0;
+    // The requests seen start, so that one of a page before this test's cannot end here.
+    const inFlight = new Set<Request>();
     let most = 0;
     const asked = new Set<string>();
     const thumbnailOf = (url: string) => /\/api\/email\/([^/]+)\/thumbnail\.png/.exec(url)?.[1];
-    page.on('request', (req) => {
+    const onRequest = (req: Request) => {
       const id = thumbnailOf(req.url());
       if (!id) return;
       asked.add(id);
-      most = Math.max(most, ++inFlight);
-    });
-    const done = (req: { url(): string }) => {
-      if (thumbnailOf(req.url())) inFlight--;
+      inFlight.add(req);
+      most = Math.max(most, inFlight.size);
     };
+    const done = (req: Request) => {
+      inFlight.delete(req);
+    };
+    page.on('request', onRequest);
     page.on('requestfinished', done);
     page.on('requestfailed', done);
+    onTestFinished(() => {
+      page.off('request', onRequest);
+      page.off('requestfinished', done);
+      page.off('requestfailed', done);
+    });
 
     await page.goto('/app/history');
     await expect.poll(() => rows(page).count()).toBe(14);
@@ -310,7 +322,7 @@ describe('thumbnails', () => {
   it('a thumbnail that cannot be had shows a quiet placeholder, and the row still works', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const email = await seed(u, 'No picture');
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     await page.route(/\/thumbnail\.png$/, (route) =>
       route.fulfill({
         status: 503,

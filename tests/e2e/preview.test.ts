@@ -1,5 +1,11 @@
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  chromium,
+  type Browser,
+  type BrowserContextOptions,
+  type ConsoleMessage,
+  type Page,
+} from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { setupBrowser, watchProblems, type PageProblems } from '../support/browser.ts';
 import { CHROMIUM_PATH } from '../support/chromium.ts';
@@ -85,41 +91,54 @@ interface OpenOptions {
   waitFor?: string;
 }
 
-/** Opens `path` signed in, with no colour-scheme emulation; records console warnings too. */
+/**
+ * Opens `path` signed in, with no colour-scheme emulation; records console warnings too. On the
+ * file's shared page, unless the options need a context of their own: another browser (a dark
+ * system), context options, or an app theme in storage before the first script (an init script).
+ */
 async function open(
   path: string,
   options: OpenOptions = {},
 ): Promise<{ page: Page; problems: PageProblems; warnings: string[] }> {
-  const contextOptions: BrowserContextOptions = {
-    baseURL: server.baseUrl,
-    viewport: { width: options.width ?? 1280, height: 900 },
-    colorScheme: null,
-    ...options.context,
-  };
-  const context =
-    options.system === 'dark'
-      ? await darkSystem.newContext({
-          locale: 'en-US',
-          timezoneId: 'UTC',
-          reducedMotion: 'reduce',
-          ...contextOptions,
-        })
-      : await browser.newContext(contextOptions);
-  if (options.system === 'dark') afterAllContexts.push(() => context.close());
-  await context.addInitScript(
-    ([token, theme]) => {
-      localStorage.setItem('auth_token', token!);
-      if (theme) localStorage.setItem('theme', theme);
-    },
-    [owner.token, options.appTheme ?? ''],
-  );
-  const page = await context.newPage();
+  const viewport = { width: options.width ?? 1280, height: 900 };
+  let page: Page;
+  if (options.system === 'dark' || options.appTheme || options.context) {
+    const contextOptions: BrowserContextOptions = {
+      baseURL: server.baseUrl,
+      viewport,
+      colorScheme: null,
+      ...options.context,
+    };
+    const context =
+      options.system === 'dark'
+        ? await darkSystem.newContext({
+            locale: 'en-US',
+            timezoneId: 'UTC',
+            reducedMotion: 'reduce',
+            ...contextOptions,
+          })
+        : await browser.newContext(contextOptions);
+    if (options.system === 'dark') afterAllContexts.push(() => context.close());
+    await context.addInitScript(
+      ([token, theme]) => {
+        localStorage.setItem('auth_token', token!);
+        if (theme) localStorage.setItem('theme', theme);
+      },
+      [owner.token, options.appTheme ?? ''],
+    );
+    page = await context.newPage();
+  } else {
+    // colorScheme null: the page's emulation is turned off, as in a context created without it.
+    page = await browser.sharedPage(server, owner, { viewport, colorScheme: null });
+  }
   const problems = watchProblems(page);
   const warnings: string[] = [];
-  page.on('console', (msg) => {
-    // React Router's HydrateFallback warning is issue 13's (first-run); everything else counts.
+  const onConsole = (msg: ConsoleMessage) => {
+    // React Router's HydrateFallback warning is every-route.test.ts's to catch; everything else counts.
     if (msg.type() === 'warning' && !/HydrateFallback/.test(msg.text())) warnings.push(msg.text());
-  });
+  };
+  page.on('console', onConsole);
+  onTestFinished(() => void page.off('console', onConsole));
   await page.goto(path);
   await waitForEmail(page, options.waitFor);
   return { page, problems, warnings };
@@ -358,8 +377,7 @@ describe('the view in the URL', () => {
   it('/s/{slug}?view=375&mode=dark&images=off opens the mobile dark view, signed out', async () => {
     const { slug } = emails.responsive;
     images.requests.length = 0;
-    const context = await browser.newContext({ baseURL: server.baseUrl, colorScheme: null });
-    const page = await context.newPage();
+    const page = await browser.sharedPage(server, undefined, { colorScheme: null });
     const problems = watchProblems(page);
     await page.goto(`/s/${slug}?view=375&mode=dark&images=off`);
     await page.getByRole('heading', { level: 1, name: 'Preview responsive' }).waitFor();
@@ -377,6 +395,8 @@ describe('the view in the URL', () => {
 
     // A change rewrites the URL in place: Back still leaves the page.
     const entries = await page.evaluate(() => history.length);
+    // The shared page keeps the earlier tests' entries; at Chromium's 50 a push would not show.
+    expect(entries).toBeLessThan(50);
     await radio(page, 'Colours', 'Light').click();
     await expect.poll(() => new URL(page.url()).search).toBe('?view=375&images=off');
     expect(await page.evaluate(() => history.length)).toBe(entries);

@@ -15,7 +15,7 @@ afterAll(async () => server?.close());
 
 /** Opens /app/send signed in as `u` (the session token planted as the app stores it). */
 async function openSend(u: TestUser): Promise<Page> {
-  const page = await browser.signedInPage(server, u);
+  const page = await browser.sharedPage(server, u);
   await page.goto('/app/send');
   await page.getByRole('heading', { level: 1, name: 'Send Test Email' }).waitFor();
   await page.locator('.cm-content').waitFor();

@@ -32,9 +32,14 @@ async function openDetail(
   id: string,
   options: { clipboard?: boolean; before?: (page: Page) => Promise<unknown> } = {},
 ) {
-  const page = await browser.signedInPage(server, u, {
-    permissions: options.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
-  });
+  // The clipboard's permissions and an installed clock are the context's and an init script: a
+  // page of its own. Otherwise the file's shared page.
+  const page =
+    options.clipboard || options.before
+      ? await browser.signedInPage(server, u, {
+          permissions: options.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
+        })
+      : await browser.sharedPage(server, u);
   await options.before?.(page);
   await page.goto(`/app/email/${id}`);
   return page;

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
@@ -41,12 +41,15 @@ const frame = (page: Page) => page.frameLocator('iframe[data-testid="email-frame
 
 describe('the public email view', () => {
   it('shows subject, date and time, the email, Created with Proofmail and Report abuse — signed out', async () => {
-    const page = await browser.newPage({ baseURL: server.baseUrl });
+    const page = await browser.sharedPage(server);
     const problems = watchProblems(page);
     const scripts: string[] = [];
-    page.on('request', (req) => {
+    // Cached scripts are still requested (from the cache): the list is complete on a shared page.
+    const onRequest = (req: Request) => {
       if (req.resourceType() === 'script') scripts.push(req.url());
-    });
+    };
+    page.on('request', onRequest);
+    onTestFinished(() => void page.off('request', onRequest));
     await page.goto(`/s/${slug}`);
     await page.getByRole('heading', { level: 1, name: SUBJECT }).waitFor();
     expect(await page.title()).toBe(`${SUBJECT} · Proofmail`);
@@ -71,8 +74,12 @@ describe('the public email view', () => {
   });
 
   it('opens links from the email in a new tab, leaving the page where it is', async () => {
-    const context = await browser.newContext({ baseURL: server.baseUrl });
-    const page = await context.newPage();
+    const page = await browser.sharedPage(server);
+    const context = page.context();
+    // The tab opens beside the shared page: closed at the end, the shared page stays alone.
+    onTestFinished(async () => {
+      for (const other of context.pages()) if (other !== page) await other.close();
+    });
     await page.goto(`/s/${slug}`);
     const popup = context.waitForEvent('page');
     await frame(page).locator('#terms').click();
@@ -90,6 +97,8 @@ describe('the public email view', () => {
     expect(res.headers.get('x-robots-tag')).toContain('noindex');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
 
+    // A fresh context, so an empty HTTP cache: on the shared page a script cached by an earlier
+    // test is revalidated (a 304), whose body cannot be read, and would be missing from the total.
     const page = await browser.newPage({ baseURL: server.baseUrl });
     const sizes = new Map<string, number>();
     page.on('response', async (r) => {
@@ -113,7 +122,7 @@ describe('the public email view', () => {
 
   it('an unknown, withdrawn or malformed slug shows Email Not Found', async () => {
     for (const bad of ['AAAAAAAAAAAAAAAAAAAAAAAA', 'short', 'x'.repeat(150)]) {
-      const page = await browser.newPage({ baseURL: server.baseUrl });
+      const page = await browser.sharedPage(server);
       await page.goto(`/s/${bad}`);
       await page.getByRole('heading', { level: 1, name: 'Email Not Found' }).waitFor();
       await page.getByText('Email has been deleted or no longer public').waitFor();
@@ -125,11 +134,13 @@ describe('the public email view', () => {
 
   it('without a slug (/s or /s/) says Invalid share link', async () => {
     for (const path of ['/s', '/s/']) {
-      const page = await browser.newPage({ baseURL: server.baseUrl });
+      const page = await browser.sharedPage(server);
       const apiCalls: string[] = [];
-      page.on('request', (req) => {
+      const onRequest = (req: Request) => {
         if (req.url().includes('/api/email')) apiCalls.push(req.url());
-      });
+      };
+      page.on('request', onRequest);
+      onTestFinished(() => void page.off('request', onRequest));
       await page.goto(path);
       await page.getByRole('heading', { level: 1, name: 'Invalid share link' }).waitFor();
       expect(apiCalls).toEqual([]);
@@ -138,6 +149,7 @@ describe('the public email view', () => {
 
   it('fits a 375px phone edge to edge, in light and dark, with the email on white', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
+      // A phone's mobile viewport and touch are the context's: a fresh one.
       const page = await browser.newPage({
         baseURL: server.baseUrl,
         viewport: { width: 375, height: 740 },

@@ -1,5 +1,5 @@
-import type { BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContextOptions, Dialog, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { emailRow, insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { seenMail, startAuthServer, waitForMail, type AuthServer } from '../support/auth-browser.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
@@ -72,8 +72,9 @@ async function shareByApi(u: TestUser, id: string, body?: object): Promise<strin
 
 const frame = (page: Page) => page.frameLocator('iframe[data-testid="email-frame"]');
 
+/** The file's shared page, signed out, on `path` (one at a time: each call moves it). */
 async function publicPage(path: string, options: BrowserContextOptions = {}) {
-  const page = await browser.newPage({ baseURL: server.baseUrl, ...options });
+  const page = await browser.pageWith(server, undefined, options);
   await page.goto(path);
   return page;
 }
@@ -149,9 +150,10 @@ describe('share settings', () => {
     const old = await publicPage(new URL(firstUrl).pathname);
     await old.getByRole('heading', { name: 'Email Not Found' }).waitFor();
     await old.getByText('Email has been deleted or no longer public').waitFor();
+    const oldMain = await old.locator('main').innerHTML();
     const random = await publicPage(`/s/${'q'.repeat(24)}`);
     await random.getByRole('heading', { name: 'Email Not Found' }).waitFor();
-    expect(await old.locator('main').innerHTML()).toBe(await random.locator('main').innerHTML());
+    expect(oldMain).toBe(await random.locator('main').innerHTML());
 
     // Revoke: the switch off, as before.
     await dialog.getByRole('switch', { name: 'Share publicly' }).click();
@@ -172,9 +174,10 @@ describe('share settings', () => {
       .execute();
     const page = await publicPage(`/s/${slug}`);
     await page.getByRole('heading', { name: 'Email Not Found' }).waitFor();
+    const expired = await page.locator('main').innerHTML();
     const random = await publicPage(`/s/${'z'.repeat(24)}`);
     await random.getByRole('heading', { name: 'Email Not Found' }).waitFor();
-    expect(await page.locator('main').innerHTML()).toBe(await random.locator('main').innerHTML());
+    expect(expired).toBe(await random.locator('main').innerHTML());
 
     const owned = await browser.signedInPage(server, owner);
     await owned.goto(`/app/email/${id}`);
@@ -268,10 +271,12 @@ describe('reviews', () => {
     const page = await publicPage(`/s/${slug}`);
     const problems = watchProblems(page);
     let alerted = false;
-    page.on('dialog', (d) => {
+    const onDialog = (d: Dialog) => {
       alerted = true;
       void d.dismiss();
-    });
+    };
+    page.on('dialog', onDialog);
+    onTestFinished(() => void page.off('dialog', onDialog));
     await page.getByRole('heading', { level: 1, name: subject }).waitFor();
     await frame(page).getByRole('heading', { name: subject }).waitFor();
 
@@ -411,10 +416,10 @@ describe('screens', () => {
         // Nothing wider than the screen.
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await shot(page, `public-${width}-${colorScheme}`);
+        expect(problems.all()).toEqual([]);
         const gate = await publicPage(`/s/${lockedSlug}`, { viewport: { width, height: 800 }, colorScheme });
         await gate.getByRole('heading', { name: 'Password Required' }).waitFor();
         await shot(gate, `gate-${width}-${colorScheme}`);
-        expect(problems.all()).toEqual([]);
       }
     }
   });

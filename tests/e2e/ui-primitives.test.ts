@@ -34,8 +34,9 @@ beforeAll(async () => {
 });
 
 async function openHarness(): Promise<{ page: Page; problems: PageProblems }> {
-  const context = await browser.newContext();
-  await context.route(`${ORIGIN}/**`, async (route) => {
+  // The file's shared page, on the harness's made-up origin; the next test's call removes this route.
+  const page = await browser.sharedPage({ baseUrl: ORIGIN });
+  await page.route(`${ORIGIN}/**`, async (route) => {
     const url = new URL(route.request().url());
     const file = path.join(outDir, url.pathname === '/' ? 'index.html' : url.pathname);
     if (!file.startsWith(outDir) || !fs.existsSync(file))
@@ -43,7 +44,6 @@ async function openHarness(): Promise<{ page: Page; problems: PageProblems }> {
     const type = file.endsWith('.js') ? 'text/javascript' : file.endsWith('.css') ? 'text/css' : 'text/html';
     return route.fulfill({ status: 200, contentType: type, body: fs.readFileSync(file) });
   });
-  const page = await context.newPage();
   const problems = watchProblems(page);
   await page.goto(`${ORIGIN}/`);
   await page.getByRole('heading', { name: 'UI primitives' }).waitFor();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monthOf } from '../../src/server/features/email/usage.repo.ts';
-import { setupBrowser } from '../support/browser.ts';
+import { DEFAULT_CONTEXT, setupBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { createUser } from '../support/users.ts';
 
@@ -25,7 +25,7 @@ describe('usage bar on /app/profile and /app/account', () => {
         .values({ user_id: u.user.id, month: monthOf(new Date()), count: used })
         .execute();
     }
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     for (const path of ['/app/profile', '/app/account']) {
       await page.goto(path);
       const meter = page.getByTestId('usage-meter');
@@ -50,8 +50,15 @@ describe('usage bar on /app/profile and /app/account', () => {
         `${day('America/Los_Angeles')} at ${new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', hour: 'numeric', minute: '2-digit' }).format(resetsAt)}`,
       ],
     ] as const) {
-      const page = await browser.signedInPage(server, u, { timezoneId: timeZone, locale: 'en-US' });
+      // The file's pages read UTC in en-US (DEFAULT_CONTEXT, tests/support/browser.ts): the shared
+      // page is the UTC reader; another time zone is a context option, so a context of its own.
+      const own = timeZone !== DEFAULT_CONTEXT.timezoneId;
+      const page = own
+        ? await browser.signedInPage(server, u, { timezoneId: timeZone, locale: 'en-US' })
+        : await browser.sharedPage(server, u);
       await page.goto('/app/send');
+      const reader = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions());
+      expect({ timeZone: reader.timeZone, locale: reader.locale }).toEqual({ timeZone, locale: 'en-US' });
       await page.getByTestId('usage-banner').getByText('5 of 5 sends remaining this month').waitFor();
       expect(await page.getByTestId('usage-banner').getByTestId('usage-resets').innerText()).toBe(
         `Resets on ${expected}`,
@@ -62,13 +69,13 @@ describe('usage bar on /app/profile and /app/account', () => {
           `Your monthly allowance resets on ${expected}.`,
         );
       }
-      await page.close();
+      if (own) await page.close();
     }
   });
 
   it('shows Pro users their sends without a limit', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
-    const page = await browser.signedInPage(server, u);
+    const page = await browser.sharedPage(server, u);
     await page.goto('/app/profile');
     await page.getByTestId('usage-meter').getByText('unlimited (fair use)', { exact: false }).waitFor();
     expect(await page.getByTestId('usage-meter').getByRole('progressbar').count()).toBe(0);

@@ -62,7 +62,7 @@ describe('verified elsewhere', () => {
   it('in another browser: the tab asks again when it is looked at again', async () => {
     const email = uniqueEmail('phone');
     const token = await signUp(email);
-    const page = await browser.newPage({ baseURL: auth.server.baseUrl });
+    const page = await browser.sharedPage(auth.server);
     await page.goto('/contact');
     await storeToken(page, token);
     await page.goto('/app/send');

@@ -78,7 +78,7 @@ export interface BrowserHarness {
    * the next page of the origin (`plantSessionsFromCookie` in chromium.ts). Only
    * for tests that need nothing else of a fresh page (no init scripts or context options of their
    * own; listeners they add stay). It is set to `view`'s viewport and colour scheme, or the
-   * file's. Call it inside a test; a failing test leaves a screenshot.
+   * file's, and to the file's reduced motion. Call it inside a test; a failing test leaves a screenshot.
    */
   sharedPage(server: { baseUrl: string }, user?: { token: string }, view?: PageView): Promise<Page>;
   /**
@@ -165,7 +165,11 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
       if (user) await context.addCookies([sessionCookie(server.baseUrl, user.token)]);
       const fileView = { ...DEFAULT_CONTEXT, ...defaults, ...view };
       if (fileView.viewport) await page.setViewportSize(fileView.viewport);
-      await page.emulateMedia({ colorScheme: fileView.colorScheme ?? null });
+      // Reduced motion too: a test may have turned it off for the page (page.emulateMedia).
+      await page.emulateMedia({
+        colorScheme: fileView.colorScheme ?? null,
+        reducedMotion: fileView.reducedMotion ?? null,
+      });
       onTestFinished(async ({ task }) => {
         if (task.result?.state === 'fail') await screenshotPages(context, task.name);
       });
@@ -173,7 +177,12 @@ export function setupBrowser(defaults: BrowserContextOptions = {}): BrowserHarne
     },
     async pageWith(server, user, options) {
       const { viewport, colorScheme, ...rest } = options;
-      if (Object.keys(rest).length === 0) return harness.sharedPage(server, user, { viewport, colorScheme });
+      // Only what is given: an absent viewport or colour scheme is the file's, not the last test's.
+      const view: PageView = {
+        ...(viewport !== undefined && { viewport }),
+        ...(colorScheme !== undefined && { colorScheme }),
+      };
+      if (Object.keys(rest).length === 0) return harness.sharedPage(server, user, view);
       return user
         ? harness.signedInPage(server, user, options)
         : harness.newPage({ baseURL: server.baseUrl, ...options });
@@ -188,12 +197,15 @@ interface SharedPage {
 }
 
 /**
- * Empties a shared page for the next test: its routes and its context's, `origin`'s storage, the
- * cookies. Not by loading an API answer of the origin to reach its storage: pages send COOP and
+ * Empties a shared page for the next test: the context's other tabs, its routes and its context's,
+ * `origin`'s storage, the cookies (not the HTTP cache: a test that counts requests reaching a server
+ * needs answers that are not cached, or a fresh context). Not by loading an API answer of the origin to reach its storage: pages send COOP and
  * API answers do not, so the page would change renderer process twice, the cost a shared page
  * saves.
  */
 async function emptyPage({ context, page }: SharedPage, origin: string): Promise<void> {
+  // Tabs the last test opened (a link with target=_blank) are not the next test's.
+  for (const other of context.pages()) if (other !== page) await other.close().catch(() => undefined);
   // The one place routes are removed (docs/decisions/0097-routes-stay-registered.md): a request of
   // the last test's document that this leaves paused is dropped by the next test's first
   // navigation, as every test using a shared page starts with one.
@@ -205,6 +217,9 @@ async function emptyPage({ context, page }: SharedPage, origin: string): Promise
     await page.evaluate(() => {
       localStorage.clear();
       sessionStorage.clear();
+      // Chromium keeps an entry's history state when the same address loads again (the router's
+      // way back after a sign-in, src/web/app/require-session.tsx): not the next test's.
+      history.replaceState(null, '');
     });
   } else {
     const cdp = await context.newCDPSession(page);
