@@ -6,8 +6,9 @@ import { defineConfig } from 'vitest/config';
 // databases cloned from a migrated template, and every browser-test file its own app server, so
 // files of both projects run side by side. Vitest's default on two cores would be one worker (one
 // file at a time): the e2e files mostly wait on the browser and the server files on PostgreSQL
-// and child processes, so two workers finish in a little over half the time.
-const workers = Math.max(2, os.availableParallelism());
+// and child processes. One worker more than the cores: with one per core, a tenth of the run's
+// CPU time was idle while both files waited (docs/decisions/0099-one-test-worker-more-than-cores.md).
+const workers = os.availableParallelism() + 1;
 // Files share each worker's module cache (isolate: false): every file still gets its own database
 // (and, in e2e, its own app server and browser contexts), and importing the app's modules once per
 // worker instead of once per file took the server project from 159 s to 121 s on two cores
