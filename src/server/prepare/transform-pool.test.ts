@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { poll } from '../../../tests/support/poll.ts';
 import { DEFAULT_TARGET_CLIENTS } from '../../shared/contract/checks.ts';
 import { BESIDE_FROM_CHARS } from './measure-beside.ts';
@@ -34,8 +34,22 @@ function endless() {
   };
 }
 
-/** This process's transform processes that are still alive. */
+/**
+ * Transform processes this process had before the file began: in a test run they belong to the
+ * apps of earlier test files of the same worker, which share them (tests/support/test-app.ts).
+ */
+let earlier = new Set<number>();
+beforeAll(() => {
+  earlier = new Set(childTransformProcesses());
+});
+
+/** This file's transform processes that are still alive. */
 function transformProcesses(): number[] {
+  return childTransformProcesses().filter((pid) => !earlier.has(pid));
+}
+
+/** This process's transform processes that are still alive. */
+function childTransformProcesses(): number[] {
   let out = '';
   try {
     out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
