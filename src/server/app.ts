@@ -25,7 +25,7 @@ import { registerNoStore } from './http/no-store.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { responseSerializerCompiler } from './http/serializer.ts';
 import { registerSpa } from './http/spa.ts';
-import { createTransformPool, defaultProcesses } from './prepare/transform-pool.ts';
+import { createTransformPool, transformPoolOptions } from './prepare/transform-pool.ts';
 import { createRenderer } from './render/renderer.ts';
 import { trustProxyOption, trustProxyWarning } from './http/trust-proxy.ts';
 
@@ -89,10 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   let transforms = deps.transforms;
   if (!transforms) {
-    const own = createTransformPool({
-      processes: config.prepareProcesses || defaultProcesses(),
-      budgetMs: config.prepareBudgetMs,
-    });
+    const own = createTransformPool(transformPoolOptions(config));
     app.addHook('onClose', () => own.close());
     transforms = own;
   }

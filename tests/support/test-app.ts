@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../src/server/config.ts';
 import { createDb, createPool, type Db } from '../../src/server/db/database.ts';
 import {
   createTransformPool,
-  defaultProcesses,
+  transformPoolOptions,
   type TransformPool,
 } from '../../src/server/prepare/transform-pool.ts';
 import { createTestDatabase } from './test-db.ts';
@@ -63,11 +63,11 @@ export function injectWithPublicHost(app: FastifyInstance, publicUrl: string): v
 const sharedPools = new Map<string, TransformPool>();
 
 function sharedTransformPool(config: Config): TransformPool {
-  const processes = config.prepareProcesses || defaultProcesses();
-  const key = `${processes}:${config.prepareBudgetMs}`;
+  const options = transformPoolOptions(config);
+  const key = JSON.stringify(options);
   let pool = sharedPools.get(key);
   if (!pool) {
-    pool = createTransformPool({ processes, budgetMs: config.prepareBudgetMs });
+    pool = createTransformPool(options);
     sharedPools.set(key, pool);
   }
   return pool;

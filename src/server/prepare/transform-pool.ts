@@ -75,6 +75,14 @@ export function defaultProcesses(): number {
   return Math.max(2, Math.min(4, os.availableParallelism() - 1));
 }
 
+/** The pool an app starts from its configuration (PREPARE_PROCESSES, PREPARE_BUDGET_MS). */
+export function transformPoolOptions(config: {
+  prepareProcesses: number;
+  prepareBudgetMs: number;
+}): TransformPoolOptions {
+  return { processes: config.prepareProcesses || defaultProcesses(), budgetMs: config.prepareBudgetMs };
+}
+
 /**
  * In the bundle (dist/server) the entries are plain JavaScript beside main.js. From source (dev,
  * tests, benchmarks) each is bundled once per process with esbuild into node_modules/.cache, named
