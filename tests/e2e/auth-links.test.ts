@@ -1,6 +1,6 @@
-import type { Page, Request, Route } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { setupBrowser, watchProblems } from '../support/browser.ts';
+import type { Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenDuringTest, setupBrowser, watchProblems } from '../support/browser.ts';
 import { createUser, PASSWORD, uniqueEmail } from '../support/users.ts';
 import {
   JumpClock,
@@ -280,11 +280,9 @@ describe('forgot password', () => {
   it('checks the address at the field before asking the server', async () => {
     const { page, problems } = await open('/forgot-password');
     const asked: string[] = [];
-    const onRequest = (req: Request) => {
+    listenDuringTest(page, 'request', (req) => {
       if (req.url().includes('/api/auth/request-password-reset')) asked.push(req.postData() ?? '');
-    };
-    page.on('request', onRequest);
-    onTestFinished(() => void page.off('request', onRequest));
+    });
     for (const typed of ['abc', 'abc@', 'someone@example']) {
       await page.getByLabel('Email', { exact: true }).fill(typed);
       await page.getByRole('button', { name: 'Send Reset Link' }).click();
@@ -466,11 +464,9 @@ describe('guards and forms', () => {
   it('sign-up reports an invalid address at the field, not only in a toast, and sends nothing', async () => {
     const { page, problems } = await open('/signup');
     const sent: string[] = [];
-    const onRequest = (req: Request) => {
+    listenDuringTest(page, 'request', (req) => {
       if (req.url().endsWith('/api/auth/signup')) sent.push(req.url());
-    };
-    page.on('request', onRequest);
-    onTestFinished(() => void page.off('request', onRequest));
+    });
     await page.getByLabel('Email', { exact: true }).fill('ana@example');
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Create Account' }).click();

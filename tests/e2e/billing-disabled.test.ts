@@ -1,6 +1,6 @@
-import type { Locator, Page, Request } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { listenDuringTest, setupBrowser, watchProblems } from '../support/browser.ts';
 import { runAdmin } from '../support/child-process.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { createUser } from '../support/users.ts';
@@ -89,10 +89,9 @@ describe('billing off', () => {
       const page = await browser.sharedPage(server, u);
       const problems = watchProblems(page);
       const billingCalls: string[] = [];
-      const onRequest = (req: Request) => {
+      listenDuringTest(page, 'request', (req) => {
         if (req.url().includes('/api/billing/sync')) billingCalls.push(req.url());
-      };
-      page.on('request', onRequest);
+      });
       await page.goto('/app/account?payment=success');
       const banner = page.getByTestId('payment-return');
       await banner.waitFor();
@@ -108,7 +107,6 @@ describe('billing off', () => {
         plan,
       ).toBe(0);
       expect(problems.all(), plan).toEqual([]);
-      page.off('request', onRequest); // the page is the next user's too
     }
   });
 });

@@ -1,8 +1,8 @@
 import type { Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
-import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { listenDuringTest, setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { toast } from '../support/toasts.ts';
 import { rendersCharged } from '../support/render-limit.ts';
@@ -51,11 +51,9 @@ describe('plans', () => {
     await seed(u, 'Hidden from free users');
     const page = await browser.sharedPage(server, u);
     const listCalls: string[] = [];
-    const onRequest = (req: Request) => {
+    listenDuringTest(page, 'request', (req) => {
       if (/\/api\/email(\?|$)/.test(req.url())) listCalls.push(req.url());
-    };
-    page.on('request', onRequest);
-    onTestFinished(() => void page.off('request', onRequest));
+    });
     const problems = watchProblems(page);
     await page.goto('/app/history');
     await page.getByRole('heading', { level: 1, name: 'Emails' }).waitFor();
@@ -85,11 +83,9 @@ describe('plans', () => {
       await route.fulfill({ response: res, json: body });
     });
     const listCalls: string[] = [];
-    const onRequest = (req: Request) => {
+    listenDuringTest(page, 'request', (req) => {
       if (/\/api\/email\?/.test(req.url())) listCalls.push(req.url());
-    };
-    page.on('request', onRequest);
-    onTestFinished(() => void page.off('request', onRequest));
+    });
     return { page, listCalls };
   }
 
@@ -274,14 +270,9 @@ describe('thumbnails', () => {
     const done = (req: Request) => {
       inFlight.delete(req);
     };
-    page.on('request', onRequest);
-    page.on('requestfinished', done);
-    page.on('requestfailed', done);
-    onTestFinished(() => {
-      page.off('request', onRequest);
-      page.off('requestfinished', done);
-      page.off('requestfailed', done);
-    });
+    listenDuringTest(page, 'request', onRequest);
+    listenDuringTest(page, 'requestfinished', done);
+    listenDuringTest(page, 'requestfailed', done);
 
     await page.goto('/app/history');
     await expect.poll(() => rows(page).count()).toBe(14);

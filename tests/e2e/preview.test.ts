@@ -1,13 +1,7 @@
-import {
-  chromium,
-  type Browser,
-  type BrowserContextOptions,
-  type ConsoleMessage,
-  type Page,
-} from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
-import { setupBrowser, watchProblems, type PageProblems } from '../support/browser.ts';
+import { listenDuringTest, type PageProblems, setupBrowser, watchProblems } from '../support/browser.ts';
 import { CHROMIUM_PATH } from '../support/chromium.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { startRecordingServer, type RecordingServer } from '../support/hostile-html.ts';
@@ -133,12 +127,10 @@ async function open(
   }
   const problems = watchProblems(page);
   const warnings: string[] = [];
-  const onConsole = (msg: ConsoleMessage) => {
+  listenDuringTest(page, 'console', (msg) => {
     // React Router's HydrateFallback warning is every-route.test.ts's to catch; everything else counts.
     if (msg.type() === 'warning' && !/HydrateFallback/.test(msg.text())) warnings.push(msg.text());
-  };
-  page.on('console', onConsole);
-  onTestFinished(() => void page.off('console', onConsole));
+  });
   await page.goto(path);
   await waitForEmail(page, options.waitFor);
   return { page, problems, warnings };

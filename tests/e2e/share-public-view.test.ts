@@ -1,8 +1,8 @@
 import { gzipSync } from 'node:zlib';
-import type { Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
-import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { listenDuringTest, setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
@@ -45,11 +45,9 @@ describe('the public email view', () => {
     const problems = watchProblems(page);
     const scripts: string[] = [];
     // Cached scripts are still requested (from the cache): the list is complete on a shared page.
-    const onRequest = (req: Request) => {
+    listenDuringTest(page, 'request', (req) => {
       if (req.resourceType() === 'script') scripts.push(req.url());
-    };
-    page.on('request', onRequest);
-    onTestFinished(() => void page.off('request', onRequest));
+    });
     await page.goto(`/s/${slug}`);
     await page.getByRole('heading', { level: 1, name: SUBJECT }).waitFor();
     expect(await page.title()).toBe(`${SUBJECT} · Proofmail`);
@@ -75,11 +73,8 @@ describe('the public email view', () => {
 
   it('opens links from the email in a new tab, leaving the page where it is', async () => {
     const page = await browser.sharedPage(server);
+    // The tab opens beside the shared page; the next test's sharedPage() closes it.
     const context = page.context();
-    // The tab opens beside the shared page: closed at the end, the shared page stays alone.
-    onTestFinished(async () => {
-      for (const other of context.pages()) if (other !== page) await other.close();
-    });
     await page.goto(`/s/${slug}`);
     const popup = context.waitForEvent('page');
     await frame(page).locator('#terms').click();
@@ -136,11 +131,9 @@ describe('the public email view', () => {
     for (const path of ['/s', '/s/']) {
       const page = await browser.sharedPage(server);
       const apiCalls: string[] = [];
-      const onRequest = (req: Request) => {
+      listenDuringTest(page, 'request', (req) => {
         if (req.url().includes('/api/email')) apiCalls.push(req.url());
-      };
-      page.on('request', onRequest);
-      onTestFinished(() => void page.off('request', onRequest));
+      });
       await page.goto(path);
       await page.getByRole('heading', { level: 1, name: 'Invalid share link' }).waitFor();
       expect(apiCalls).toEqual([]);

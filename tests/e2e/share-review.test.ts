@@ -1,8 +1,8 @@
-import type { BrowserContextOptions, Dialog, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailRow, insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { seenMail, startAuthServer, waitForMail, type AuthServer } from '../support/auth-browser.ts';
-import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { listenDuringTest, setupBrowser, watchProblems } from '../support/browser.ts';
 import type { TestServer } from '../support/e2e-server.ts';
 import { shot } from '../support/screenshots.ts';
 import { expectToast } from '../support/toasts.ts';
@@ -271,12 +271,10 @@ describe('reviews', () => {
     const page = await publicPage(`/s/${slug}`);
     const problems = watchProblems(page);
     let alerted = false;
-    const onDialog = (d: Dialog) => {
+    listenDuringTest(page, 'dialog', (d) => {
       alerted = true;
       void d.dismiss();
-    };
-    page.on('dialog', onDialog);
-    onTestFinished(() => void page.off('dialog', onDialog));
+    });
     await page.getByRole('heading', { level: 1, name: subject }).waitFor();
     await frame(page).getByRole('heading', { name: subject }).waitFor();
 

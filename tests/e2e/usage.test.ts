@@ -51,11 +51,13 @@ describe('usage bar on /app/profile and /app/account', () => {
       ],
     ] as const) {
       // The file's pages read UTC in en-US (DEFAULT_CONTEXT, tests/support/browser.ts): the shared
-      // page is the UTC reader; another time zone is a context option, so a context of its own.
-      const own = timeZone !== DEFAULT_CONTEXT.timezoneId;
-      const page = own
-        ? await browser.signedInPage(server, u, { timezoneId: timeZone, locale: 'en-US' })
-        : await browser.sharedPage(server, u);
+      // page is the UTC reader; another time zone is a context option, so pageWith gives it a
+      // context of its own.
+      const page = await browser.pageWith(
+        server,
+        u,
+        timeZone === DEFAULT_CONTEXT.timezoneId ? {} : { timezoneId: timeZone },
+      );
       await page.goto('/app/send');
       const reader = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions());
       expect({ timeZone: reader.timeZone, locale: reader.locale }).toEqual({ timeZone, locale: 'en-US' });
@@ -69,7 +71,6 @@ describe('usage bar on /app/profile and /app/account', () => {
           `Your monthly allowance resets on ${expected}.`,
         );
       }
-      if (own) await page.close();
     }
   });
 

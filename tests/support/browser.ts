@@ -7,6 +7,7 @@ import {
   type BrowserContext,
   type BrowserContextOptions,
   type ConsoleMessage,
+  type Dialog,
   type Page,
   type Request,
   type Response,
@@ -73,12 +74,12 @@ export interface BrowserHarness {
    * A page that the file's tests share, navigated from test to test: a new page costs Chromium
    * about half a second of CPU more than a navigation in an open one (docs/architecture.md,
    * testing). One per server, whoever the user (`user` absent: signed out). Each call first
-   * empties it: its routes and the context's, the server origin's localStorage (and its
-   * sessionStorage when the page is on that origin), the cookies; the user's token is planted at
-   * the next page of the origin (`plantSessionsFromCookie` in chromium.ts). Only
-   * for tests that need nothing else of a fresh page (no init scripts or context options of their
-   * own; listeners they add stay). It is set to `view`'s viewport and colour scheme, or the
-   * file's, and to the file's reduced motion. Call it inside a test; a failing test leaves a screenshot.
+   * empties it (`emptyPage` below); the user's token is planted at the next page of the origin
+   * (`plantSessionsFromCookie` in chromium.ts). Only for tests that need nothing else of a fresh
+   * page (no init scripts or context options of their own; listeners they add with
+   * `listenDuringTest` go when the test ends). It is set to `view`'s viewport and colour scheme,
+   * or the file's, and to the file's reduced motion. Call it inside a test; a failing test leaves
+   * a screenshot.
    */
   sharedPage(server: { baseUrl: string }, user?: { token: string }, view?: PageView): Promise<Page>;
   /**
@@ -197,11 +198,12 @@ interface SharedPage {
 }
 
 /**
- * Empties a shared page for the next test: the context's other tabs, its routes and its context's,
- * `origin`'s storage, the cookies (not the HTTP cache: a test that counts requests reaching a server
- * needs answers that are not cached, or a fresh context). Not by loading an API answer of the origin to reach its storage: pages send COOP and
- * API answers do not, so the page would change renderer process twice, the cost a shared page
- * saves.
+ * Empties a shared page for the next test: the context's other tabs, its routes and its
+ * context's, `origin`'s localStorage (and its sessionStorage and history state when the page is on
+ * that origin), the cookies. Not the HTTP cache: a test that counts requests reaching a server
+ * needs answers that are not cached, or a fresh context. Not by loading an API answer of the
+ * origin to reach its storage: pages send COOP and API answers do not, so the page would change
+ * renderer process twice, the cost a shared page saves.
  */
 async function emptyPage({ context, page }: SharedPage, origin: string): Promise<void> {
   // Tabs the last test opened (a link with target=_blank) are not the next test's.
@@ -264,6 +266,39 @@ export interface WatchOptions {
   ignore?: RegExp[];
 }
 
+/** What a page's events carry, for the events tests listen to. */
+interface PageEvents {
+  console: ConsoleMessage;
+  dialog: Dialog;
+  pageerror: Error;
+  request: Request;
+  requestfailed: Request;
+  requestfinished: Request;
+  response: Response;
+}
+
+/**
+ * `page.on(event, listener)` for the current test only: removed when the test ends, as a shared
+ * page outlives it. Outside a test (a hook) the listener stays for the page's life.
+ */
+export function listenDuringTest<E extends keyof PageEvents>(
+  page: Page,
+  event: E,
+  listener: (value: PageEvents[E]) => void,
+): void {
+  // Playwright types `on` and `off` once per event name; for these events the call is the same.
+  const events = page as unknown as Record<
+    'on' | 'off',
+    (event: E, listener: (value: PageEvents[E]) => void) => void
+  >;
+  events.on(event, listener);
+  try {
+    onTestFinished(() => events.off(event, listener));
+  } catch {
+    // Not inside a test.
+  }
+}
+
 /**
  * Records what went wrong on a page while a test drives it. Start watching before the first
  * goto; assert at the end: `expect(problems.all()).toEqual([])`.
@@ -304,20 +339,9 @@ export function watchProblems(page: Page, options: WatchOptions = {}): PageProbl
     const text = `${res.request().method()} ${res.url()} ${res.status()}`;
     if (!ignored(text)) problems.httpErrors.push(text);
   };
-  page.on('console', onConsole);
-  page.on('pageerror', onPageError);
-  page.on('requestfailed', onRequestFailed);
-  page.on('response', onResponse);
-  // A shared page outlives the test: the next test's watch is its own.
-  try {
-    onTestFinished(() => {
-      page.off('console', onConsole);
-      page.off('pageerror', onPageError);
-      page.off('requestfailed', onRequestFailed);
-      page.off('response', onResponse);
-    });
-  } catch {
-    // Not inside a test (a hook): it watches for the page's whole life.
-  }
+  listenDuringTest(page, 'console', onConsole);
+  listenDuringTest(page, 'pageerror', onPageError);
+  listenDuringTest(page, 'requestfailed', onRequestFailed);
+  listenDuringTest(page, 'response', onResponse);
   return problems;
 }
