@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { bundleServer } from './server-bundle.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -39,25 +40,17 @@ if (stale('dist/web/index.html', ['src/web', 'src/shared', 'vite.config.ts', 'pa
     'warn',
   ]);
 }
-// Three entries: the server, the transform process it starts and that process's measuring thread
-// (src/server/prepare), which must sit beside main.js.
+// The server, with the transform process it starts and that process's measuring thread beside it.
 const serverOutputs = [
   'dist/server/main.js',
   'dist/server/transform-worker.js',
   'dist/server/measure-thread.js',
 ];
 if (serverOutputs.some((output) => stale(output, ['src/server', 'src/shared', 'package.json']))) {
-  run('Building the server…', path.join(root, 'node_modules/.bin/esbuild'), [
-    'src/server/main.ts',
-    'src/server/prepare/transform-worker.ts',
-    'src/server/prepare/measure-thread.ts',
-    '--bundle',
-    '--platform=node',
-    '--format=esm',
-    '--target=node20',
-    '--packages=external',
-    '--outdir=dist/server',
-    '--entry-names=[name]',
-    '--log-level=warning',
-  ]);
+  console.log('Building the server…');
+  try {
+    bundleServer(root, ['src/server/main.ts'], 'dist/server');
+  } catch {
+    process.exit(1); // esbuild printed the errors
+  }
 }

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { bundledScript } from './script-bundle.ts';
 
 /**
- * The app, the worker, the admin CLI and fixtures as child processes, started the way the npm
- * scripts start them: `node --import tsx <script>` in the repository root. That is one process
- * (tsx as a loader, not tsx's CLI, which forks a second), so a signal reaches the program itself.
+ * The app, the worker, the admin CLI and fixtures as child processes: `node <bundle>` in the
+ * repository root, the script bundled as `npm start` runs the app (script-bundle.ts). That is one
+ * process, so a signal reaches the program itself.
  *
  * The environment is clean: PATH, HOME and TMPDIR, plus what the test passes. Nothing from the
  * developer's shell (a DATABASE_URL, an SMTP_URL, vitest's NODE_ENV) leaks into the program.
@@ -36,7 +37,7 @@ function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Starts `script` (a path from the repository root, e.g. src/server/main.ts) with `args`. */
 export function startScript(script: string, args: string[] = [], options: ScriptOptions = {}): RunningScript {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, [bundledScript(script), ...args], {
     cwd: root,
     env: cleanEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -98,7 +99,7 @@ export function runScript(
   args: string[] = [],
   options: ScriptOptions & { timeoutMs?: number } = {},
 ): Promise<ScriptResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, [bundledScript(script), ...args], {
     cwd: root,
     env: cleanEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],

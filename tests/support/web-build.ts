@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { markUsed, pruneCache } from './build-cache.ts';
 
 /**
  * Production builds of web code for browser tests and benchmarks, cached in
@@ -15,9 +16,6 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const CACHE_DIR = path.join(root, 'node_modules/.cache/proofmail-web-builds');
-/** Entries beyond the newest few that nobody used for this long are deleted. */
-const KEEP = 4;
-const STALE_MS = 60 * 60_000;
 
 export interface WebBuild {
   /** The folder with index.html and assets. */
@@ -65,21 +63,6 @@ export function buildKey(spec: Pick<WebBuildSpec, 'name' | 'inputs' | 'viteEnv'>
   return `${spec.name}-${hash.digest('hex').slice(0, 24)}`;
 }
 
-function prune(keep: string): void {
-  const entries = fs
-    .readdirSync(CACHE_DIR, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && e.name !== keep)
-    .map((e) => ({
-      dir: path.join(CACHE_DIR, e.name),
-      mtime: fs.statSync(path.join(CACHE_DIR, e.name)).mtimeMs,
-    }))
-    .sort((a, b) => b.mtime - a.mtime);
-  for (const { dir, mtime } of entries.slice(KEEP - 1)) {
-    // Leftovers of an interrupted build start with a dot; either way, only long-unused ones go.
-    if (Date.now() - mtime > STALE_MS) fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** The build for `spec` from the cache, building it first when its inputs changed. */
 export async function cachedWebBuild(spec: WebBuildSpec): Promise<WebBuild> {
   const started = Date.now();
@@ -102,9 +85,8 @@ export async function cachedWebBuild(spec: WebBuildSpec): Promise<WebBuild> {
       if (!fs.existsSync(dir)) throw err;
     }
   }
-  const now = new Date();
-  fs.utimesSync(dir, now, now); // marks it used, for prune()
-  prune(key);
+  markUsed(dir);
+  pruneCache(CACHE_DIR, key);
   return { dir, built, ms: Date.now() - started };
 }
 
