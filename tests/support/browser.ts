@@ -201,9 +201,12 @@ interface SharedPage {
  * Empties a shared page for the next test: the context's other tabs, its routes and its
  * context's, `origin`'s localStorage (and its sessionStorage and history state when the page is on
  * that origin), the cookies. Not the HTTP cache: a test that counts requests reaching a server
- * needs answers that are not cached, or a fresh context. Not by loading an API answer of the
- * origin to reach its storage: pages send COOP and API answers do not, so the page would change
- * renderer process twice, the cost a shared page saves.
+ * needs answers that are not cached, or a fresh context. Not the origin's sessionStorage when the
+ * last test left the page on another origin (a payment page): the protocol clears a tab's
+ * sessionStorage only through a frame of its origin ("Frame not found"). A test that must start
+ * without what the app keeps there (a review link's unlock, the reviewer's name) gets a fresh
+ * context. Not by loading an API answer of the origin to reach its storage: pages send COOP and
+ * API answers do not, so the page would change renderer process twice, the cost a shared page saves.
  */
 async function emptyPage({ context, page }: SharedPage, origin: string): Promise<void> {
   // Tabs the last test opened (a link with target=_blank) are not the next test's.
