@@ -21,6 +21,7 @@ import { registerErrorHandling } from './http/errors.ts';
 import { frameworkErrorOptions } from './http/framework-errors.ts';
 import { registerHostAllowlist } from './http/host-allowlist.ts';
 import { lazyChildLoggerFactory, loggerOptions } from './http/logging.ts';
+import { dropUnusedConnectionsOnClose } from './http/unused-connections.ts';
 import { registerNoStore } from './http/no-store.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { responseSerializerCompiler } from './http/serializer.ts';
@@ -73,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         routeTable.push({ method, url: route.url, schema: route.schema, config: route.config });
   });
   registerErrorHandling(app);
+  dropUnusedConnectionsOnClose(app);
   registerSecurityHeaders(app, config);
   registerHostAllowlist(app, config);
   registerNoStore(app);
