@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundleServer } from './server-bundle.mjs';
+import { bundleServer, TRANSFORM_ENTRIES } from './server-bundle.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -41,11 +41,9 @@ if (stale('dist/web/index.html', ['src/web', 'src/shared', 'vite.config.ts', 'pa
   ]);
 }
 // The server, with the transform process it starts and that process's measuring thread beside it.
-const serverOutputs = [
-  'dist/server/main.js',
-  'dist/server/transform-worker.js',
-  'dist/server/measure-thread.js',
-];
+const serverOutputs = ['src/server/main.ts', ...TRANSFORM_ENTRIES].map(
+  (entry) => `dist/server/${path.basename(entry, '.ts')}.js`,
+);
 if (serverOutputs.some((output) => stale(output, ['src/server', 'src/shared', 'package.json']))) {
   console.log('Building the server…');
   try {

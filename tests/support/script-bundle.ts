@@ -1,8 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleServer } from '../../scripts/server-bundle.mjs';
-import { markUsed, pruneCache } from './build-cache.ts';
+import { discardEntry, entryUsed, temporaryEntry } from './build-cache.ts';
 
 /**
  * The scripts tests and benchmarks start as child processes (the app, the mail worker, the admin
@@ -12,8 +12,8 @@ import { markUsed, pruneCache } from './build-cache.ts';
  *
  * Each test process bundles a script once (about 0.15 s) into
  * node_modules/.cache/proofmail-scripts/<name>-<hash of the output>/, with the transform process
- * and its measuring thread beside it, where a bundled server looks for them. A folder is written
- * under a temporary name and renamed, so concurrent processes can share it.
+ * and its measuring thread beside it, where a bundled server looks for them (build-cache.ts keeps
+ * the folder).
  *
  * The bundled app looks for the built web app two folders up from itself, as dist/server/main.js
  * does; there is none under the cache, so its pages answer "not built" as on a fresh clone. Tests
@@ -38,19 +38,15 @@ export function bundledScript(script: string): string {
   const key = `${name}-${hash.digest('hex').slice(0, 16)}`;
   const dir = path.join(CACHE_DIR, key);
   if (!fs.existsSync(dir)) {
-    const tmp = path.join(CACHE_DIR, `.${key}-${process.pid}-${randomBytes(4).toString('hex')}`);
-    fs.mkdirSync(tmp, { recursive: true });
-    for (const file of files) fs.writeFileSync(path.join(tmp, path.basename(file.path)), file.contents);
+    const tmp = temporaryEntry(CACHE_DIR, key);
     try {
+      for (const file of files) fs.writeFileSync(path.join(tmp, path.basename(file.path)), file.contents);
       fs.renameSync(tmp, dir);
     } catch (err) {
-      fs.rmSync(tmp, { recursive: true, force: true });
-      // Another process placed the same bundle first: theirs is the same bytes.
-      if (!fs.existsSync(dir)) throw err;
+      discardEntry(tmp, dir, err);
     }
   }
-  markUsed(dir);
-  pruneCache(CACHE_DIR, key);
+  entryUsed(CACHE_DIR, key);
   const file = path.join(dir, `${name}.js`);
   bundled.set(script, file);
   return file;

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { markUsed, pruneCache } from './build-cache.ts';
+import { discardEntry, entryUsed, temporaryEntry } from './build-cache.ts';
 
 /**
  * Production builds of web code for browser tests and benchmarks, cached in
@@ -68,11 +68,9 @@ export async function cachedWebBuild(spec: WebBuildSpec): Promise<WebBuild> {
   const started = Date.now();
   const key = buildKey(spec);
   const dir = path.join(CACHE_DIR, key);
-  fs.mkdirSync(CACHE_DIR, { recursive: true });
   let built = false;
   if (!fs.existsSync(dir)) {
-    const tmp = path.join(CACHE_DIR, `.${key}-${process.pid}-${randomBytes(4).toString('hex')}`);
-    fs.mkdirSync(tmp);
+    const tmp = temporaryEntry(CACHE_DIR, key);
     try {
       await spec.build(tmp);
       if (!fs.existsSync(path.join(tmp, 'index.html')))
@@ -80,13 +78,10 @@ export async function cachedWebBuild(spec: WebBuildSpec): Promise<WebBuild> {
       fs.renameSync(tmp, dir);
       built = true;
     } catch (err) {
-      fs.rmSync(tmp, { recursive: true, force: true });
-      // Another run may have finished the same build first: theirs is as good as ours.
-      if (!fs.existsSync(dir)) throw err;
+      discardEntry(tmp, dir, err);
     }
   }
-  markUsed(dir);
-  pruneCache(CACHE_DIR, key);
+  entryUsed(CACHE_DIR, key);
   return { dir, built, ms: Date.now() - started };
 }
 
