@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
+import { assembleMessage } from './mime-assembly.ts';
 
 /**
  * The one builder of a mail's MIME bytes (docs/architecture.md §9). The transport sends exactly
@@ -106,9 +107,20 @@ export function composerOptions(input: MessageInput): ComposerOptions {
   };
 }
 
+/**
+ * nodemailer's message for `options`, assembled in one synchronous pass where the tree allows
+ * (mime-assembly.ts; every message this app builds), streamed by nodemailer otherwise.
+ */
 export function compose(options: ComposerOptions): Promise<Buffer> {
+  const root = new MailComposer(options).compile();
+  const assembled = assembleMessage(root);
+  return assembled ? Promise.resolve(assembled) : streamed(root);
+}
+
+/** nodemailer's own streamed build of a compiled tree: the reference `compose` is held to. */
+export function streamed(root: ReturnType<MailComposer['compile']>): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    new MailComposer(options).compile().build((err, message) => (err ? reject(err) : resolve(message)));
+    root.build((err, message) => (err ? reject(err) : resolve(message)));
   });
 }
 
