@@ -8,6 +8,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startSessionCache } from '../../src/server/accounts/session-cache.ts';
 import { createSessionResolver } from '../../src/server/accounts/sessions.ts';
 import { systemClock } from '../../src/server/clock.ts';
+import { handoffSlot } from '../../src/server/mail/handoff.ts';
 import { startMailDelivery } from '../../src/server/mail/mail-delivery.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { loadConfig } from '../../src/server/config.ts';
@@ -26,7 +27,8 @@ if (kind === 'hello') {
   // The session cache as main.ts starts it (src/server/accounts/session-cache.ts).
   const cache = startSessionCache({ connectionString: config.databaseUrl! });
   const sessions = createSessionResolver({ db, clock: systemClock, cache });
-  const app = await buildApp({ config, db, sessions });
+  const mailHandoff = handoffSlot();
+  const app = await buildApp({ config, db, sessions, mailHandoff });
   app.addHook('onClose', () => cache.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
   address = app.server.address() as AddressInfo;
@@ -37,6 +39,7 @@ if (kind === 'hello') {
       connectionString: config.databaseUrl!,
       concurrency: config.mailWorkers,
     });
+    mailHandoff.attach(mail.worker);
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     process.on('SIGTERM', () => {

@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { SessionResolver } from './http/auth.ts';
+import type { MailHandoff } from './mail/handoff.ts';
 import type { Egress } from './net/egress.ts';
 import type { TransformPool } from './prepare/transform-pool.ts';
 import type { Renderer } from './render/renderer.ts';
@@ -35,6 +36,11 @@ export interface AppDeps {
    * which the app closes when it closes (a pool passed in is the caller's to close).
    */
   transforms?: TransformPool;
+  /**
+   * Where a send hands the mail it stores to this process's own outbox worker
+   * (src/server/mail/handoff.ts); absent: every send queues its mail for any worker.
+   */
+  mailHandoff?: MailHandoff;
   /** The egress guard the live link and image checks go out through; defaults to one built from config. */
   egress?: Egress;
   /**

@@ -7,6 +7,7 @@ import { systemClock } from './clock.ts';
 import { configOrExit, defaultPublicUrl, isLoopbackHost } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { startHousekeeping } from './housekeeping/housekeeping.ts';
+import { handoffSlot } from './mail/handoff.ts';
 import { startMailDelivery, type MailDelivery } from './mail/mail-delivery.ts';
 
 /**
@@ -27,7 +28,16 @@ async function main(): Promise<void> {
     log: (message) => console.warn(message),
   });
   const sessions = createSessionResolver({ db: database.db, clock: systemClock, cache: sessionCache });
-  const app = await buildApp({ config, db: database.db, webRoot, mailCatcher: !config.smtpUrl, sessions });
+  // Sends hand their mail to this process's worker once it runs (src/server/mail/handoff.ts).
+  const mailHandoff = handoffSlot();
+  const app = await buildApp({
+    config,
+    db: database.db,
+    webRoot,
+    mailCatcher: !config.smtpUrl,
+    sessions,
+    mailHandoff,
+  });
   app.addHook('onClose', () => sessionCache.close());
   // Delivery workers (and, without SMTP_URL, the local catcher) run here unless MAIL_WORKERS=0.
   let mail: MailDelivery | undefined;
@@ -46,6 +56,7 @@ async function main(): Promise<void> {
     await database.close();
     throw err;
   }
+  mailHandoff.attach(mail?.worker);
 
   const housekeeping = startHousekeeping({
     db: database.db,

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Email } from '../../src/shared/contract/email.ts';
 import { runHousekeeping } from '../../src/server/housekeeping/housekeeping.ts';
+import { handoffSlot } from '../../src/server/mail/handoff.ts';
 import { startMailDelivery, type MailDelivery } from '../../src/server/mail/mail-delivery.ts';
 import { poll } from '../support/poll.ts';
 import { SmtpSink } from '../support/smtp-sink.ts';
@@ -17,16 +18,33 @@ interface Harness {
   ctx: TestContext;
   sink: SmtpSink;
   delivery: MailDelivery;
+  /** Mails a send handed to the worker as it stored them (src/server/mail/handoff.ts). */
+  handedOver: () => number;
 }
 
-async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+/**
+ * `handoff`: the app hands each send's mail to the worker, as main.ts wires them; otherwise the
+ * mail is queued and the worker claims it, as a worker in another process would.
+ */
+async function startHarness(env: Record<string, string> = {}, { handoff = false } = {}): Promise<Harness> {
   const sink = await SmtpSink.start();
+  const slot = handoffSlot();
+  let handedOver = 0;
   const ctx = await createTestContext({
     env: {
       SMTP_URL: sink.url,
       MAIL_FROM: 'Proofmail <no-reply@proofmail.test>',
       FREE_SENDS_PER_MINUTE: '100',
       ...env,
+    },
+    deps: {
+      mailHandoff: {
+        reserve(count) {
+          const reservation = slot.reserve(count);
+          if (reservation) handedOver += count;
+          return reservation;
+        },
+      },
     },
   });
   const delivery = await startMailDelivery({
@@ -37,7 +55,8 @@ async function startHarness(env: Record<string, string> = {}): Promise<Harness> 
     // Retries a few hundred milliseconds apart, so a deferred recipient is tried again promptly.
     worker: { pollIntervalMs: 200, backoff: { baseMs: 100, maxMs: 400 } },
   });
-  return { ctx, sink, delivery };
+  if (handoff) slot.attach(delivery.worker);
+  return { ctx, sink, delivery, handedOver: () => handedOver };
 }
 
 async function stopHarness(h: Harness | undefined): Promise<void> {
@@ -97,10 +116,13 @@ const usage = async (h: Harness, u: TestUser) =>
     totalEmails: number;
   };
 
-describe('a test send as the inboxes receive it', () => {
+describe.each([
+  ['queued for any worker', false],
+  ['handed to this process’s worker', true],
+])('a test send as the inboxes receive it (%s)', (_how, handoff) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({}, { handoff });
   });
   afterAll(() => stopHarness(h));
   afterEach(() => h.sink.heal());
@@ -114,11 +136,13 @@ describe('a test send as the inboxes receive it', () => {
       subject: 'Spring sale — proof 3 ✓',
       html,
     });
+    const handedOver = h.handedOver();
     const email = await settledEmail(h, u, id);
     expect(email.deliveries.map((d) => [d.to, d.state, d.attempts])).toEqual([
       ['client@example.com', 'sent', 1],
       ['boss@example.org', 'sent', 1],
     ]);
+    expect(handedOver).toBe(handoff ? 2 : 0);
     expect(email.delivery).toMatchObject({ state: 'sent', error: null, uncertain: false });
     for (const d of email.deliveries) {
       const [message, ...more] = h.sink.byMessageId(d.messageId);

@@ -750,3 +750,77 @@ describe('age, leases and shutdown', () => {
     });
   });
 });
+
+describe('handing a just-stored mail to this process’s worker', () => {
+  /** A worker that neither polls nor listens: only mail handed to it can reach it. */
+  const handOnly = (options: StartOptions = {}) =>
+    startWorker({ pollIntervalMs: 3_600_000, listenConnectionString: undefined, ...options });
+  const content = { subject: 'Hello', html: '<p>Handed over</p>', text: 'Handed over' };
+
+  it('stores the rows already claimed by the worker, which delivers them with no claim of its own', async () => {
+    const worker = handOnly();
+    const reservation = worker.reserve(2)!;
+    expect(reservation).toBeDefined();
+    const stored = await enqueueMail(db, mail({ to: ['ada@example.com', 'grace@example.org'] }), {
+      messageIdDomain: DOMAIN,
+      claimedBy: reservation.claim,
+    });
+    expect(stored.map((m) => m.row)).toEqual([
+      expect.objectContaining({ state: 'sending', attempts: 1, locked_by: worker.workerId }),
+      expect.objectContaining({ state: 'sending', attempts: 1, locked_by: worker.workerId }),
+    ]);
+    reservation.deliver(
+      stored.map((m) => m.row),
+      content,
+    );
+    for (const { id } of stored) {
+      expect(await settled(id)).toMatchObject({ state: 'sent', attempts: 1, uncertain: false });
+    }
+    expect(sink.messages.map((m) => m.envelopeTo)).toEqual(
+      expect.arrayContaining([['ada@example.com'], ['grace@example.org']]),
+    );
+    expect(sink.messages).toHaveLength(2);
+    expect(sink.messages[0]!.raw.toString()).toContain('Handed over');
+  });
+
+  it('promises room only within its bound of three rounds held; a cancelled reservation gives it back', async () => {
+    const worker = handOnly({ concurrency: 1 });
+    const first = worker.reserve(3)!;
+    expect(first).toBeDefined();
+    expect(worker.heldCount).toBe(3);
+    expect(worker.reserve(1)).toBeUndefined();
+    first.cancel();
+    first.cancel(); // only once
+    expect(worker.heldCount).toBe(0);
+    expect(worker.reserve(1)).toBeDefined();
+  });
+
+  it('a stopping worker promises nothing, and rows handed to it while it stops go back to the queue untried', async () => {
+    const worker = handOnly();
+    const reservation = worker.reserve(1)!;
+    const [stored] = await enqueueMail(db, mail(), { messageIdDomain: DOMAIN, claimedBy: reservation.claim });
+    await worker.stop({ deadlineMs: 500 });
+    expect(worker.reserve(1)).toBeUndefined();
+    reservation.deliver([stored!.row], content);
+    await poll(async () => (await row(stored!.id)).state === 'queued', { what: 'the row to be handed back' });
+    expect(await row(stored!.id)).toMatchObject({ attempts: 0, locked_by: null, lease_until: null });
+    expect(sink.messages).toHaveLength(0);
+  });
+
+  it('a row whose lease ran out before the hand-over and that another worker took goes out once', async () => {
+    const first = handOnly({ leaseMs: 60 });
+    const reservation = first.reserve(1)!;
+    const [stored] = await enqueueMail(db, mail(), { messageIdDomain: DOMAIN, claimedBy: reservation.claim });
+    // The expired lease goes back to the queue, and a claim (either worker's) delivers the row.
+    startWorker();
+    expect(await settled(stored!.id)).toMatchObject({ state: 'sent', attempts: 2 });
+    // The late hand-over of the first claim: its attempt reaches the server, but its final dot is
+    // refused, so no second copy goes out.
+    const envelopes = sink.rcptAttempts.length;
+    reservation.deliver([stored!.row], content);
+    await poll(() => first.activeCount === 0 && first.heldCount === 0, { what: 'the late attempt to end' });
+    expect(sink.rcptAttempts.length).toBe(envelopes + 1);
+    expect(sink.messages).toHaveLength(1);
+    expect(await row(stored!.id)).toMatchObject({ state: 'sent', attempts: 2 });
+  });
+});

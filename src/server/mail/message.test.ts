@@ -88,6 +88,9 @@ describe('transferEncodingOf', () => {
     ['more emoji than letters', '🎉🎉🎉 ok'],
     ['control characters', 'a\u0001\u0002\u0003b'],
     ['tabs, CR and LF only', '\t\r\n'],
+    ['ASCII lines of exactly 76', `${'x'.repeat(76)}\n${'y'.repeat(76)}`],
+    ['ASCII lines of 77 and 76 apart at a bare CR', `${'x'.repeat(76)}\r${'y'.repeat(77)}`],
+    ['ASCII lines of 76 apart at bare CRs', `${'x'.repeat(76)}\r${'y'.repeat(76)}\r`],
     ['a non-breaking preheader run', `Preview${'&zwnj;\u00a0'.repeat(60)}`],
   ];
 
@@ -102,6 +105,8 @@ describe('transferEncodingOf', () => {
   it('says 7bit, quoted-printable or base64 as the content asks', () => {
     expect(transferEncodingOf('Hello')).toBeUndefined();
     expect(transferEncodingOf(long)).toBe('quoted-printable');
+    expect(transferEncodingOf(`${'x'.repeat(76)}\r${'y'.repeat(76)}\n`)).toBeUndefined();
+    expect(transferEncodingOf(`${'x'.repeat(76)}\r${'y'.repeat(77)}\n`)).toBe('quoted-printable');
     expect(transferEncodingOf('Grüße')).toBe('quoted-printable');
     expect(transferEncodingOf('こんにちは')).toBe('base64');
   });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { systemClock, type Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
+import type { HandoffTarget, MailReservation } from './handoff.ts';
 import { startOutboxListener, type OutboxListener } from './outbox-listener.ts';
 import {
   byQueueOrder,
@@ -17,6 +18,7 @@ import {
   MAX_UNCERTAIN_ATTEMPTS,
   reclaimExpiredLeases,
   release,
+  type EmailContent,
   type OutboxRow,
   type SentOutcome,
 } from './outbox.repo.ts';
@@ -118,7 +120,7 @@ interface InFlight {
 
 const byClaimOrder = (a: Claimed, b: Claimed) => byQueueOrder(a.row, b.row);
 
-export class OutboxWorker {
+export class OutboxWorker implements HandoffTarget {
   readonly workerId: string;
   private readonly db: Db;
   private readonly transport: MailTransport;
@@ -160,6 +162,8 @@ export class OutboxWorker {
   /** Attempts about to send their final dot, recorded in batches before the dot goes out. */
   private dotQueue: { id: string; resolve: () => void; reject: (err: Error) => void }[] = [];
   private dotFlushing: Promise<void> | undefined;
+  /** Places promised to sends of this process that are storing their mail (`reserve`). */
+  private reserved = 0;
 
   constructor(options: OutboxWorkerOptions) {
     this.db = options.db;
@@ -183,7 +187,55 @@ export class OutboxWorker {
 
   /** Rows this worker holds a lease on: in flight, buffered, or delivered and not yet recorded. */
   get heldCount(): number {
-    return this.inFlight.size + this.ready.length + this.sentQueue.length + this.sentWriting.size;
+    return (
+      this.inFlight.size + this.ready.length + this.sentQueue.length + this.sentWriting.size + this.reserved
+    );
+  }
+
+  /**
+   * Room for `count` mails that a send of this process is about to store already claimed by this
+   * worker (src/server/mail/handoff.ts), within the same bound as claims: never more than three
+   * rounds of work held. Undefined when the worker is not running or has no room; the send then
+   * queues its mail for any worker.
+   */
+  reserve(count: number): MailReservation | undefined {
+    if (this.state !== 'running' || this.heldCount + count > this.concurrency * BUFFER_ROUNDS)
+      return undefined;
+    this.reserved += count;
+    let open = true;
+    const close = () => {
+      if (!open) return false;
+      open = false;
+      this.reserved -= count;
+      return true;
+    };
+    return {
+      claim: { workerId: this.workerId, leaseUntil: new Date(this.clock.now().getTime() + this.leaseMs) },
+      deliver: (rows, content) => {
+        if (close()) this.adopt(rows, content);
+      },
+      cancel: () => {
+        if (close()) this.wake(); // the room it held may be claimed now
+      },
+    };
+  }
+
+  /**
+   * Takes rows stored already claimed by this worker, with their content, as if a claim had just
+   * returned them. Stopping, it hands them back to the queue untried. A row whose lease ran out
+   * meanwhile and was taken by another worker never goes out twice: its final dot is recorded only
+   * while this worker holds it (recordFinalDot).
+   */
+  private adopt(rows: OutboxRow[], content: EmailContent): void {
+    if (this.state !== 'running') {
+      void release(this.db, { workerId: this.workerId, ids: rows.map((r) => r.id), attempted: false }).catch(
+        () => undefined, // their leases expire
+      );
+      return;
+    }
+    const claimed = rows.map((row): Claimed => ({ row, content }));
+    this.ready = [...this.ready, ...claimed].sort(byClaimOrder);
+    this.dispatch();
   }
 
   start(): void {

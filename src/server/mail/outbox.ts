@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type QueryCreator } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import type { OutboxClaim } from './handoff.ts';
+import type { OutboxRow } from './outbox.repo.ts';
 
 /** Who a mail is for decides its place in the queue: system mail, then Pro, then Free. */
 export const MAIL_PRIORITY = { system: 0, pro: 1, free: 2 } as const;
@@ -38,6 +40,11 @@ export interface QueuedMail {
   to: string;
 }
 
+/** A mail stored already claimed (`claimedBy`): its whole row, for the worker that holds it. */
+export interface ClaimedMail extends QueuedMail {
+  row: OutboxRow;
+}
+
 /**
  * PostgreSQL serialises the commits of transactions that NOTIFY (a database-wide lock held through
  * the commit's disk flush), so a NOTIFY per mail would cap how fast mail can be accepted. System
@@ -72,7 +79,21 @@ function shouldNotify(priority: number): boolean {
 export async function enqueueMail(
   executor: QueryCreator<Database>,
   mail: OutgoingMail,
-  options: { messageIdDomain?: string } = {},
+  options?: { messageIdDomain?: string },
+): Promise<QueuedMail[]>;
+/**
+ * With `claimedBy`, the rows are stored already claimed by that worker of this process, under its
+ * lease, and nobody is woken: the caller hands them to it (src/server/mail/handoff.ts).
+ */
+export async function enqueueMail(
+  executor: QueryCreator<Database>,
+  mail: OutgoingMail,
+  options: { messageIdDomain?: string; claimedBy: OutboxClaim },
+): Promise<ClaimedMail[]>;
+export async function enqueueMail(
+  executor: QueryCreator<Database>,
+  mail: OutgoingMail,
+  options: { messageIdDomain?: string; claimedBy?: OutboxClaim } = {},
 ): Promise<QueuedMail[]> {
   if (mail.to.length === 0) throw new Error('enqueueMail: no recipients');
   const priority = MAIL_PRIORITY[mail.priority];
@@ -87,6 +108,24 @@ export async function enqueueMail(
     text: mail.text ?? null,
     email_id: mail.emailId ?? null,
   }));
+  const claim = options.claimedBy;
+  if (claim) {
+    // As claimDue leaves a row it claims (src/server/mail/outbox.repo.ts).
+    const claimed = rows.map((r) => ({
+      ...r,
+      state: 'sending' as const,
+      attempts: 1,
+      lease_until: claim.leaseUntil,
+      locked_by: claim.workerId,
+      claimed_at: sql<Date>`now()`,
+    }));
+    const stored = await executor.insertInto('mail_outbox').values(claimed).returningAll().execute();
+    const byMessageId = new Map(stored.map((r) => [r.message_id, r]));
+    return rows.map((r) => {
+      const row = byMessageId.get(r.message_id)!;
+      return { id: row.id, messageId: r.message_id, to: r.to_addresses[0]!, row };
+    });
+  }
   let inserted: { id: string; message_id: string }[];
   if (shouldNotify(priority)) {
     // One statement: the rows and one wake-up (NOTIFY is delivered when the transaction commits).

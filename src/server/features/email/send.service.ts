@@ -8,6 +8,7 @@ import type { Database } from '../../db/schema.ts';
 import { AppError, forbidden, notFound, tooManyRequests } from '../../http/errors.ts';
 import { spamCheck } from '../../checks/live.ts';
 import { targetClientsOf } from '../../checks/target-clients.ts';
+import type { MailHandoff } from '../../mail/handoff.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import { SEND_MESSAGES } from '../../../shared/contract/email.ts';
@@ -53,8 +54,17 @@ function formatResetDate(at: Date): string {
  * A send refused by processing, or whose transaction fails, gives its monthly send back, so a
  * rejected send is never charged.
  */
+export interface SendDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  transforms: TransformPool;
+  /** This process's outbox worker, when it has one (src/server/mail/handoff.ts). */
+  mailHandoff?: MailHandoff;
+}
+
 export async function sendTestEmail(
-  deps: { db: Db; config: Config; clock: Clock; transforms: TransformPool },
+  deps: SendDeps,
   sender: Sender,
   input: SendInput,
 ): Promise<{ id: string }> {
@@ -110,7 +120,7 @@ export async function sendTestEmail(
 
 /** Steps 3 and 4 of `sendTestEmail`: any failure here gives the monthly send back. */
 async function storeAndQueue(
-  deps: { db: Db; config: Config; clock: Clock; transforms: TransformPool },
+  deps: SendDeps,
   sender: Sender,
   input: SendInput,
   recipients: string[],
@@ -165,17 +175,35 @@ async function storeAndQueue(
     .with('charged', (q) =>
       q.insertInto('usage_ledger').values(ledgerRow({ userId: sender.id, emailId: id, month })),
     );
+  // The CTEs widen the query creator's table types, which enqueueMail does not need to know.
+  const executor = statement as unknown as QueryCreator<Database>;
+  const mail = {
+    priority: isPro ? 'pro' : 'free',
+    to: recipients,
+    replyTo: sender.email,
+    emailId: id,
+  } as const;
   for (let attempt = 1; ; attempt++) {
+    // This process's worker takes the mail as it is stored when it has room: no NOTIFY, no claim,
+    // no reading the email back (src/server/mail/handoff.ts); otherwise any worker claims it.
+    const reservation = deps.mailHandoff?.reserve(recipients.length);
     try {
-      // One message per recipient, each referencing the email; the send is charged once. The CTEs
-      // widen the query creator's table types, which enqueueMail does not need to know.
-      await enqueueMail(
-        statement as unknown as QueryCreator<Database>,
-        { priority: isPro ? 'pro' : 'free', to: recipients, replyTo: sender.email, emailId: id },
-        { messageIdDomain: config.mailDomain },
-      );
+      // One message per recipient, each referencing the email; the send is charged once.
+      if (reservation) {
+        const stored = await enqueueMail(executor, mail, {
+          messageIdDomain: config.mailDomain,
+          claimedBy: reservation.claim,
+        });
+        reservation.deliver(
+          stored.map((m) => m.row),
+          { subject: prepared.subject, html: prepared.html, text: prepared.text },
+        );
+      } else {
+        await enqueueMail(executor, mail, { messageIdDomain: config.mailDomain });
+      }
       return { id };
     } catch (err) {
+      reservation?.cancel();
       // Another version of the thread was stored between this statement's snapshot and its
       // insert: nothing of this one was written, so the same statement runs again and reads the
       // new maximum.
