@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
@@ -88,10 +89,14 @@ export function transferEncodingOf(content: string): 'quoted-printable' | 'base6
   return nonLatin < latin ? 'quoted-printable' : 'base64';
 }
 
-/** A text part with its transfer encoding chosen here; as a plain string where it goes out as 7bit. */
-function part(content: string): string | { content: string; contentTransferEncoding: string } {
+/**
+ * A text part with its transfer encoding chosen here; as a plain string where it goes out as 7bit.
+ * An encoded part is handed over as its UTF-8 bytes: nodemailer scans a string part again when it
+ * is set (for plain text, then for long lines), and bytes with a chosen encoding it takes as they are.
+ */
+function part(content: string): string | { content: Buffer; contentTransferEncoding: string } {
   const encoding = transferEncodingOf(content);
-  return encoding ? { content, contentTransferEncoding: encoding } : content;
+  return encoding ? { content: Buffer.from(content, 'utf8'), contentTransferEncoding: encoding } : content;
 }
 
 /**

@@ -52,9 +52,17 @@ function encodeWith(encoder: Transform, input: Buffer): string {
   return out;
 }
 
+const encoded = (node: MimeTreeNode) => {
+  const transferEncoding = node.getTransferEncoding();
+  return transferEncoding === 'quoted-printable' || transferEncoding === 'base64';
+};
+
+/** Text content, or bytes that go out encoded (raw bytes would need the stream's byte handling). */
 function supported(node: MimeTreeNode): boolean {
   if (node._raw || node._transforms.length > 0 || node._processFuncs.length > 0) return false;
-  if (node.content !== undefined && node.content !== false && typeof node.content !== 'string') return false;
+  const { content } = node;
+  const bytes = Buffer.isBuffer(content) && encoded(node);
+  if (content !== undefined && content !== false && typeof content !== 'string' && !bytes) return false;
   if (node.multipart && node.content) return false;
   return node.childNodes.every(supported);
 }
@@ -63,17 +71,17 @@ function supported(node: MimeTreeNode): boolean {
 function emit(node: MimeTreeNode, out: string[]): void {
   const transferEncoding = node.getTransferEncoding();
   out.push(`${node.buildHeaders()}\r\n\r\n`);
-  const content = node.content as string | undefined | false;
+  const content = node.content as string | Buffer | undefined | false;
   if (content) {
     if (transferEncoding === 'quoted-printable' || transferEncoding === 'base64') {
-      const input = Buffer.from(content, 'utf8');
+      const input = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
       const encoder =
         transferEncoding === 'base64'
           ? new Base64Encoder({})
           : new QpEncoder({ binary: !/^text\//i.test(node.contentType || '') });
       out.push(encodeWith(encoder, input));
     } else {
-      out.push(content);
+      out.push(content as string);
     }
   }
   if (!node.multipart) return;
