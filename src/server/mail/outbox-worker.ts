@@ -491,7 +491,10 @@ export class OutboxWorker implements HandoffTarget {
     return new Promise((resolve, reject) => {
       this.dotQueue.push({ id, resolve, reject });
       this.dotFlushing ??= (async () => {
-        await Promise.resolve(); // let the attempts reaching their dot together share a statement
+        // The attempts that reach their dot in this turn of the event loop share a statement: a
+        // microtask's wait let only those of one callback share it (0.64 statements per mail in
+        // the mail-pipeline bench, 0.26–0.29 with the turn), for a wait of one turn.
+        await new Promise((turn) => setImmediate(turn));
         while (this.dotQueue.length > 0) {
           const batch = this.dotQueue.splice(0);
           // Deliveries finished since the last write ride along: one statement for both.
