@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
+import { withSearchedData } from './smtp-data.ts';
 import type { SmtpErrorLike } from './smtp-outcome.ts';
 
 /**
@@ -192,6 +193,8 @@ export class SmtpSessionPool {
 
   private connect(signal: AbortSignal | undefined): Promise<Pooled> {
     const connection = new SMTPConnection(this.connectOptions);
+    // The DATA phase's dot-stuffing by search, not byte by byte (smtp-data.ts); the same bytes.
+    withSearchedData(connection);
     const pooled: Pooled = { connection, messages: 0, dead: false };
     this.open.add(pooled);
     // A connection reports failures as 'error' events too; without a listener they would throw.
