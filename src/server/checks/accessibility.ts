@@ -1,7 +1,7 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { contrastRatio, hex } from './colour.ts';
-import { backgroundColour, fontSizePx, isBold, isHidden, ownText, textColour } from './computed.ts';
+import { backgroundColour, fontSizePx, hasOwnText, isBold, isHidden, textColour } from './computed.ts';
 import { findingAt, mainElements, textOf, type El } from './html-doc.ts';
 
 /**
@@ -144,7 +144,7 @@ export function checkAccessibility(ctx: HtmlCheckContext): Check {
   let tiny = 0;
   let firstTiny: El | undefined;
   for (const el of elements) {
-    if (!ownText(el) || isHidden(el)) continue;
+    if (!hasOwnText(el) || isHidden(el)) continue;
     const size = fontSizePx(el);
     if (size !== undefined && size < TINY_TEXT_PX) {
       tiny++;

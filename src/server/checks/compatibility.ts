@@ -162,6 +162,9 @@ const VALUE_SLUGS: [RegExp, string][] = [
   [/(?:^|[\s(,])-?[\d.]+vw\b/, 'css-unit-vw'],
 ];
 
+/** What every pattern of VALUE_SLUGS needs: an opening parenthesis or one of the units. */
+const MAY_HAVE_VALUE_SLUG = /\(|rem|vh|vw/;
+
 const POSITION_SIDES = new Set(['left', 'right', 'top', 'bottom']);
 
 const IMAGE_FORMATS: [RegExp, string][] = [
@@ -200,7 +203,9 @@ function declarationSlugs(d: Declaration): string[] {
   }
   if (d.property === 'background-image' && /url\(/.test(d.value)) slugs.push('css-background-image');
   if (d.property === 'background' && /url\(/.test(d.value)) slugs.push('css-background-image');
-  for (const [re, slug] of VALUE_SLUGS) if (re.test(d.value)) slugs.push(slug);
+  // Every value feature is a function or one of three units: most values have neither.
+  if (MAY_HAVE_VALUE_SLUG.test(d.value))
+    for (const [re, slug] of VALUE_SLUGS) if (re.test(d.value)) slugs.push(slug);
   return slugs;
 }
 

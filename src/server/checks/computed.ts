@@ -28,7 +28,14 @@ export function isHidden(el: El): boolean {
   return el.hidden;
 }
 
-/** The element has text of its own (not only whitespace or &nbsp;). */
+/** Whether the element has text of its own (not only whitespace or &nbsp;): `ownText` without building it. */
+export function hasOwnText(el: El): boolean {
+  for (const c of el.children) if (c.kind === 'text' && NOT_BLANK.test(c.text)) return true;
+  return false;
+}
+const NOT_BLANK = /\S/;
+
+/** The element's own text (not its descendants'), blanks collapsed; empty when only whitespace or &nbsp;. */
 export function ownText(el: El): string {
   return el.children
     .filter((c): c is TextNode => c.kind === 'text')

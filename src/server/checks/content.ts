@@ -1,7 +1,7 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
 import { checkOf, type StaticCheckContext } from './check-input.ts';
-import { isHidden, ownText } from './computed.ts';
+import { hasOwnText, isHidden, ownText } from './computed.ts';
 import { findingAt, mainElements, textOf, type El } from './html-doc.ts';
 import { MERGE_TAG } from './merge-tags.ts';
 
@@ -58,7 +58,7 @@ function mergeTagFindings(ctx: StaticCheckContext): Finding[] {
 /** The first text a reader's inbox shows: a hidden preheader, or the start of the body. */
 function firstText(elements: El[]): El | undefined {
   return elements.find(
-    (el) => !['title', 'style', 'head', 'script'].includes(el.name) && !insideHead(el) && ownText(el),
+    (el) => !['title', 'style', 'head', 'script'].includes(el.name) && !insideHead(el) && hasOwnText(el),
   );
 }
 
