@@ -29,17 +29,12 @@ export interface MailHandoff {
   reserve(count: number): MailReservation | undefined;
 }
 
-/** What the handoff needs from a worker (OutboxWorker). */
-export interface HandoffTarget {
-  reserve(count: number): MailReservation | undefined;
-}
-
 /**
  * The app is built before its mail delivery starts: the app holds this slot, and `attach` puts
  * the worker in it once it runs (nothing attached, or MAIL_WORKERS=0: every send queues).
  */
-export function handoffSlot(): MailHandoff & { attach(target: HandoffTarget | undefined): void } {
-  let target: HandoffTarget | undefined;
+export function handoffSlot(): MailHandoff & { attach(target: MailHandoff | undefined): void } {
+  let target: MailHandoff | undefined;
   return {
     reserve: (count) => target?.reserve(count),
     attach(next) {

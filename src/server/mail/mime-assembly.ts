@@ -11,7 +11,7 @@ import { Encoder as QpEncoder } from 'nodemailer/lib/qp';
  * the same order on the same nodes: each node's `buildHeaders()`, its content through nodemailer's
  * own quoted-printable or base64 encoder (fed the whole content as one chunk, as the stream does),
  * the boundaries as `MimeNode.stream` writes them, then its last-newline and CRLF passes. So the
- * bytes are nodemailer's; `message.test.ts` holds them equal to a streamed build.
+ * bytes are nodemailer's; `mime-assembly.test.ts` holds them equal to a streamed build.
  *
  * A tree with anything else (raw nodes, transforms, streamed, file or URL content) is not handled:
  * `assembleMessage` answers undefined and the caller streams it.
@@ -52,16 +52,14 @@ function encodeWith(encoder: Transform, input: Buffer): string {
   return out;
 }
 
-const encoded = (node: MimeTreeNode) => {
-  const transferEncoding = node.getTransferEncoding();
-  return transferEncoding === 'quoted-printable' || transferEncoding === 'base64';
-};
+const isEncoded = (transferEncoding: string | false) =>
+  transferEncoding === 'quoted-printable' || transferEncoding === 'base64';
 
 /** Text content, or bytes that go out encoded (raw bytes would need the stream's byte handling). */
 function supported(node: MimeTreeNode): boolean {
   if (node._raw || node._transforms.length > 0 || node._processFuncs.length > 0) return false;
   const { content } = node;
-  const bytes = Buffer.isBuffer(content) && encoded(node);
+  const bytes = Buffer.isBuffer(content) && isEncoded(node.getTransferEncoding());
   if (content !== undefined && content !== false && typeof content !== 'string' && !bytes) return false;
   if (node.multipart && node.content) return false;
   return node.childNodes.every(supported);
@@ -73,7 +71,7 @@ function emit(node: MimeTreeNode, out: string[]): void {
   out.push(`${node.buildHeaders()}\r\n\r\n`);
   const content = node.content as string | Buffer | undefined | false;
   if (content) {
-    if (transferEncoding === 'quoted-printable' || transferEncoding === 'base64') {
+    if (isEncoded(transferEncoding)) {
       const input = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
       const encoder =
         transferEncoding === 'base64'
@@ -117,10 +115,9 @@ export function assembleMessage(root: unknown): Buffer | undefined {
   if (!['win', 'windows', 'dos', '\r\n'].includes(String(node.newline).toLowerCase())) return undefined;
   const out: string[] = [];
   emit(node, out);
-  let message = Buffer.from(out.join(''), 'utf8');
+  let message = out.join('');
   // nodemailer's LastNewline: the message ends with a line break.
-  const last = message[message.length - 1];
-  if (last === 0x0d) message = Buffer.concat([message, Buffer.from('\n')]);
-  else if (last !== 0x0a) message = Buffer.concat([message, CRLF]);
-  return crlf(message);
+  if (message.endsWith('\r')) message += '\n';
+  else if (!message.endsWith('\n')) message += '\r\n';
+  return crlf(Buffer.from(message, 'utf8'));
 }

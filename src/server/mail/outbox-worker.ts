@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { systemClock, type Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
-import type { HandoffTarget, MailReservation } from './handoff.ts';
+import type { MailHandoff, MailReservation } from './handoff.ts';
 import { startOutboxListener, type OutboxListener } from './outbox-listener.ts';
 import {
   byQueueOrder,
@@ -120,7 +120,7 @@ interface InFlight {
 
 const byClaimOrder = (a: Claimed, b: Claimed) => byQueueOrder(a.row, b.row);
 
-export class OutboxWorker implements HandoffTarget {
+export class OutboxWorker implements MailHandoff {
   readonly workerId: string;
   private readonly db: Db;
   private readonly transport: MailTransport;
@@ -199,8 +199,7 @@ export class OutboxWorker implements HandoffTarget {
    * queues its mail for any worker.
    */
   reserve(count: number): MailReservation | undefined {
-    if (this.state !== 'running' || this.heldCount + count > this.concurrency * BUFFER_ROUNDS)
-      return undefined;
+    if (this.state !== 'running' || this.heldCount + count > this.capacity) return undefined;
     this.reserved += count;
     let open = true;
     const close = () => {
@@ -233,7 +232,16 @@ export class OutboxWorker implements HandoffTarget {
       );
       return;
     }
-    const claimed = rows.map((row): Claimed => ({ row, content }));
+    this.buffer(rows.map((row): Claimed => ({ row, content })));
+  }
+
+  /** The most leases this worker holds at once: three rounds of work. */
+  private get capacity(): number {
+    return this.concurrency * BUFFER_ROUNDS;
+  }
+
+  /** Claimed rows into the buffer, in queue order, and onto free slots. */
+  private buffer(claimed: Claimed[]): void {
     this.ready = [...this.ready, ...claimed].sort(byClaimOrder);
     this.dispatch();
   }
@@ -350,7 +358,7 @@ export class OutboxWorker implements HandoffTarget {
     // batches (each is a durable commit), and no slot waits for one. The bound holds for every
     // priority: an announced system or Pro mail is traded for the last buffered mail, never added.
     const lowWater = this.concurrency;
-    const capacity = this.concurrency * BUFFER_ROUNDS;
+    const { capacity } = this;
     while (this.state === 'running') {
       this.wakeAgain = false;
       const urgent = this.urgent;
@@ -421,8 +429,7 @@ export class OutboxWorker implements HandoffTarget {
       const email = row.email_id ? contents.get(row.email_id) : undefined;
       return { row, content: email ? { subject: email.subject, html: email.html, text: email.text } : null };
     });
-    this.ready = [...this.ready, ...claimed].sort(byClaimOrder);
-    this.dispatch();
+    this.buffer(claimed);
     return rows.length;
   }
 

@@ -109,6 +109,7 @@ export async function enqueueMail(
     email_id: mail.emailId ?? null,
   }));
   const claim = options.claimedBy;
+  let inserted: { id: string; message_id: string }[];
   if (claim) {
     // As claimDue leaves a row it claims (src/server/mail/outbox.repo.ts).
     const claimed = rows.map((r) => ({
@@ -119,15 +120,8 @@ export async function enqueueMail(
       locked_by: claim.workerId,
       claimed_at: sql<Date>`now()`,
     }));
-    const stored = await executor.insertInto('mail_outbox').values(claimed).returningAll().execute();
-    const byMessageId = new Map(stored.map((r) => [r.message_id, r]));
-    return rows.map((r) => {
-      const row = byMessageId.get(r.message_id)!;
-      return { id: row.id, messageId: r.message_id, to: r.to_addresses[0]!, row };
-    });
-  }
-  let inserted: { id: string; message_id: string }[];
-  if (shouldNotify(priority)) {
+    inserted = await executor.insertInto('mail_outbox').values(claimed).returningAll().execute();
+  } else if (shouldNotify(priority)) {
     // One statement: the rows and one wake-up (NOTIFY is delivered when the transaction commits).
     // The payload is the priority: a worker with a full buffer may trade a buffered Free mail for it.
     inserted = await executor
@@ -145,10 +139,15 @@ export async function enqueueMail(
       .returning(['id', 'message_id'])
       .execute();
   }
-  const byMessageId = new Map(inserted.map((r) => [r.message_id, r.id]));
-  return rows.map((r) => ({
-    id: byMessageId.get(r.message_id)!,
-    messageId: r.message_id,
-    to: r.to_addresses[0]!,
-  }));
+  const byMessageId = new Map(inserted.map((r) => [r.message_id, r]));
+  return rows.map((r) => {
+    const stored = byMessageId.get(r.message_id)!;
+    // A claimed row comes back whole (RETURNING *), for the worker that holds it.
+    return {
+      id: stored.id,
+      messageId: r.message_id,
+      to: r.to_addresses[0]!,
+      ...(claim && { row: stored as OutboxRow }),
+    };
+  });
 }

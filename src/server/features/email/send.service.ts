@@ -40,20 +40,7 @@ function formatResetDate(at: Date): string {
   return at.toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
 }
 
-/**
- * A test send (docs/spec.md §5, docs/decisions/0052-limits-before-work.md):
- * 1. the cheap checks (verified, fields, sizes, recipients);
- * 2. the limits, taken before any heavy work: one send of the monthly allowance, then the
- *    per-minute rate (over it: the monthly send is given back). The rate counts every send that
- *    gets as far as processing, so it also bounds how often one user can make the server work; a
- *    user over either limit, even in a burst of parallel sends, reaches no processing;
- * 3. the one door, `prepare`, on the transform pool (inlining, text part, measuring);
- * 4. ONE statement: store the email, queue its delivery, record the charge.
- * The database sees two round trips per send: one for the limits, one for the rows
- * (docs/decisions/0071-send-in-two-statements.md).
- * A send refused by processing, or whose transaction fails, gives its monthly send back, so a
- * rejected send is never charged.
- */
+/** What a send uses. */
 export interface SendDeps {
   db: Db;
   config: Config;
@@ -63,6 +50,21 @@ export interface SendDeps {
   mailHandoff?: MailHandoff;
 }
 
+/**
+ * A test send (docs/spec.md §5, docs/decisions/0052-limits-before-work.md):
+ * 1. the cheap checks (verified, fields, sizes, recipients);
+ * 2. the limits, taken before any heavy work: one send of the monthly allowance, then the
+ *    per-minute rate (over it: the monthly send is given back). The rate counts every send that
+ *    gets as far as processing, so it also bounds how often one user can make the server work; a
+ *    user over either limit, even in a burst of parallel sends, reaches no processing;
+ * 3. the one door, `prepare`, on the transform pool (inlining, text part, measuring);
+ * 4. ONE statement: store the email, queue its delivery (or store it claimed by this process's
+ *    worker and hand it over, src/server/mail/handoff.ts), record the charge.
+ * The database sees two round trips per send: one for the limits, one for the rows
+ * (docs/decisions/0071-send-in-two-statements.md).
+ * A send refused by processing, or whose transaction fails, gives its monthly send back, so a
+ * rejected send is never charged.
+ */
 export async function sendTestEmail(
   deps: SendDeps,
   sender: Sender,
