@@ -14,9 +14,9 @@ import { checkSize } from './size.ts';
  * CPU: it runs in the transform process right after `prepare`, within the same time budget
  * (src/server/prepare/transform-task.ts). The spam check, which needs I/O, runs in the server.
  *
- * In two steps, so that the checks of the HTML part can run while the text part and the MIME message
- * are still being made (src/server/prepare/measure-thread.ts): `checkHtml` needs only the HTML,
- * `finishChecks` adds the checks that read the text part, the headers or the message's size.
+ * In two steps, so that the checks of the HTML part can run while the MIME message is still being
+ * made (src/server/prepare/measure-thread.ts): `checkHtml` needs only the HTML, `finishChecks` adds
+ * the checks that read the text part, the headers or the message's size.
  */
 
 /** The checks of the HTML part alone, and the parsed document the others read. */

@@ -1,36 +1,44 @@
 import { Buffer } from 'node:buffer';
 import { Worker } from 'node:worker_threads';
 import type { MeasuredMessage, MessagePart, PrepareEnvelope } from './measure-message.ts';
-import type { MeasureReply, MeasureRequest } from './measure-thread.ts';
+import type { MeasureReply, MeasureRequest, MeasureWork } from './measure-thread.ts';
 
 /**
- * A transform process's measuring thread (docs/decisions/0094-measure-beside-the-checks.md). A job
- * with checks hands it the text part and the MIME message (measure-message.ts) and checks the HTML
- * meanwhile, so on a machine with a free core the two halves take the time of the longer one. The
- * results are the same as measuring in the process itself: the same function on the same input.
+ * A transform process's measuring thread (docs/decisions/0094-measure-beside-the-checks.md). A large
+ * job hands it the text part to generate while the process inlines the CSS
+ * (docs/decisions/0105-text-part-beside-the-inlining.md), and, with checks, the MIME message
+ * (measure-message.ts) to build while the process checks the HTML. On a machine with a free core
+ * the halves take the time of the longer one. The results are the same as in the process itself:
+ * the same functions on the same input.
  */
 
 /**
- * From this much HTML (characters) a job measures beside its checks. Below it both halves take a
- * millisecond or two, and the trip between threads would cost more than it saves.
+ * From this much HTML (characters) a job uses the thread. Below it both halves take a millisecond
+ * or two, and the trip between threads would cost more than it saves.
  */
 export const BESIDE_FROM_CHARS = 32 * 1024;
 
 /** The thread's heap cap (MiB): a message of the largest accepted HTML needs a fraction of it. */
 const THREAD_HEAP_MB = 256;
 
+/**
+ * Each call starts its work on the thread, or answers undefined until the thread is up (the first
+ * call starts it) or after it stopped (the next call starts another): the caller then does the work
+ * itself.
+ */
 export interface MeasureBeside {
-  /**
-   * Starts measuring on the thread. Undefined until the thread is up (the first call starts it) or
-   * after it stopped (the next call starts another): the caller then measures itself.
-   */
-  start(part: MessagePart, envelope: PrepareEnvelope): Promise<MeasuredMessage> | undefined;
+  /** The generated text part of this HTML (`textFromHtml`, text-part.ts). */
+  text(html: string): Promise<string> | undefined;
+  /** The message as it leaves (`measureMessage`). */
+  measure(part: MessagePart, envelope: PrepareEnvelope): Promise<MeasuredMessage> | undefined;
   /** Stops the thread (the process's exit does as much). */
   close(): Promise<void>;
 }
 
+type Answer = Exclude<MeasureReply, { ready: true } | { ok: false }>;
+
 interface Waiting {
-  resolve: (measured: MeasuredMessage) => void;
+  resolve: (answer: Answer) => void;
   reject: (err: Error) => void;
 }
 
@@ -58,13 +66,8 @@ export function measureBeside(file: string, heapMb = THREAD_HEAP_MB): MeasureBes
       const job = waiting.get(reply.id);
       if (!job) return;
       waiting.delete(reply.id);
-      if (!reply.ok) return job.reject(new Error(reply.error));
-      const { text, message, headers } = reply;
-      job.resolve({
-        text,
-        message: Buffer.from(message.buffer, message.byteOffset, message.byteLength),
-        headers,
-      });
+      if (reply.ok) job.resolve(reply);
+      else job.reject(new Error(reply.error));
     });
     const stopped = (err: Error) => {
       if (worker === thread) {
@@ -80,21 +83,35 @@ export function measureBeside(file: string, heapMb = THREAD_HEAP_MB): MeasureBes
     thread.on('exit', (code) => stopped(new Error(`the measuring thread stopped (exit code ${code})`)));
   }
 
+  /** Posts one request; undefined while there is no ready thread. */
+  function ask(work: MeasureWork): Promise<Answer> | undefined {
+    if (!worker) boot();
+    if (!worker || !ready) return undefined;
+    const id = nextId++;
+    const answered = new Promise<Answer>((resolve, reject) => waiting.set(id, { resolve, reject }));
+    worker.postMessage({ id, ...work } satisfies MeasureRequest);
+    return answered;
+  }
+
   // Started by the first large job, not with the process: many processes never see one.
   return {
-    start(part, envelope) {
-      if (!worker) boot();
-      if (!worker || !ready) return undefined;
-      const id = nextId++;
-      const measured = new Promise<MeasuredMessage>((resolve, reject) =>
-        waiting.set(id, { resolve, reject }),
-      );
-      worker.postMessage({
-        id,
-        part: { html: part.html, subject: part.subject, ownText: part.ownText },
-        envelope: { ...envelope, date: envelope.date.getTime() },
-      } satisfies MeasureRequest);
-      return measured;
+    text(html) {
+      return ask({ text: { html } })?.then((answer) => {
+        if (!('text' in answer)) throw new Error('the measuring thread answered with a message');
+        return answer.text;
+      });
+    },
+    measure(part, envelope) {
+      return ask({
+        measure: {
+          part: { html: part.html, text: part.text, subject: part.subject },
+          envelope: { ...envelope, date: envelope.date.getTime() },
+        },
+      })?.then((answer) => {
+        if (!('message' in answer)) throw new Error('the measuring thread answered with a text part');
+        const { message, headers } = answer;
+        return { message: Buffer.from(message.buffer, message.byteOffset, message.byteLength), headers };
+      });
     },
     async close() {
       const thread = worker;

@@ -1,11 +1,10 @@
 import type { Buffer } from 'node:buffer';
 import { buildMessage, sharedHeadersOf, type MessageHeader } from '../mail/message.ts';
-import { textFromHtml } from '../mail/text-part.ts';
 
 /**
- * The second half of `prepare` (prepare.ts): the text part and the MIME message as it leaves. Its
- * own module, so that the transform process's measuring thread (measure-thread.ts) loads only this,
- * the text-part rules and the MIME builder.
+ * The second half of `prepare` (prepare.ts): the MIME message as it leaves, to measure it. Its own
+ * module, so that the transform process's measuring thread (measure-thread.ts) loads only this, the
+ * MIME builder and the text-part rules (text-part.ts, for the text it generates beside the inlining).
  */
 
 /** Who the message is from and to: what the measured message carries besides the content. */
@@ -28,9 +27,9 @@ export type WireEnvelope = Omit<PrepareEnvelope, 'date'> & { date: number };
 export interface MessagePart {
   /** The HTML part as sent. */
   html: string;
+  /** The text part as sent (LF line ends): the user's own, or generated (prepare.ts). */
+  text: string;
   subject: string;
-  /** The user's own text part (LF line ends), or null to generate it from `html`. */
-  ownText: string | null;
 }
 
 /** A Message-ID of the outbox's shape (`<uuid@domain>`) and length, for measuring. */
@@ -38,26 +37,24 @@ export function placeholderMessageId(domain: string): string {
   return `<00000000-0000-0000-0000-000000000000@${domain}>`;
 }
 
-/** The second half: the text part, and the MIME message built exactly as it leaves, measured. */
+/** The second half: the MIME message built exactly as it leaves, measured. */
 export interface MeasuredMessage {
-  text: string;
   /** The encoded message for `envelope.to` (see `Prepared.bytes.message`). */
   message: Buffer;
   headers: MessageHeader[];
 }
 
-/** The text part (the user's, or generated from the HTML) and the message as it leaves. */
+/** The message as it leaves. */
 export async function measureMessage(part: MessagePart, envelope: PrepareEnvelope): Promise<MeasuredMessage> {
-  const text = part.ownText ?? textFromHtml(part.html);
   const message = await buildMessage({
     from: envelope.from,
     to: [envelope.to],
     replyTo: envelope.replyTo,
     subject: part.subject,
     html: part.html,
-    text,
+    text: part.text,
     messageId: placeholderMessageId(envelope.messageIdDomain),
     date: envelope.date,
   });
-  return { text, message, headers: sharedHeadersOf(message) };
+  return { message, headers: sharedHeadersOf(message) };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prepare } from './prepare.ts';
+import { prepare, prepareHtml } from './prepare.ts';
 import { refusal, testEnvelope } from './prepare-test-support.ts';
 
 const envelope = testEnvelope;
@@ -30,5 +30,39 @@ describe('merge tags in the subject', () => {
     expect(err.code).toBe('template_invalid');
     expect(err.message).toMatch(/^In the subject: /);
     expect(err.problems).toBeUndefined();
+  });
+});
+
+describe('the generated text part', () => {
+  it('is generated from the HTML before inlining: the same with Inline CSS on or off', async () => {
+    // Inlining writes styles and width attributes and re-serialises the document (html5ever moves
+    // the stray text out of the table, as browsers do); the words of the text part stay as written.
+    const html =
+      '<style>.hide { display: none } td { color: #333 }</style>' +
+      '<table width="600">Stray<tr><td class="hide">Preheader&zwnj;&nbsp;&zwnj;&nbsp;</td></tr>' +
+      '<tr><td><p>Hello <a href="https://example.com/a">there</a></p></td></tr></table>';
+    const input = { html, subject: 'S', text: null };
+    const on = await prepare({ ...input, inlineCss: true }, envelope);
+    const off = await prepare({ ...input, inlineCss: false }, envelope);
+    expect(on.html).not.toBe(off.html);
+    expect(on.html).toMatch(/Stray<table/);
+    expect(on.text).toBe(off.text);
+    expect(on.text).toBe('StrayPreheader\n\nHello there [https://example.com/a]');
+  });
+
+  it('takes the text generated beside the inlining, and generates it in line when that fails', async () => {
+    const input = { html: '<p>Hello</p>', subject: 'S', inlineCss: true, text: null };
+    const given: string[] = [];
+    const beside = (part: string) => {
+      given.push(part);
+      return Promise.resolve('from beside');
+    };
+    expect((await prepareHtml(input, beside)).text).toBe('from beside');
+    expect(given).toEqual(['<p>Hello</p>']);
+    const failing = () => Promise.reject(new Error('stopped'));
+    expect((await prepareHtml(input, failing)).text).toBe('Hello');
+    // The user's own text part is never generated.
+    expect((await prepareHtml({ ...input, text: 'Mine' }, beside)).text).toBe('Mine');
+    expect(given).toHaveLength(1);
   });
 });

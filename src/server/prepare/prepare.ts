@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import type { MessageHeader } from '../mail/message.ts';
+import { textFromHtml } from '../mail/text-part.ts';
 import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
 import { documentDepth, MAX_DOCUMENT_DEPTH } from './document-depth.ts';
 import { inlineCss } from './inline-css.ts';
@@ -28,17 +29,18 @@ export {
  * (transform-pool.ts), never on the event loop.
  *
  * Steps: fill the merge tags with the sample data (when a syntax is given) → compile the MJML (when
- * the source is MJML) → measure the nesting depth → inline the CSS (when asked) → the text part
- * (the user's, or generated) → build the MIME message exactly as it leaves, to measure it. Tags are
+ * the source is MJML) → measure the nesting depth → inline the CSS (when asked) and the text part
+ * (the user's, or generated from the HTML before inlining: docs/decisions/0105-text-part-beside-the-inlining.md)
+ * → build the MIME message exactly as it leaves, to measure it. Tags are
  * filled first, in the source, so they may stand anywhere MJML allows text, loops may repeat MJML
  * sections, and the values are HTML-escaped by the engines
  * (docs/decisions/0068-merge-tags-sandboxed.md). Line ends become LF in the parts; the message
  * carries them as CRLF, so a part decodes to the same text with CRLF.
  *
- * The steps come in two halves: `prepareHtml` (up to the inlined HTML and the subject) and
- * `measureMessage` (measure-message.ts: the text part and the MIME message). The transform process
- * may run the second half on a thread while it checks the HTML
- * (docs/decisions/0094-measure-beside-the-checks.md); `prepare` runs both, one after the other.
+ * The steps come in two halves: `prepareHtml` (up to the inlined HTML, the text part and the
+ * subject) and `measureMessage` (measure-message.ts: the MIME message). The transform process may
+ * generate the text part on a thread while it inlines, and build the message there while it checks
+ * the HTML (docs/decisions/0094-measure-beside-the-checks.md); `prepare` runs both, one after the other.
  */
 
 export interface PrepareInput {
@@ -125,7 +127,7 @@ function filledSubject(subject: string, template: TemplateInput, filled: Filled)
   }
 }
 
-/** The first half of `prepare`: the HTML part and subject as sent, and what the text part is made from. */
+/** The first half of `prepare`: the HTML part, text part and subject as sent. */
 export interface PreparedHtml extends MessagePart {
   /** UTF-8 bytes of the HTML as written. */
   sourceBytes: number;
@@ -133,10 +135,17 @@ export interface PreparedHtml extends MessagePart {
 }
 
 /**
- * Fills the merge tags, compiles the MJML, checks the nesting depth, inlines the CSS and cleans the
- * subject: everything of `prepare` that the HTML part and the subject depend on.
+ * Generates the text part of this HTML somewhere else while the CSS is inlined (the transform
+ * process's thread, measure-beside.ts): a promise of `textFromHtml(html)`, or undefined to generate
+ * it in line.
  */
-export async function prepareHtml(input: PrepareInput): Promise<PreparedHtml> {
+export type TextBeside = (html: string) => Promise<string> | undefined;
+
+/**
+ * Fills the merge tags, compiles the MJML, checks the nesting depth, inlines the CSS, generates the
+ * text part and cleans the subject: everything of `prepare` but the MIME message.
+ */
+export async function prepareHtml(input: PrepareInput, textBeside?: TextBeside): Promise<PreparedHtml> {
   // One line-end form: the message carries CRLF (as SMTP requires), the API and the database LF.
   const written = input.html.replace(/\r\n?/g, '\n');
   const filled: Filled = input.template
@@ -157,14 +166,18 @@ export async function prepareHtml(input: PrepareInput): Promise<PreparedHtml> {
     if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(String(depth));
   }
 
+  const ownText = input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null;
+  // Generated from the HTML before inlining, which changes styles and attributes but never the words
+  // (docs/decisions/0105-text-part-beside-the-inlining.md); a failure there is generated here again.
+  const beside = ownText === null ? textBeside?.(compiled)?.catch(() => undefined) : undefined;
   const { html, keptInStyle } = input.inlineCss ? inlined(compiled) : { html: compiled, keptInStyle: 0 };
   const subject = cleanSubject(
     input.template ? filledSubject(input.subject, input.template, filled) : input.subject,
   );
   return {
     html,
+    text: ownText ?? (await beside) ?? textFromHtml(compiled),
     subject,
-    ownText: input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null,
     sourceBytes: Buffer.byteLength(input.html, 'utf8'),
     notes: { inlined: input.inlineCss, keptInStyle, unfilled: filled.unfilled },
   };
@@ -174,7 +187,7 @@ export async function prepareHtml(input: PrepareInput): Promise<PreparedHtml> {
 export function assemble(part: PreparedHtml, measured: MeasuredMessage): Prepared {
   return {
     html: part.html,
-    text: measured.text,
+    text: part.text,
     subject: part.subject,
     bytes: {
       html: Buffer.byteLength(part.html, 'utf8'),

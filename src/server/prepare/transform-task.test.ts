@@ -20,14 +20,23 @@ function task(stories: number): PrepareTask {
   };
 }
 
-/** A stand-in thread that answers with a marked text part, or fails every job. */
-function fakeBeside(answer: 'marked' | 'fail'): MeasureBeside & { calls: number } {
+/**
+ * A stand-in thread: its text part is marked, its message is measured with a marked sender; or it
+ * fails every job. It records the HTML each call was given.
+ */
+function fakeBeside(answer: 'marked' | 'fail'): MeasureBeside & { texts: string[]; measured: string[] } {
   const fake = {
-    calls: 0,
-    start: (part: Parameters<MeasureBeside['start']>[0], env: Parameters<MeasureBeside['start']>[1]) => {
-      fake.calls++;
+    texts: [] as string[],
+    measured: [] as string[],
+    text(html: string) {
+      fake.texts.push(html);
       if (answer === 'fail') return Promise.reject(new Error('the measuring thread stopped (exit code 1)'));
-      return measureMessage({ ...part, ownText: 'from the thread' }, env);
+      return Promise.resolve('from the thread');
+    },
+    measure(...[part, env]: Parameters<MeasureBeside['measure']>) {
+      fake.measured.push(part.html);
+      if (answer === 'fail') return Promise.reject(new Error('the measuring thread stopped (exit code 1)'));
+      return measureMessage(part, { ...env, from: 'thread@thread.test' });
     },
     close: async () => undefined,
   };
@@ -35,24 +44,31 @@ function fakeBeside(answer: 'marked' | 'fail'): MeasureBeside & { calls: number 
 }
 
 describe('a transform job', () => {
-  it('hands a large message to the measuring thread, and a small one never', async () => {
+  it('hands a large job’s text part and message to the thread, and a small one’s never', async () => {
     const large = task(400);
     expect(large.input.html.length).toBeGreaterThan(BESIDE_FROM_CHARS);
     const beside = fakeBeside('marked');
     const outcome = await runTask(large, beside);
-    expect(outcome.ok && outcome.prepared.text).toBe('from the thread');
-    expect(beside.calls).toBe(1);
+    if (!outcome.ok) throw new Error(outcome.message);
+    expect(outcome.prepared.text).toBe('from the thread');
+    expect(outcome.prepared.headers).toContainEqual({ name: 'From', value: 'thread@thread.test' });
+    // The text part is generated from the HTML before inlining; the message carries the inlined one.
+    expect(beside.texts).toEqual([large.input.html]);
+    expect(beside.measured).toEqual([outcome.prepared.html]);
+    expect(outcome.prepared.html).toContain('style="color: #333;"');
 
     const small = task(3);
     const inLine = await runTask(small, beside);
     expect(inLine.ok && inLine.prepared.text).toMatch(/^Story 0: more/);
-    expect(beside.calls).toBe(1);
+    expect(beside.texts).toHaveLength(1);
+    expect(beside.measured).toHaveLength(1);
   });
 
-  it('measures in line when the thread fails the job: the same answer as without a thread', async () => {
+  it('does the work in line when the thread fails it: the same answer as without a thread', async () => {
     const large = task(400);
     const beside = fakeBeside('fail');
     expect(await runTask(large, beside)).toEqual(await runTask(large));
-    expect(beside.calls).toBe(1);
+    expect(beside.texts).toHaveLength(1);
+    expect(beside.measured).toHaveLength(1);
   });
 });

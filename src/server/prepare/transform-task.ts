@@ -92,14 +92,16 @@ export function runPixelDiff(task: PixelDiffTask): PixelDiffOutcome {
 export async function runTask(task: PrepareTask, beside?: MeasureBeside): Promise<PrepareOutcome> {
   try {
     const envelope = { ...task.envelope, date: new Date(task.envelope.date) };
-    const part = await prepareHtml(task.input);
+    // A large job generates its text part on the thread while the CSS is inlined here, and builds
+    // its message there while its HTML is checked here (measure-beside.ts). A thread that stopped
+    // (out of its smaller heap, say) costs the job its head start, not its answer.
+    const large = (html: string) => html.length >= BESIDE_FROM_CHARS;
+    const part = await prepareHtml(task.input, (html) => (large(html) ? beside?.text(html) : undefined));
     if (!task.checks) return { ok: true, prepared: assemble(part, await measureMessage(part, envelope)) };
-    // Within the same job, so within the same time budget as prepare itself. A large message is
-    // measured on the thread while the HTML is checked here (measure-beside.ts).
-    // A thread that stopped (out of its smaller heap, say) costs the job its head start, not its answer.
-    const onThread = (
-      part.html.length >= BESIDE_FROM_CHARS ? beside?.start(part, envelope) : undefined
-    )?.catch(() => measureMessage(part, envelope));
+    // Within the same job, so within the same time budget as prepare itself.
+    const onThread = (large(part.html) ? beside?.measure(part, envelope) : undefined)?.catch(() =>
+      measureMessage(part, envelope),
+    );
     const checked = checkHtml(part.html, task.checks.targetClients);
     const measured = await (onThread ?? measureMessage(part, envelope));
     const prepared = assemble(part, measured);
