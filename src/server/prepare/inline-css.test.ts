@@ -126,4 +126,28 @@ describe('inlineCss', () => {
     const html = '<!--pm-0000000000000000-embed-0--><style>p{color:red}</style><p>x</p>';
     expect(inlineCss(html).html).toBe('<!--pm-0000000000000000-embed-0--><p style="color: red;">x</p>');
   });
+
+  it('leaves a <style> in a textarea, title or script as written: to the parser it is text', () => {
+    const html =
+      '<html><head><title><style>p{color:red}</style></title>' +
+      '<script type="text/template"><style>p { color: blue }</style></script></head>' +
+      '<body><textarea><style>h1 { color: blue }</style></textarea><h1>x</h1><p>y</p></body></html>';
+    const { html: out, keptInStyle } = inlineCss(html);
+    expect(out).toBe(
+      '<html><head><title>&lt;style&gt;p{color:red}&lt;/style&gt;</title>' +
+        '<script type="text/template"><style>p { color: blue }</style></script></head>' +
+        '<body><textarea>&lt;style&gt;h1 { color: blue }&lt;/style&gt;</textarea><h1>x</h1><p>y</p></body></html>',
+    );
+    expect(keptInStyle).toBe(0);
+  });
+
+  it('leaves the styles of an Outlook conditional comment byte for byte, and inlines the rest', () => {
+    const html =
+      '<html><head><!--[if mso]><style>td{font-family:Arial,sans-serif}</style><![endif]-->' +
+      '<style><!-- td { color: #333 } --></style></head>' +
+      '<body><table><tr><td>x</td></tr></table></body></html>';
+    const { html: out } = inlineCss(html);
+    expect(out).toContain('<!--[if mso]><style>td{font-family:Arial,sans-serif}</style><![endif]-->');
+    expect(out).toContain('<td style="color: #333;">x</td>');
+  });
 });

@@ -14,8 +14,8 @@ import { keepReason, normalizeSelector, splitCss, type CssItem } from './css-rul
  * - every selector that matches nothing in the document: the client hacks (`#outlook a`,
  *   `.ExternalClass`, `[x-apple-data-detectors]`, `#MessageViewBody`, `u + .body`, Gmail's `.a6S`)
  *   match markup that the mail client adds, not ours.
- * A `<style data-embed>` block is left exactly as written. `<link>` elements stay, and nothing is
- * ever fetched. The document keeps its doctype, and a fragment stays a fragment.
+ * A `<style data-embed>` block is left exactly as written, and so is a `<style>` inside a comment or
+ * inside an element the parser reads as text. `<link>` elements stay, and nothing is ever fetched. The document keeps its doctype, and a fragment stays a fragment.
  */
 
 export interface InlineResult {
@@ -24,7 +24,13 @@ export interface InlineResult {
   keptInStyle: number;
 }
 
-const STYLE_BLOCK = /<style\b((?:[^>"']|"[^"]*"|'[^']*')*)>([\s\S]*?)<\/style\s*>/gi;
+/**
+ * A `<style>` block, or what holds text a `<style>` may stand in without being one: a comment (an
+ * Outlook conditional comment's styles stay exactly as written) or an element whose content is
+ * text to the parser. Only the first kind is touched.
+ */
+const STYLE_OR_TEXT =
+  /<!--[\s\S]*?(?:-->|$)|<(textarea|title|script|xmp|iframe|noembed|noframes|plaintext)\b(?:[^>"']|"[^"]*"|'[^']*')*>[\s\S]*?(?:<\/\1\s*>|$)|<style\b((?:[^>"']|"[^"]*"|'[^']*')*)>([\s\S]*?)<\/style\s*>/gi;
 const DOCTYPE = /^\uFEFF?\s*(<!doctype[^>]*>\s*)/i;
 const DOCUMENT_TAGS = /<(?:html|head|body)[\s>]/i;
 
@@ -99,7 +105,8 @@ export function inlineCss(html: string): InlineResult {
   const blocks: Block[] = [];
   const fragment = !DOCUMENT_TAGS.test(html);
 
-  const marked = html.replace(STYLE_BLOCK, (whole, attributes: string, css: string) => {
+  const marked = html.replace(STYLE_OR_TEXT, (whole, _text, attributes?: string, css?: string) => {
+    if (attributes === undefined || css === undefined) return whole;
     if (isEmbed(attributes)) {
       embeds.push(whole);
       return `<!--pm-${nonce}-embed-${embeds.length - 1}-->`;
