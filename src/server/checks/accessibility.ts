@@ -1,6 +1,6 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
-import { contrastRatio, hex } from './colour.ts';
+import { contrastRatio, hex, rgbNumber } from './colour.ts';
 import { backgroundColour, fontSizePx, hasOwnText, isBold, isHidden, textColour } from './computed.ts';
 import { findingAt, mainElements, textOf, type El } from './html-doc.ts';
 
@@ -140,7 +140,10 @@ export function checkAccessibility(ctx: HtmlCheckContext): Check {
       });
   }
 
-  const pairs = new Set<string>();
+  // Per pair of colours (text × 2^24 + background): its contrast, worked out once.
+  const ratios = new Map<number, number>();
+  // The pairs (×2, +1 for large text) already reported.
+  const reported = new Set<number>();
   let tiny = 0;
   let firstTiny: El | undefined;
   for (const el of elements) {
@@ -153,12 +156,14 @@ export function checkAccessibility(ctx: HtmlCheckContext): Check {
     const fg = textColour(el);
     const bg = backgroundColour(el);
     if (!fg.colour || !bg.colour || (!fg.declared && !bg.declared)) continue;
-    const ratio = contrastRatio(fg.colour, bg.colour);
+    const pair = rgbNumber(fg.colour) * 0x1000000 + rgbNumber(bg.colour);
+    let ratio = ratios.get(pair);
+    if (ratio === undefined) ratios.set(pair, (ratio = contrastRatio(fg.colour, bg.colour)));
     const large = size !== undefined && (size >= 24 || (size >= 18.66 && isBold(el)));
     const needed = large ? CONTRAST_LARGE : CONTRAST_NORMAL;
-    const key = `${hex(fg.colour)}/${hex(bg.colour)}/${needed}`;
-    if (ratio < needed && !pairs.has(key)) {
-      pairs.add(key);
+    const key = pair * 2 + (large ? 1 : 0);
+    if (ratio < needed && !reported.has(key)) {
+      reported.add(key);
       findings.push({
         severity: 'warning',
         message: `Text in ${hex(fg.colour)} on ${hex(bg.colour)} has a contrast of ${ratio.toFixed(2)}:1; ${large ? 'large ' : ''}text needs ${needed}:1.`,

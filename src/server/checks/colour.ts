@@ -1,6 +1,6 @@
 /** CSS colours as the contrast check reads them (WCAG 2.2 relative luminance and contrast ratio). */
 
-export type Rgb = [number, number, number];
+export type Rgb = readonly [number, number, number];
 
 const NAMED: Record<string, string> = {
   black: '#000000',
@@ -32,24 +32,42 @@ const NAMED: Record<string, string> = {
   gainsboro: '#dcdcdc',
 };
 
+/** Colours read so far, by value as written; emptied when full (a job reads a few dozen). */
+const parsed = new Map<string, Rgb | null>();
+const PARSED_MAX = 1024;
+
 /**
  * An opaque colour, or null for what cannot be judged: transparent, translucent, `inherit`,
  * `currentColor`, variables, unknown names.
  */
 export function parseColour(value: string | undefined): Rgb | null {
   if (!value) return null;
+  let known = parsed.get(value);
+  if (known === undefined) {
+    // An email repeats a few colours on thousands of elements: each is read once.
+    if (parsed.size >= PARSED_MAX) parsed.clear();
+    parsed.set(value, (known = readColour(value)));
+  }
+  return known;
+}
+
+function readColour(value: string): Rgb | null {
   let v = value.trim().toLowerCase();
   v = NAMED[v] ?? v;
   let m = /^#([0-9a-f]{3})$/.exec(v);
-  if (m) return [...m[1]!].map((c) => parseInt(c + c, 16)) as Rgb;
-  m = /^#([0-9a-f]{6})$/.exec(v);
-  if (m) return [0, 2, 4].map((i) => parseInt(m![1]!.slice(i, i + 2), 16)) as Rgb;
-  m = /^#([0-9a-f]{6})ff$/.exec(v);
-  if (m) return [0, 2, 4].map((i) => parseInt(m![1]!.slice(i, i + 2), 16)) as Rgb;
+  if (m) {
+    const n = parseInt(m[1]!, 16);
+    return [((n >> 8) & 15) * 17, ((n >> 4) & 15) * 17, (n & 15) * 17];
+  }
+  m = /^#([0-9a-f]{6})(?:ff)?$/.exec(v);
+  if (m) {
+    const n = parseInt(m[1]!, 16);
+    return [n >> 16, (n >> 8) & 255, n & 255];
+  }
   m = /^rgba?\(\s*(\d{1,3})[\s,]+(\d{1,3})[\s,]+(\d{1,3})\s*(?:[,/]\s*([\d.]+%?)\s*)?\)$/.exec(v);
   if (m) {
     if (m[4] !== undefined && m[4] !== '1' && m[4] !== '100%') return null;
-    return [m[1], m[2], m[3]].map((n) => Math.min(255, Number(n))) as Rgb;
+    return [Math.min(255, Number(m[1])), Math.min(255, Number(m[2])), Math.min(255, Number(m[3]))];
   }
   return null;
 }
@@ -66,6 +84,11 @@ export function luminance([r, g, b]: Rgb): number {
 export function contrastRatio(a: Rgb, b: Rgb): number {
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
   return (hi + 0.05) / (lo + 0.05);
+}
+
+/** The colour as one number (0xRRGGBB), to key maps by. */
+export function rgbNumber([r, g, b]: Rgb): number {
+  return (r << 16) | (g << 8) | b;
 }
 
 export function hex([r, g, b]: Rgb): string {

@@ -94,6 +94,8 @@ function parseInto(doc: HtmlDoc, into: El, html: string, offset: number, audienc
           start: offset + parser.startIndex,
           audience: audienceNow(),
           style: attribs.style ? parseDeclarations(attribs.style) : [],
+          // Present from the start, so that every element keeps one shape when computed.ts sets it.
+          hidden: undefined,
         };
         current.children.push(el);
         doc.elements.push(el);
