@@ -150,4 +150,11 @@ describe('inlineCss', () => {
     expect(out).toContain('<!--[if mso]><style>td{font-family:Arial,sans-serif}</style><![endif]-->');
     expect(out).toContain('<td style="color: #333;">x</td>');
   });
+
+  it('ends a comment where a parser does: an abrupt <!--> or a --!> does not hide the styles after it', () => {
+    for (const comment of ['<!-->', '<!--->', '<!-- note --!>']) {
+      const { html: out } = inlineCss(`${comment}<style>p { color: red }</style><p>x</p><!-- end -->`);
+      expect(out).toContain('<p style="color: red;">x</p>');
+    }
+  });
 });

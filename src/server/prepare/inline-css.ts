@@ -26,11 +26,12 @@ export interface InlineResult {
 
 /**
  * A `<style>` block, or what holds text a `<style>` may stand in without being one: a comment (an
- * Outlook conditional comment's styles stay exactly as written) or an element whose content is
- * text to the parser. Only the first kind is touched.
+ * Outlook conditional comment's styles stay exactly as written; a comment ends as a parser ends it,
+ * `<!-->` and `--!>` included) or an element whose content is text to the parser. Only the first
+ * kind is touched.
  */
 const STYLE_OR_TEXT =
-  /<!--[\s\S]*?(?:-->|$)|<(textarea|title|script|xmp|iframe|noembed|noframes|plaintext)\b(?:[^>"']|"[^"]*"|'[^']*')*>[\s\S]*?(?:<\/\1\s*>|$)|<style\b((?:[^>"']|"[^"]*"|'[^']*')*)>([\s\S]*?)<\/style\s*>/gi;
+  /<!--(?:-?>|[\s\S]*?(?:--!?>|$))|<(textarea|title|script|xmp|iframe|noembed|noframes|plaintext)\b(?:[^>"']|"[^"]*"|'[^']*')*>[\s\S]*?(?:<\/\1\s*>|$)|<style\b((?:[^>"']|"[^"]*"|'[^']*')*)>([\s\S]*?)<\/style\s*>/gi;
 const DOCTYPE = /^\uFEFF?\s*(<!doctype[^>]*>\s*)/i;
 const DOCUMENT_TAGS = /<(?:html|head|body)[\s>]/i;
 
