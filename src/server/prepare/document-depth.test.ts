@@ -29,6 +29,13 @@ describe('documentDepth', () => {
     expect(documentDepth(`<svg>${'<g/>'.repeat(1000)}</svg>`)).toBe(5);
   });
 
+  it('ends a comment where a parser does: an abrupt <!--> or <!---> and a --!> hide nothing after them', () => {
+    const deep = '<div>'.repeat(600);
+    for (const comment of ['<!-->', '<!--->', '<!-- note --!>'])
+      expect(documentDepth(`${comment}${deep}<!-- end -->`)).toBe(603);
+    expect(documentDepth(`<!-- ${deep} -->`)).toBe(3);
+  });
+
   it('skips void elements, comments, conditional comments and raw text', () => {
     expect(documentDepth('<br><img src="x"><hr><!-- <div><div> --><p>x</p>')).toBe(4);
     expect(

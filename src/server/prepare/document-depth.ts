@@ -153,6 +153,7 @@ const OPTION = new Set(['option']);
 const P = new Set(['p']);
 
 const TAG = /<(\/?)([a-zA-Z][^\s/>]*)((?:[^>"']|"[^"]*"|'[^']*')*)>|<!--|<!|<\?/g;
+const COMMENT_END = /--!?>/g;
 
 /** The deepest nesting of elements in `html` (html, head and body count, as a parser builds them). */
 export function documentDepth(html: string): number {
@@ -161,9 +162,17 @@ export function documentDepth(html: string): number {
   TAG.lastIndex = 0;
   for (let m = TAG.exec(html); m; m = TAG.exec(html)) {
     if (m[0] === '<!--') {
-      const end = html.indexOf('-->', m.index + 4);
-      if (end === -1) break;
-      TAG.lastIndex = end + 3;
+      // A comment ends as a parser ends it: at once as <!--> or <!--->, else at --> or --!>.
+      const start = m.index + 4;
+      const abrupt = html.startsWith('>', start) ? 1 : html.startsWith('->', start) ? 2 : 0;
+      if (abrupt) {
+        TAG.lastIndex = start + abrupt;
+        continue;
+      }
+      COMMENT_END.lastIndex = start;
+      const end = COMMENT_END.exec(html);
+      if (!end) break;
+      TAG.lastIndex = end.index + end[0].length;
       continue;
     }
     if (m[0] === '<!' || m[0] === '<?') {
