@@ -170,6 +170,14 @@ describe('POST /api/email/preview', () => {
     const fine = `${'<table><tr><td>'.repeat(60)}x${'</td></tr></table>'.repeat(60)}`;
     expect((await preview(alice, { html: fine, inlineCss: true })).statusCode).toBe(200);
   });
+
+  it('sees the nesting after an abrupt comment (<!-->), where the inliner’s parser sees it too', async () => {
+    // 20,000 levels crash the inliner's native parser; the depth check must not be led past them.
+    const html = `<style>div { color: red }</style><!-->${'<div>'.repeat(20_000)}x<!-- end -->`;
+    const res = await preview(alice, { html, inlineCss: true });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('document_too_deep');
+  });
 });
 
 describe('preview throttle', () => {
