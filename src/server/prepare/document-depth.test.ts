@@ -1,5 +1,24 @@
+import fc from 'fast-check';
+import { parse } from 'parse5';
 import { describe, expect, it } from 'vitest';
 import { documentDepth, MAX_DOCUMENT_DEPTH } from './document-depth.ts';
+
+/**
+ * The depth of the tree a spec-conforming parser builds (parse5 runs the HTML standard's algorithm,
+ * as the inliner's html5ever does): document 0, html 1, body 2, … and a text or comment one deeper.
+ */
+function parserDepth(html: string): number {
+  type Node = { childNodes?: Node[]; content?: Node };
+  let deepest = 0;
+  const stack: [Node, number][] = [[parse(html) as Node, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    deepest = Math.max(deepest, depth);
+    for (const child of [...(node.childNodes ?? []), ...(node.content?.childNodes ?? [])])
+      stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
 
 describe('documentDepth', () => {
   it('counts nesting as a parser builds it (html, body and the text inside included)', () => {
@@ -60,5 +79,66 @@ describe('documentDepth', () => {
     const html = `${'<table><tr><td>'.repeat(60)}x${'</td></tr></table>'.repeat(60)}`;
     expect(documentDepth(html)).toBe(243);
     expect(documentDepth(html)).toBeLessThan(MAX_DOCUMENT_DEPTH);
+  });
+
+  it('reads tags as a parser does: a quote opens a value only after =', () => {
+    const deep = '<div>'.repeat(600);
+    for (const tag of ['<div a=b"c>', "<div a=b'c>", '<div "a>', '<div/"x>', '</div "x>'])
+      expect(documentDepth(`${tag}${deep}x<p title=">">`)).toBeGreaterThan(MAX_DOCUMENT_DEPTH);
+  });
+
+  it('ignores the end tags a parser ignores, and keeps what a form or a formatting element leaves open', () => {
+    // Out of scope (a cell, a special element in the way), an end tag closes nothing.
+    const cells = `${'<div><table><tr><td>'.repeat(150)}${'</div>'.repeat(150)}x`;
+    expect(documentDepth(cells)).toBe(parserDepth(cells));
+    expect(documentDepth(`${'<span><div></span>'.repeat(300)}x`)).toBeGreaterThanOrEqual(600);
+    // </b> and </form> leave the block inside them open.
+    expect(documentDepth(`${'<b><div></b>'.repeat(300)}x`)).toBeGreaterThan(300);
+    expect(documentDepth(`${'<form><div></form>'.repeat(300)}x`)).toBe(603);
+  });
+
+  it('counts the formatting elements a parser reopens before text (the adoption of <b id=…>)', () => {
+    const reopened = Array.from({ length: 1000 }, (_, n) => `<p><b id=${n}>x</p>`).join('');
+    expect(documentDepth(reopened)).toBe(1004);
+    // Three alike at most are reopened.
+    expect(documentDepth('<p><b>x</p>'.repeat(1000))).toBe(8);
+    // So many reopenings that counting them is work: far too deep, without counting to the end.
+    const bomb = Array.from({ length: 50_000 }, (_, n) => `<p><b id=${n}>x</p>`).join('');
+    expect(documentDepth(bomb)).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('leaves SVG and MathML where a parser does: an HTML tag inside closes them', () => {
+    expect(documentDepth(`<svg><div>${'<g/>'.repeat(1000)}`)).toBe(1004);
+    expect(documentDepth(`<svg>${'<input>'.repeat(1000)}`)).toBe(1004);
+    expect(documentDepth(`<svg>${'<g/>'.repeat(1000)}</svg>`)).toBe(5);
+  });
+
+  it('never counts shallower than a spec parser, on generated tag soup', () => {
+    const names = [
+      ...'div p b i a font nobr form table tbody tr td th span ul li select option button h1 center'.split(
+        ' ',
+      ),
+      ...'svg g math template caption dl dt dd object em strong u s code small applet marquee body'.split(
+        ' ',
+      ),
+      ...'html head frameset noscript iframe textarea style title script plaintext xmp img br hr input'.split(
+        ' ',
+      ),
+    ];
+    const token = fc.oneof(
+      fc.constantFrom(...names).map((n) => `<${n}>`),
+      fc.constantFrom(...names).map((n) => `</${n}>`),
+      fc.constantFrom(
+        ...['x', ' ', '<!-- c -->', '<!-->', '<!--->', '<div a=b"c>', "<div a=b'c>", '<div "a>', '<div/>'],
+        ...['<g/>', '"', "'", '>', '<p title=">">', '<!x>', '<?x>', '</ div>', '<b id=1>', '<b id=2>'],
+      ),
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 60 }), (tokens) => {
+        const html = tokens.join('');
+        expect(documentDepth(html)).toBeGreaterThanOrEqual(parserDepth(html));
+      }),
+      { numRuns: 3_000 },
+    );
   });
 });

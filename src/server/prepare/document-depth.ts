@@ -1,15 +1,22 @@
 /**
  * How deeply an HTML document nests, measured by a single pass over its tags with an explicit
- * stack (no recursion, linear time), before any parser or inliner sees the document
- * (docs/decisions/0050-transform-process-pool.md).
+ * stack (no recursion, linear time but for the bounded work of reopening formatting elements),
+ * before any parser or inliner sees the document (docs/decisions/0050-transform-process-pool.md,
+ * docs/decisions/0106-depth-counted-as-a-parser-builds.md).
  *
- * The count errs on the deep side: it never closes an element that an HTML parser would keep open,
- * because the inliner's native parser crashes the whole process on a document a few thousand
- * levels deep. It follows the parts of the HTML parsing rules that matter for depth: void elements,
- * raw-text elements, `/>` honoured only inside SVG and MathML, end tags closing what they enclose,
- * the implied closes of `p`, `li`, `dt`/`dd`, `td`/`th`, `tr` and `option`, and the `tbody` a parser
- * inserts between a table and its rows.
+ * The count errs on the deep side, because the inliner's native parser crashes the whole process
+ * on a document a few thousand levels deep, and builds millions of elements from some small ones.
+ * It follows the parts of the HTML standard's tokenizer and tree construction that matter for
+ * depth: attributes and quotes as the tokenizer reads them, comments ended where a parser ends
+ * them, void and raw-text elements, `/>` honoured only inside SVG and MathML (and HTML tags
+ * breaking out of them), end tags ignored out of scope, `form` and formatting elements taken out
+ * in place, formatting elements reopened before text (at most three alike), the implied closes of
+ * `p`, `li`, `dt`/`dd`, `td`/`th`, `tr` and `option`, and the `tbody` a parser inserts between a
+ * table and its rows. `document-depth.test.ts` holds it to parse5 (the standard's algorithm) on
+ * generated tag soup: never shallower.
  */
+
+import { FORMATTING, OpenElements, SCOPE, SPECIAL } from './open-elements.ts';
 
 /** Chromium's HTML parser stops nesting at 512 levels; a deeper email renders differently everywhere. */
 export const MAX_DOCUMENT_DEPTH = 512;
@@ -69,158 +76,245 @@ const CLOSES_P = new Set([
   'pre',
   'section',
   'summary',
-  'table',
+  // Not table: without a doctype (quirks mode, as many emails are) a table opens inside the p.
   'ul',
+  'li',
+  'dd',
+  'dt',
 ]);
-/** Where a search for an element to close implicitly stops (the parser's scope boundaries). */
-const SCOPE = new Set([
-  'applet',
-  'caption',
-  'html',
-  'table',
-  'td',
-  'th',
-  'marquee',
-  'object',
-  'template',
-  'button',
-  'svg',
-  'math',
-]);
-
-/** How far down an implied close looks; deeper, the element stays open (the count errs on the deep side). */
-const IMPLIED_CLOSE_REACH = 64;
-
-/** The open elements, with a count per name so that looking for one that is not open costs nothing. */
-class OpenElements {
-  readonly stack: string[] = [];
-  private readonly open = new Map<string, number>();
-
-  get depth(): number {
-    return this.stack.length;
-  }
-
-  top(): string | undefined {
-    return this.stack[this.stack.length - 1];
-  }
-
-  isOpen(name: string): boolean {
-    return (this.open.get(name) ?? 0) > 0;
-  }
-
-  push(name: string): void {
-    this.stack.push(name);
-    this.open.set(name, (this.open.get(name) ?? 0) + 1);
-  }
-
-  /** Pops everything from `index` up. */
-  truncate(index: number): void {
-    for (let i = this.stack.length - 1; i >= index; i--) {
-      const name = this.stack[i]!;
-      this.open.set(name, this.open.get(name)! - 1);
-    }
-    this.stack.length = index;
-  }
-
-  /** Closes the nearest open element named in `names` above every boundary in `stoppers`, if any. */
-  closeNearest(names: Set<string>, stoppers: Set<string>): void {
-    let any = false;
-    for (const n of names) any ||= this.isOpen(n);
-    if (!any) return;
-    const floor = Math.max(0, this.stack.length - IMPLIED_CLOSE_REACH);
-    for (let i = this.stack.length - 1; i >= floor; i--) {
-      const open = this.stack[i]!;
-      if (names.has(open)) return this.truncate(i);
-      if (stoppers.has(open)) return;
-    }
-  }
-
-  /** An end tag: closes the nearest open element of that name and everything inside it. */
-  close(name: string): void {
-    if (this.isOpen(name)) this.truncate(this.stack.lastIndexOf(name));
-  }
-}
+/** HTML start tags that close the SVG or MathML around them (and font with color, face or size). */
+const BREAK_OUT = new Set(
+  (
+    'b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li ' +
+    'listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var'
+  ).split(' '),
+);
+/** Start tags that mean something only inside a table. */
+const TABLE_ONLY = new Set(['tbody', 'thead', 'tfoot', 'tr', 'td', 'th', 'caption', 'col', 'colgroup']);
+/** A table and the parts a parser puts between it and a cell. */
+const TABLE_PARTS = new Set(['table', 'tbody', 'thead', 'tfoot', 'tr']);
+/** Start tags a parser ignores inside a <select> (so their content is not raw text there). */
+const IGNORED_IN_SELECT = new Set(['title', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext']);
+/** Start tags that put a marker in the list of active formatting elements. */
+const MARKERS = new Set(['td', 'th', 'caption', 'applet', 'marquee', 'object', 'template']);
 
 const LI = new Set(['li']);
-const LIST_STOP = new Set([...SCOPE, 'ul', 'ol']);
+/** A new li, dd or dt closes the previous one down to any special element but address, div and p. */
+const LIST_STOP = new Set([...SPECIAL].filter((n) => !['address', 'div', 'p', 'li'].includes(n)));
 const DT_DD = new Set(['dt', 'dd']);
-const DL_STOP = new Set([...SCOPE, 'dl']);
+const DL_STOP = new Set([...SPECIAL].filter((n) => !['address', 'div', 'p', 'dd', 'dt'].includes(n)));
 const CELL = new Set(['td', 'th']);
 const ROW_STOP = new Set(['table', 'tr', 'tbody', 'thead', 'tfoot', 'html', 'template']);
 const ROW = new Set(['tr']);
 const SECTION_STOP = new Set(['table', 'tbody', 'thead', 'tfoot', 'html', 'template']);
-const OPTION = new Set(['option']);
 const P = new Set(['p']);
+/** Where closing a p stops; a select too (inside one, a parser ignores the tags that would close it). */
+const P_STOP = new Set([...SCOPE, 'select']);
 
-const TAG = /<(\/?)([a-zA-Z][^\s/>]*)((?:[^>"']|"[^"]*"|'[^']*')*)>|<!--|<!|<\?/g;
 const COMMENT_END = /--!?>/g;
+
+/** HTML's whitespace between attributes (CR included: line ends are normalised before this runs). */
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d;
+}
+
+function isLetter(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+}
+
+/**
+ * From just after a tag's name to just after its `>`, as HTML's tokenizer reads attributes: a
+ * quote opens a value only right after `=` (elsewhere it is part of a name or an unquoted value),
+ * and `/>` is self-closing only as those two characters. -1 when the input ends inside the tag
+ * (a parser then drops it).
+ */
+function tagEnd(html: string, from: number): { end: number; selfClosing: boolean } {
+  let k = from;
+  let selfClosing = false;
+  while (k < html.length) {
+    const code = html.charCodeAt(k);
+    if (code === 0x3e /* > */) return { end: k + 1, selfClosing };
+    if (isSpace(code)) {
+      k++;
+      continue;
+    }
+    if (code === 0x2f /* / */) {
+      selfClosing = html.charCodeAt(k + 1) === 0x3e;
+      k++;
+      continue;
+    }
+    // An attribute name: its first character may be anything (even = or a quote).
+    selfClosing = false;
+    k++;
+    while (k < html.length) {
+      const c = html.charCodeAt(k);
+      if (isSpace(c) || c === 0x2f || c === 0x3e || c === 0x3d /* = */) break;
+      k++;
+    }
+    while (k < html.length && isSpace(html.charCodeAt(k))) k++;
+    if (html.charCodeAt(k) !== 0x3d) continue;
+    k++;
+    while (k < html.length && isSpace(html.charCodeAt(k))) k++;
+    const quote = html[k];
+    if (quote === '"' || quote === "'") {
+      const close = html.indexOf(quote, k + 1);
+      if (close === -1) break;
+      k = close + 1;
+    } else {
+      while (k < html.length && !isSpace(html.charCodeAt(k)) && html.charCodeAt(k) !== 0x3e) k++;
+    }
+  }
+  return { end: -1, selfClosing: false };
+}
+
+/** From just after `<!--`: just after the comment, which ends as a parser ends it; -1 if it never does. */
+function commentEnd(html: string, from: number): number {
+  if (html.startsWith('>', from)) return from + 1; // <!-->
+  if (html.startsWith('->', from)) return from + 2; // <!--->
+  COMMENT_END.lastIndex = from;
+  const end = COMMENT_END.exec(html);
+  return end ? end.index + end[0].length : -1;
+}
 
 /** The deepest nesting of elements in `html` (html, head and body count, as a parser builds them). */
 export function documentDepth(html: string): number {
   const open = new OpenElements();
-  let deepest = 0;
-  TAG.lastIndex = 0;
-  for (let m = TAG.exec(html); m; m = TAG.exec(html)) {
-    if (m[0] === '<!--') {
-      // A comment ends as a parser ends it: at once as <!--> or <!--->, else at --> or --!>.
-      const start = m.index + 4;
-      const abrupt = html.startsWith('>', start) ? 1 : html.startsWith('->', start) ? 2 : 0;
-      if (abrupt) {
-        TAG.lastIndex = start + abrupt;
+  let i = 0;
+  /** HTML's form element pointer: set by a form, cleared only by </form>. */
+  let formOpened = false;
+  for (;;) {
+    if (open.reopened > REOPEN_BUDGET) return Number.POSITIVE_INFINITY;
+    const lt = html.indexOf('<', i);
+    if (lt !== i) reopenForText(open, html, i, lt === -1 ? html.length : lt);
+    if (lt === -1) break;
+    const next = html.charCodeAt(lt + 1);
+    if (next === 0x21 /* ! */ && html.startsWith('<!--', lt)) {
+      i = commentEnd(html, lt + 4);
+      if (i === -1) break;
+      continue;
+    }
+    const closing = next === 0x2f; /* / */
+    if (next === 0x21 || next === 0x3f /* ? */ || (closing && !isLetter(html.charCodeAt(lt + 2)))) {
+      // <!doctype>, <?xml?>, </ x>: bogus comments to the next >. (An empty </> is dropped alike.)
+      const end = html.indexOf('>', lt + 2);
+      if (end === -1) break;
+      i = end + 1;
+      continue;
+    }
+    if (!closing && !isLetter(next)) {
+      i = lt + 1; // a < that starts no tag is text
+      continue;
+    }
+    const nameStart = closing ? lt + 2 : lt + 1;
+    let nameEnd = nameStart;
+    while (nameEnd < html.length) {
+      const c = html.charCodeAt(nameEnd);
+      if (isSpace(c) || c === 0x2f || c === 0x3e) break;
+      nameEnd++;
+    }
+    const tag = tagEnd(html, nameEnd);
+    if (tag.end === -1) break;
+    i = tag.end;
+    const name = html.slice(nameStart, nameEnd).toLowerCase();
+    if (closing) {
+      if (name === 'form') formOpened = false;
+      if (name === 'br') {
+        open.reconstruct(); // </br> is read as <br>
+        open.leaf();
         continue;
       }
-      COMMENT_END.lastIndex = start;
-      const end = COMMENT_END.exec(html);
-      if (!end) break;
-      TAG.lastIndex = end.index + end[0].length;
+      if (FORMATTING.has(name)) open.endFormatting(name);
+      else open.close(name);
       continue;
     }
-    if (m[0] === '<!' || m[0] === '<?') {
-      const end = html.indexOf('>', m.index + 2);
-      if (end === -1) break;
-      TAG.lastIndex = end + 1;
-      continue;
-    }
-    const name = m[2]!.toLowerCase();
-    if (m[1] === '/') {
-      open.close(name);
-      continue;
-    }
-    if (name === 'html' || name === 'head' || name === 'body') continue; // counted once, below
-    const foreign = open.isOpen('svg') || open.isOpen('math'); // there, `/>` self-closes
+    if (
+      open.inForeign() &&
+      (BREAK_OUT.has(name) ||
+        (name === 'font' && /\b(?:color|face|size)\s*=/i.test(html.slice(nameEnd, tag.end))))
+    )
+      open.breakOut();
+    const foreign = open.inForeign(); // there, `/>` self-closes
+    // Counted once, below; in SVG or MathML they are elements like any other.
+    if (!foreign && (name === 'html' || name === 'head' || name === 'body')) continue;
     if (!foreign) {
-      if (CLOSES_P.has(name)) open.closeNearest(P, SCOPE);
+      if (CLOSES_P.has(name)) open.closeNearest(P, P_STOP);
       if (name === 'li') open.closeNearest(LI, LIST_STOP);
       else if (name === 'dt' || name === 'dd') open.closeNearest(DT_DD, DL_STOP);
       else if (name === 'td' || name === 'th') {
         open.closeNearest(CELL, ROW_STOP);
         // A cell straight in a table gets the row (and body) a parser inserts around it.
-        if (open.top() === 'table') open.push('tbody');
-        if (/^(tbody|thead|tfoot)$/.test(open.top() ?? '')) open.push('tr');
+        // (Whatever stands between them and the table, a parser would have moved out of it.)
+        const section = open.nearest(TABLE_PARTS);
+        if (section === 'table') open.push('tbody');
+        if (section !== undefined && section !== 'tr') open.push('tr');
       } else if (name === 'tr') {
         open.closeNearest(CELL, ROW_STOP);
         open.closeNearest(ROW, SECTION_STOP);
-        if (open.top() === 'table') open.push('tbody');
-      } else if (name === 'option') open.closeNearest(OPTION, SCOPE);
+        if (open.nearest(TABLE_PARTS) === 'table') open.push('tbody');
+      } else if ((name === 'option' || name === 'optgroup') && open.top() === 'option') open.close('option');
     }
-    // An element that opens and closes at once still adds one level below the current one.
-    const leaf = () => (deepest = Math.max(deepest, open.depth + 1));
-    if (VOID.has(name) || (foreign && /\/\s*$/.test(m[3] ?? ''))) {
-      leaf();
+    if (!foreign) {
+      // A second <a>, or a <nobr> inside one, first closes the open one (the adoption agency).
+      if (name === 'a' && open.listed('a')) open.endFormatting('a');
+      if (name === 'nobr' && open.isOpen('nobr')) open.endFormatting('nobr');
+      if (!NO_REOPEN.has(name)) open.reconstruct();
+    }
+    // In SVG and MathML, <input> or <img> nest like any other element; only `/>` closes at once.
+    if ((VOID.has(name) && !foreign) || (foreign && tag.selfClosing)) {
+      open.leaf();
       continue;
+    }
+    // Outside any table a parser ignores the parts of one.
+    if (!foreign && TABLE_ONLY.has(name) && !open.isOpen('table') && !open.isOpen('template')) continue;
+    // A form inside a form is ignored (until </form>, even when the first was closed otherwise).
+    if (!foreign && name === 'form') {
+      if (formOpened && !open.isOpen('template')) continue;
+      formOpened = true;
+    }
+    // Inside a <select> a parser ignores these start tags, and reads what follows as markup.
+    if (!foreign && open.isOpen('select') && IGNORED_IN_SELECT.has(name)) continue;
+    if (name === 'plaintext' && !foreign) {
+      // Everything after it is its text, before which the formatting elements are reopened.
+      open.push(name);
+      if (i < html.length) open.reconstruct();
+      break;
     }
     if (RAW_TEXT.has(name) && !foreign) {
-      leaf();
+      open.leaf();
       const close = new RegExp(`</${name}[\\s/>]`, 'ig');
-      close.lastIndex = TAG.lastIndex;
+      close.lastIndex = i;
       const end = close.exec(html);
       if (!end) break;
-      TAG.lastIndex = end.index;
+      i = end.index;
       continue;
     }
-    open.push(name);
-    deepest = Math.max(deepest, open.depth);
+    if (FORMATTING.has(name) && !foreign) open.pushFormatting(name, html.slice(nameEnd, tag.end - 1).trim());
+    else if (MARKERS.has(name) && !foreign) open.pushMarker(name);
+    else open.push(name);
   }
   // html > body (or head) hold everything: two more levels, and one for the text inside.
-  return deepest + 3;
+  return open.deepest + 3;
+}
+
+/**
+ * Reopening formatting elements is at most quadratic (each text may reopen every listed one). A
+ * document that makes a parser reopen this many builds millions of elements, whatever its depth:
+ * it is counted as too deep (a quarter of a second's work on 1 MB, measured).
+ */
+const REOPEN_BUDGET = 4_000_000;
+
+/** Start tags before which a parser does not reopen formatting elements (blocks, tables, head). */
+const NO_REOPEN = new Set([
+  ...CLOSES_P,
+  ...'hr li dd dt listing form plaintext table caption colgroup col tbody thead tfoot tr td th'.split(' '),
+  ...'html head body frameset template meta link base style script title textarea iframe noembed noscript'.split(
+    ' ',
+  ),
+]);
+
+/** Text between tags: a parser reopens the formatting elements before it (whitespace in a table aside). */
+function reopenForText(open: OpenElements, html: string, from: number, to: number): void {
+  if (!open.hasPopped()) return;
+  if (TABLE_PARTS.has(open.top() ?? '') && /^[ \t\n\f\r]*$/.test(html.slice(from, to))) return;
+  open.reconstruct();
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { prepare, prepareHtml } from './prepare.ts';
 import { refusal, testEnvelope } from './prepare-test-support.ts';
+import { MAX_DOCUMENT_DEPTH } from './document-depth.ts';
 
 const envelope = testEnvelope;
 
@@ -64,5 +65,16 @@ describe('the generated text part', () => {
     // The user's own text part is never generated.
     expect((await prepareHtml({ ...input, text: 'Mine' }, beside)).text).toBe('Mine');
     expect(given).toHaveLength(1);
+  });
+});
+
+describe('the depth limit', () => {
+  it('names a document too deep to count to the end as too many levels deep', async () => {
+    const html = Array.from({ length: 50_000 }, (_, n) => `<p><b id=${n}>x</p>`).join('');
+    const err = await refusal(prepare({ html, subject: 'S', inlineCss: true, text: null }, envelope));
+    expect(err.code).toBe('document_too_deep');
+    expect(err.message).toMatch(
+      new RegExp(`^This HTML nests elements too many levels deep; the limit is ${MAX_DOCUMENT_DEPTH}`),
+    );
   });
 });

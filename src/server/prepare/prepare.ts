@@ -90,10 +90,12 @@ export function cleanSubject(subject: string): string {
   return clean === '' ? DEFAULT_SUBJECT : clean;
 }
 
-function tooDeep(depth: string): PrepareError {
+/** `depth`: documentDepth's count, or its infinity for a document it stopped counting. */
+function tooDeep(depth: number | 'too many'): PrepareError {
+  const levels = depth === 'too many' || !Number.isFinite(depth) ? 'too many' : String(depth);
   return new PrepareError(
     'document_too_deep',
-    `This HTML nests elements ${depth} levels deep; the limit is ${MAX_DOCUMENT_DEPTH}, where browsers stop nesting too. ` +
+    `This HTML nests elements ${levels} levels deep; the limit is ${MAX_DOCUMENT_DEPTH}, where browsers stop nesting too. ` +
       'Unclosed tags usually cause this: close your <div>, <table> and <td> elements.',
   );
 }
@@ -152,7 +154,7 @@ export async function prepareHtml(input: PrepareInput, textBeside?: TextBeside):
     ? fillMergeTags(written, input.template)
     : { output: written, unfilled: [] };
   let depth = documentDepth(filled.output);
-  if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(String(depth));
+  if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(depth);
   let compiled = filled.output;
   if (input.format === 'mjml') {
     try {
@@ -163,7 +165,7 @@ export async function prepareHtml(input: PrepareInput, textBeside?: TextBeside):
     }
     // MJML's tables nest deeper than the source: the limit holds for what is sent.
     depth = documentDepth(compiled);
-    if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(String(depth));
+    if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(depth);
   }
 
   const ownText = input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null;
