@@ -16,8 +16,9 @@ async function markdownFiles(): Promise<string[]> {
   return ['README.md', ...docs.filter((f) => f.endsWith('.md')).map((f) => path.join('docs', f))];
 }
 
-/** Markdown link targets: [text](target) and <target>, without the #fragment. */
-function linksOf(markdown: string): string[] {
+/** Markdown link targets: [text](target) and <target>, without the #fragment; code spans are not links. */
+function linksOf(text: string): string[] {
+  const markdown = text.replace(/`[^`\n]*`/g, '');
   const inline = [...markdown.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!);
   const angle = [...markdown.matchAll(/<((?:https?:\/\/|\.{0,2}\/)[^>\s]+)>/g)].map((m) => m[1]!);
   return [...inline, ...angle];

@@ -251,7 +251,10 @@ describe('a protected link', () => {
     const input = page.getByLabel('Password', { exact: true });
     for (let i = 0; i < 20; i++) {
       await input.fill(`guess ${i}`);
+      // Each guess's own answer: the message stays on screen from the first, so it cannot tell.
+      const answered = page.waitForResponse((r) => r.url().endsWith(`/api/email/public/${slug}/unlock`));
       await page.getByRole('button', { name: 'View Email' }).click();
+      expect((await answered).status()).toBe(401);
       await page.getByText('Wrong password').waitFor();
     }
     await input.fill('client secret');
