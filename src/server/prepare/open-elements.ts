@@ -136,10 +136,6 @@ export class OpenElements {
     special: [],
   };
 
-  get depth(): number {
-    return this.names.length;
-  }
-
   top(): string | undefined {
     return this.names[this.names.length - 1];
   }
