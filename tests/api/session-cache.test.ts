@@ -171,7 +171,10 @@ describe('session cache', () => {
     });
     statements.length = 0;
     for (let i = 0; i < 5; i++) expect((await me(u.token)).statusCode).toBe(200);
-    expect(sessionQueries()).toHaveLength(1);
+    // One read to fill the cache, or none: the listener may have come back during the last
+    // request above, which then took a ticket and cached what it read (rightly).
+    expect(sessionQueries().length).toBeLessThanOrEqual(1);
+    expect(cache.size).toBe(1);
   });
 });
 
