@@ -168,11 +168,20 @@ export class OpenElements {
 
   /** The nearest open element named in `names`, within reach. */
   nearest(names: Set<string>): string | undefined {
+    const index = this.nearestIndex(names);
+    return index === -1 ? undefined : this.names[index];
+  }
+
+  /** The position of the nearest open element named in `names` above every `stoppers`, within reach; -1 if none. */
+  private nearestIndex(names: Set<string>, stoppers?: Set<string>): number {
     const floor = Math.max(0, this.names.length - IMPLIED_CLOSE_REACH);
     for (let i = this.names.length - 1; i >= floor; i--) {
-      if (!this.removed[i] && names.has(this.names[i]!)) return this.names[i];
+      if (this.removed[i]) continue;
+      const open = this.names[i]!;
+      if (names.has(open)) return i;
+      if (stoppers?.has(open)) return -1;
     }
-    return undefined;
+    return -1;
   }
 
   /** An element that opens and closes at once: one level below the current one. */
@@ -219,13 +228,8 @@ export class OpenElements {
     let any = false;
     for (const n of names) any ||= this.isOpen(n);
     if (!any) return;
-    const floor = Math.max(0, this.names.length - IMPLIED_CLOSE_REACH);
-    for (let i = this.names.length - 1; i >= floor; i--) {
-      if (this.removed[i]) continue;
-      const open = this.names[i]!;
-      if (names.has(open)) return this.truncate(i);
-      if (stoppers.has(open)) return;
-    }
+    const index = this.nearestIndex(names, stoppers);
+    if (index !== -1) this.truncate(index);
   }
 
   /** Opens a formatting element and lists it (at most three alike after the last marker). */
@@ -261,16 +265,16 @@ export class OpenElements {
     return undefined;
   }
 
-  /**
-   * Reopens the listed formatting elements that were popped (HTML's "reconstruct the active
-   * formatting elements"), as a parser does before text and most start tags.
-   */
   /** Whether `reconstruct` has anything to reopen. */
   hasPopped(): boolean {
     const last = this.active[this.active.length - 1];
     return last !== undefined && !('marker' in last) && last.at === -1;
   }
 
+  /**
+   * Reopens the listed formatting elements that were popped (HTML's "reconstruct the active
+   * formatting elements"), as a parser does before text and most start tags.
+   */
   reconstruct(): void {
     if (!this.hasPopped()) return;
     let i = this.active.length;
@@ -291,17 +295,11 @@ export class OpenElements {
   endFormatting(name: string): void {
     const entry = this.listed(name);
     if (!entry) return this.close(name, 'special'); // as any other end tag
-    if (entry.at === -1) {
-      this.active.splice(this.active.lastIndexOf(entry), 1);
-      return;
-    }
-    const bounds = this.boundaries.default;
-    if (entry.at < (bounds[bounds.length - 1] ?? -1)) return; // not in scope: ignored
+    if (entry.at !== -1 && !this.inScope(entry.at, 'default')) return; // ignored
     this.active.splice(this.active.lastIndexOf(entry), 1);
+    if (entry.at === -1) return; // popped already: only taken off the list
     this.entries[entry.at] = undefined;
-    if (entry.at === this.names.length - 1) return this.truncate(entry.at);
-    this.removed[entry.at] = true;
-    this.positions.get(name)!.splice(this.positions.get(name)!.lastIndexOf(entry.at), 1);
+    this.closeAt(entry.at, true);
   }
 
   /**
@@ -312,11 +310,23 @@ export class OpenElements {
   close(name: string, scope: Scope = scopeOf(name)): void {
     const at = this.positions.get(name);
     const index = at?.[at.length - 1];
-    if (index === undefined) return;
+    if (index !== undefined && this.inScope(index, scope)) this.closeAt(index, name === 'form');
+  }
+
+  /** No boundary of `scope` stands above the element at `index`. */
+  private inScope(index: number, scope: Scope): boolean {
     const bounds = this.boundaries[scope];
-    if (index < (bounds[bounds.length - 1] ?? -1)) return;
-    if (name !== 'form' || index === this.names.length - 1) return this.truncate(index);
+    return index >= (bounds[bounds.length - 1] ?? -1);
+  }
+
+  /**
+   * Closes the element at `index`: with everything above it, or, `inPlace`, alone (it stays in
+   * the stack as removed, and counts, while something stands above it).
+   */
+  private closeAt(index: number, inPlace: boolean): void {
+    if (!inPlace || index === this.names.length - 1) return this.truncate(index);
     this.removed[index] = true;
-    at!.pop();
+    const at = this.positions.get(this.names[index]!)!;
+    at.splice(at.lastIndexOf(index), 1);
   }
 }
