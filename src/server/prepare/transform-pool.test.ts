@@ -193,4 +193,32 @@ describe('transform pool', () => {
     await pool.close();
     await running;
   });
+
+  /** Runs `body` as an ES module in a fresh Node process that has nothing else to keep it alive. */
+  function runAlone(body: string): string {
+    const poolModule = JSON.stringify(new URL('./transform-pool.ts', import.meta.url).href);
+    const script = `import { createTransformPool } from ${poolModule};
+      const pool = createTransformPool({ processes: 1, budgetMs: 30_000 });
+      const envelope = { ...${JSON.stringify(envelope)}, date: new Date() };
+      ${body}`;
+    return execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+  }
+
+  it('close() resolves in a process with nothing else running, and an idle pool lets one end', () => {
+    // Before close() held the processes it waits for, such a process ended with close() unresolved.
+    expect(
+      runAlone(
+        `await pool.prepare(${JSON.stringify(quick)}, envelope); await pool.close(); console.log('closed');`,
+      ),
+    ).toBe('closed\n');
+    // An idle process is not waited for: this ends at once, not after the pool's idle minute.
+    const started = Date.now();
+    expect(runAlone(`await pool.prepare(${JSON.stringify(quick)}, envelope); console.log('prepared');`)).toBe(
+      'prepared\n',
+    );
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
 });

@@ -279,6 +279,7 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
       }
       hold(slot, false);
       slot.idleTimer = setTimeout(() => retire(slot), idleMs);
+      slot.idleTimer.unref(); // idle, it holds nothing (the process exits when its channel closes)
       dispatch();
     });
     child.on('exit', (code, signal) => {
@@ -366,6 +367,9 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
       }
       const running = [...slots].filter((s) => s.child.exitCode === null && s.child.signalCode === null);
       const exits = running.map((slot) => new Promise<void>((r) => slot.child.once('exit', () => r())));
+      // An idle process does not hold the event loop (hold): waiting for its exit must, or a caller
+      // with nothing else running would end before close() resolved.
+      for (const slot of running) hold(slot, true);
       for (const slot of [...slots]) {
         const job = finish(slot);
         retire(slot);
