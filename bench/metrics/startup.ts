@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { BenchContext, MetricResults } from '../support/metric.ts';
-import { hammer, median } from '../support/load.ts';
+import { fromRuns, type BenchContext, type MetricResults } from '../support/metric.ts';
+import { hammer } from '../support/load.ts';
 import { commandOf, descendants, rssMb } from '../support/process-tree.ts';
 import { freePort } from '../../tests/support/free-port.ts';
 import { poll } from '../../tests/support/poll.ts';
@@ -11,7 +11,7 @@ import { poll } from '../../tests/support/poll.ts';
 /**
  * `npm start` as a user runs it, on its embedded defaults in a fresh DATA_DIR:
  * - cold_start_ms: from spawning `npm start` to the first 200 from /api/health, on an existing
- *   data dir (the first start, which creates the cluster, is not counted); median of 3.
+ *   data dir (the first start, which creates the cluster, is not counted); median of 3, with their spread.
  * - rss_idle_mb: resident memory of the app's node process 5 s after it is healthy.
  * - rss_under_load_mb: its peak while autocannon drives /api/config and /api/health for 10 s.
  */
@@ -85,7 +85,7 @@ export default async function startup(ctx: BenchContext): Promise<MetricResults>
     }
     ctx.log(`starts: ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
     return {
-      cold_start_ms: { value: Math.round(median(times)), unit: 'ms' },
+      cold_start_ms: fromRuns(times, 'ms'),
       rss_idle_mb: { value: Math.round(idle), unit: 'MiB' },
       rss_under_load_mb: { value: Math.round(peak), unit: 'MiB' },
     };

@@ -1,3 +1,4 @@
+import { percentile } from './load.ts';
 import type { BenchPostgres } from './postgres.ts';
 
 /** How a figure varied over repeated runs in one bench run: its value is their median. */
@@ -51,4 +52,13 @@ export function fromRuns(runs: number[], unit: string, decimals = 0): MetricValu
     unit,
     spread: { min: round(sorted[0]!), max: round(sorted.at(-1)!), runs: runs.map(round) },
   };
+}
+
+/** A latency measured in rounds: each round's `p`th percentile, the median round with the spread. */
+export function percentileOfRounds(rounds: number[][], p: number, unit = 'ms', decimals = 1): MetricValue {
+  return fromRuns(
+    rounds.map((samples) => percentile(samples, p)),
+    unit,
+    decimals,
+  );
 }
