@@ -9,7 +9,8 @@ import { SEND_HTML, SEND_MAIL_FROM, startSendApp } from '../support/send-app.ts'
  * Sending through the API, with the app (`src/server/main.ts`, 4 mail workers) in its own process and a
  * loopback SMTP sink:
  * - send_accept_per_s / send_accept_p99_ms: authenticated POST /api/email/send, concurrency 8
- *   (8 Pro users), 10 s (the app answers { id } once the email, usage and outbox rows are committed);
+ *   (8 Pro users), 10 s (the app answers { id } once the email, usage and outbox rows are committed),
+ *   three rounds, each after the outbox drained: the median round, with their spread;
  * - send_to_inbox_p50_ms / _p95_ms: accepted → fully received by the sink, at a steady 20 sends/s,
  *   300 sends: the median of three rounds of 100 consecutive sends, with their spread;
  * - send_vs_raw: 1,000 sends end to end (first request → last mail at the sink) per second,
@@ -50,24 +51,31 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
       seconds: 2,
       connections: 8,
     });
-    const accept = await hammer({
-      url: `${app.url}/api/email/send`,
-      connections: 8,
-      seconds: 10,
-      // Each connection cycles through the users' requests.
-      requests: users.map((_, i) => ({
-        method: 'POST' as const,
-        path: '/api/email/send',
-        headers: headersOf(i),
-        body: body(`a${i}`),
-      })),
-    });
-    if (accept.errors || accept.non2xx)
-      throw new Error(`accept: ${accept.errors} errors, ${accept.non2xx} non-2xx`);
-    ctx.log(
-      `accepted ${accept.total} sends, ${accept.perSecond.toFixed(0)}/s, p99 ${accept.p99} ms; waiting for delivery to drain`,
-    );
-    await drained();
+    const acceptRates: number[] = [];
+    const acceptP99s: number[] = [];
+    for (let round = 1; round <= 3; round++) {
+      const accept = await hammer({
+        url: `${app.url}/api/email/send`,
+        connections: 8,
+        seconds: 10,
+        // Each connection cycles through the users' requests.
+        requests: users.map((_, i) => ({
+          method: 'POST' as const,
+          path: '/api/email/send',
+          headers: headersOf(i),
+          body: body(`a${round}-${i}`),
+        })),
+      });
+      if (accept.errors || accept.non2xx)
+        throw new Error(`accept: ${accept.errors} errors, ${accept.non2xx} non-2xx`);
+      acceptRates.push(accept.perSecond);
+      acceptP99s.push(accept.p99);
+      ctx.log(
+        `round ${round}: accepted ${accept.total} sends, ${accept.perSecond.toFixed(0)}/s, p99 ${accept.p99} ms; waiting for delivery to drain`,
+      );
+      // Each round starts with an empty outbox, as the first did.
+      await drained();
+    }
 
     // 2. Latency to the inbox at a steady rate.
     sink.clear();
@@ -149,8 +157,8 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
       );
     }
     return {
-      send_accept_per_s: { value: Math.round(accept.perSecond), unit: 'req/s' },
-      send_accept_p99_ms: { value: accept.p99, unit: 'ms' },
+      send_accept_per_s: fromRuns(acceptRates, 'req/s'),
+      send_accept_p99_ms: fromRuns(acceptP99s, 'ms'),
       send_to_inbox_p50_ms: percentileOfRounds(latencyRounds, 50, 'ms', 0),
       send_to_inbox_p95_ms: percentileOfRounds(latencyRounds, 95, 'ms', 0),
       send_e2e_mails_per_s: fromRuns(e2es, 'mails/s'),
