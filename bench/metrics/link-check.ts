@@ -2,7 +2,7 @@ import { startLoopbackServer } from '../../tests/support/loopback-http.ts';
 import { checkLinksLive } from '../../src/server/checks/live-links.ts';
 import { createEgress } from '../../src/server/net/egress.ts';
 import { percentile } from '../support/load.ts';
-import { percentileOfRounds, type BenchContext, type MetricResults } from '../support/metric.ts';
+import { inRounds, percentileOfRounds, type BenchContext, type MetricResults } from '../support/metric.ts';
 
 /**
  * link_check_100_p95_ms: the live link check (src/server/checks/live-links.ts) of an email with 100
@@ -40,7 +40,7 @@ export default async function linkCheck(ctx: BenchContext): Promise<MetricResult
       `100 links: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, ` +
         `${server.requests.length} requests served`,
     );
-    const rounds = Array.from({ length: ROUNDS }, (_, r) => times.slice(r * RUNS, (r + 1) * RUNS));
+    const rounds = inRounds(times, ROUNDS);
     return { link_check_100_p95_ms: percentileOfRounds(rounds, 95) };
   } finally {
     await server.close();

@@ -1,10 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { textFromHtml } from '../../src/server/mail/text-part.ts';
 import { fromRuns, type BenchContext, type MetricResults } from '../support/metric.ts';
 import { commandOf, descendants } from '../support/process-tree.ts';
-import { rawSmtpRate } from '../support/raw-smtp.ts';
-import { SEND_HTML, SEND_MAIL_FROM, startSendApp } from '../support/send-app.ts';
+import { SEND_HTML, startSendApp } from '../support/send-app.ts';
 
 /**
  * Where the CPU of a send goes, process by process (docs/scaling.md §1): on two cores a send's
@@ -61,7 +59,7 @@ function sample(appPid: number): { app: number; transform: number; postgres: num
 }
 
 export default async function sendCpu(ctx: BenchContext): Promise<MetricResults> {
-  const { sink, app, users, sendAll, stop } = await startSendApp(ctx);
+  const { sink, app, sendAll, sendRaw, stop } = await startSendApp(ctx);
   try {
     const sends = async (n: number, tag: string) => {
       sink.clear();
@@ -71,7 +69,6 @@ export default async function sendCpu(ctx: BenchContext): Promise<MetricResults>
     };
     await sends(300, 'warm-up');
 
-    const text = textFromHtml(SEND_HTML);
     const keys = ['app', 'transform', 'postgres', 'bench'] as const;
     const rounds: Record<(typeof keys)[number] | 'total' | 'raw', number[]> = {
       app: [],
@@ -96,21 +93,7 @@ export default async function sendCpu(ctx: BenchContext): Promise<MetricResults>
       rounds.total.push(total);
 
       const rawBefore = process.cpuUsage();
-      sink.clear();
-      await rawSmtpRate({
-        url: sink.url,
-        mailFrom: SEND_MAIL_FROM,
-        n: SENDS,
-        connections: 4,
-        mail: (i) => ({
-          to: ['client@example.com'],
-          replyTo: users[0]!.user.email,
-          subject: `Raw ${round} ${i}`,
-          html: SEND_HTML,
-          text,
-        }),
-        messageId: (i) => `<raw-cpu-${round}-${i}@proofmail.test>`,
-      });
+      await sendRaw(SENDS, `cpu-${round}`);
       const rawUsage = process.cpuUsage(rawBefore);
       rounds.raw.push((rawUsage.user + rawUsage.system) / 1000 / SENDS);
       const split = keys.map((key) => `${key} ${rounds[key].at(-1)!.toFixed(2)}`).join(', ');

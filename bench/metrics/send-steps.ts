@@ -10,7 +10,13 @@ import { createTransformPool, type TransformPool } from '../../src/server/prepar
 import { poll } from '../../tests/support/poll.ts';
 import { createUser } from '../../tests/support/users.ts';
 import { percentile } from '../support/load.ts';
-import { fromRuns, percentileOfRounds, type BenchContext, type MetricResults } from '../support/metric.ts';
+import {
+  fromRuns,
+  inRounds,
+  percentileOfRounds,
+  type BenchContext,
+  type MetricResults,
+} from '../support/metric.ts';
 
 /**
  * Where the time of one `POST /api/email/send` goes (docs/scaling.md), step by step: the app in
@@ -121,7 +127,7 @@ export default async function sendSteps(ctx: BenchContext): Promise<MetricResult
     );
     const out: MetricResults = {};
     // Three rounds of consecutive sends: each step's median round, with their spread.
-    const rounds = [0, 1, 2].map((r) => samples.slice((r * SENDS) / 3, ((r + 1) * SENDS) / 3));
+    const rounds = inRounds(samples);
     for (const step of steps)
       out[`send_step_${step}_ms`] = percentileOfRounds(
         rounds.map((round) => round.map((s) => s[step])),

@@ -1,9 +1,13 @@
-import { textFromHtml } from '../../src/server/mail/text-part.ts';
 import { poll } from '../../tests/support/poll.ts';
 import { hammer } from '../support/load.ts';
-import { fromRuns, percentileOfRounds, type BenchContext, type MetricResults } from '../support/metric.ts';
-import { rawSmtpRate } from '../support/raw-smtp.ts';
-import { SEND_HTML, SEND_MAIL_FROM, startSendApp } from '../support/send-app.ts';
+import {
+  fromRuns,
+  inRounds,
+  percentileOfRounds,
+  type BenchContext,
+  type MetricResults,
+} from '../support/metric.ts';
+import { SEND_HTML, startSendApp } from '../support/send-app.ts';
 
 /**
  * Sending through the API, with the app (`src/server/main.ts`, 4 mail workers) in its own process and a
@@ -19,7 +23,7 @@ import { SEND_HTML, SEND_MAIL_FROM, startSendApp } from '../support/send-app.ts'
  *   first); the median of the per-round ratios, with their spread.
  */
 export default async function send(ctx: BenchContext): Promise<MetricResults> {
-  const { sink, database, app, users, headersOf, sendAll, stop } = await startSendApp(ctx);
+  const { sink, database, app, users, headersOf, sendAll, sendRaw, stop } = await startSendApp(ctx);
   /** Every queued mail delivered, so the next phase's sink counts only its own. */
   const drained = () =>
     poll(
@@ -36,7 +40,6 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
       { timeoutMs: 600_000, intervalMs: 100, what: 'the outbox to drain' },
     );
   try {
-    const user = users[0]!;
     const headers = headersOf(0);
     const body = (i: number | string) =>
       JSON.stringify({ to: 'client@example.com', subject: `Bench ${i}`, html: SEND_HTML });
@@ -106,11 +109,10 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
     // In the order sent, so that three rounds of consecutive sends give the figures' spread.
     const latencies = [...acceptedAt].map(([id, at]) => received.get(messageIdOf.get(id)!)! - at);
     if (latencies.some((l) => !Number.isFinite(l))) throw new Error('a latency mail was not received');
-    const latencyRounds = [0, 1, 2].map((r) => latencies.slice((r * N) / 3, ((r + 1) * N) / 3));
+    const latencyRounds = inRounds(latencies);
 
     // 3. End-to-end throughput vs raw SMTP, same sink, same run, in alternating rounds.
     const E2E = 1000;
-    const text = textFromHtml(SEND_HTML);
     const e2e = async (round: number): Promise<number> => {
       await drained();
       sink.clear();
@@ -118,23 +120,7 @@ export default async function send(ctx: BenchContext): Promise<MetricResults> {
       await sendAll(E2E, (i) => body(`e2e-${round}-${i}`));
       return E2E / ((performance.now() - started) / 1000);
     };
-    const raw = async (round: number): Promise<number> => {
-      sink.clear();
-      return rawSmtpRate({
-        url: sink.url,
-        mailFrom: SEND_MAIL_FROM,
-        n: E2E,
-        connections: 4,
-        mail: (i) => ({
-          to: ['client@example.com'],
-          replyTo: user.user.email,
-          subject: `Raw ${round}-${i}`,
-          html: SEND_HTML,
-          text,
-        }),
-        messageId: (i) => `<raw-${round}-${i}@proofmail.test>`,
-      });
-    };
+    const raw = (round: number): Promise<number> => sendRaw(E2E, String(round));
     const e2es: number[] = [];
     const raws: number[] = [];
     const ratios: number[] = [];

@@ -62,3 +62,9 @@ export function percentileOfRounds(rounds: number[][], p: number, unit = 'ms', d
     decimals,
   );
 }
+
+/** Consecutive samples cut into `rounds` rounds of equal length (any remainder goes to none). */
+export function inRounds<T>(samples: T[], rounds = 3): T[][] {
+  const size = Math.floor(samples.length / rounds);
+  return Array.from({ length: rounds }, (_, r) => samples.slice(r * size, (r + 1) * size));
+}

@@ -1,7 +1,9 @@
+import { textFromHtml } from '../../src/server/mail/text-part.ts';
 import { SmtpSink } from '../../tests/support/smtp-sink.ts';
 import { createUser, type TestUser } from '../../tests/support/users.ts';
 import { startChildServer } from './child-server.ts';
 import type { BenchContext } from './metric.ts';
+import { rawSmtpRate } from './raw-smtp.ts';
 
 /** What the send benchmarks (`send`, `send-cpu`) send and how the app is set up for them. */
 export const SEND_MAIL_FROM = 'Proofmail <no-reply@proofmail.test>';
@@ -24,6 +26,11 @@ export interface SendApp {
    * then waits until the sink holds all `n` mails (clear it first).
    */
   sendAll(n: number, bodyOf: (i: number) => string): Promise<void>;
+  /**
+   * The raw side: `n` mails of the same email (HTML and its text part) from nodemailer's pooled
+   * transport straight to the sink over 4 connections (clears it first); mails per second.
+   */
+  sendRaw(n: number, tag: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -76,5 +83,23 @@ export async function startSendApp(ctx: BenchContext): Promise<SendApp> {
     );
     await sink.waitForCount(n, 300_000);
   };
-  return { sink, database, app, users, headersOf, sendAll, stop };
+  const text = textFromHtml(SEND_HTML);
+  const sendRaw = (n: number, tag: string) => {
+    sink.clear();
+    return rawSmtpRate({
+      url: sink.url,
+      mailFrom: SEND_MAIL_FROM,
+      n,
+      connections: 4,
+      mail: (i) => ({
+        to: ['client@example.com'],
+        replyTo: users[0]!.user.email,
+        subject: `Raw ${tag}-${i}`,
+        html: SEND_HTML,
+        text,
+      }),
+      messageId: (i) => `<raw-${tag}-${i}@proofmail.test>`,
+    });
+  };
+  return { sink, database, app, users, headersOf, sendAll, sendRaw, stop };
 }
