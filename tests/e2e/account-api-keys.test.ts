@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { setupBrowser, watchClipboard, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { expectToast } from '../support/toasts.ts';
 import { createUser } from '../support/users.ts';
@@ -21,8 +21,9 @@ describe('the API Keys card', () => {
   it('creates a key shown once with Copy, lists it without the key, and revokes it after a confirm', async () => {
     const owner = await createUser(server.db, { plan: 'pro' });
     const page = await browser.signedInPage(server, owner, {
-      permissions: ['clipboard-read', 'clipboard-write'],
+      permissions: ['clipboard-write'],
     });
+    const clipboard = await watchClipboard(page);
     const problems = watchProblems(page);
     await page.goto('/app/account');
     const card = page.getByRole('region', { name: 'API Keys' });
@@ -44,7 +45,7 @@ describe('the API Keys card', () => {
     await card.getByRole('button', { name: 'Copy', exact: true }).click();
     await card.getByRole('button', { name: 'Copied!' }).waitFor();
     await expectToast(page, 'Key copied to clipboard');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    expect(await clipboard.lastCopied()).toBe(key);
 
     // The key works as a bearer token on the API.
     const me = await fetch(`${server.baseUrl}/api/user/me`, { headers: { authorization: `Bearer ${key}` } });

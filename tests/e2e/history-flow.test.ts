@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
-import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { setupBrowser, watchClipboard, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { toast } from '../support/toasts.ts';
 import { createUser } from '../support/users.ts';
@@ -61,9 +61,10 @@ describe('send → history → detail → share → unshare → delete', () => {
 
     // A context of its own: clipboard permissions and an init script of the test's.
     const context = await browser.signedInContext(server, u, {
-      permissions: ['clipboard-read', 'clipboard-write'],
+      permissions: ['clipboard-write'],
     });
     const page = await context.newPage();
+    const clipboard = await watchClipboard(page);
     // The test's own init scripts are refused inside the sandboxed frame (which is the point).
     const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
     // Page-side timestamps of the send's answer and of the move to the detail page, so the
@@ -130,7 +131,7 @@ describe('send → history → detail → share → unshare → delete', () => {
     expect(await source.evaluate((el) => getComputedStyle(el).fontFamily)).toMatch(/mono/i);
     await page.getByRole('button', { name: 'Copy HTML' }).click();
     await toast(page, 'success', 'HTML copied to clipboard').waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(html);
+    expect(await clipboard.lastCopied()).toBe(html);
 
     // --- history: relative times, Load More past 20, search kept in the URL ---
     await page.getByRole('link', { name: 'Back to History' }).first().click();
@@ -191,7 +192,7 @@ describe('send → history → detail → share → unshare → delete', () => {
     await dialog.getByRole('button', { name: 'Copy link' }).click();
     await dialog.getByRole('button', { name: 'Copied!' }).waitFor();
     await toast(page, 'success', 'Link copied to clipboard').waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(publicUrl);
+    expect(await clipboard.lastCopied()).toBe(publicUrl);
     await page.keyboard.press('Escape');
     await page.getByTestId('public-badge').waitFor();
 

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
-import { setupBrowser } from '../support/browser.ts';
+import { setupBrowser, watchClipboard } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { toast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
@@ -37,7 +37,7 @@ async function openDetail(
   const page =
     options.clipboard || options.before
       ? await browser.signedInPage(server, u, {
-          permissions: options.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
+          permissions: options.clipboard ? ['clipboard-write'] : [],
         })
       : await browser.sharedPage(server, u);
   await options.before?.(page);
@@ -58,7 +58,14 @@ describe('Share Link dialog', () => {
   it('Copy link shows Copied! for 2 seconds; Embed and Custom Link say Coming soon', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const { id } = await seed(u);
-    const page = await openDetail(u, id, { clipboard: true, before: (p) => p.clock.install() });
+    let clipboard: Awaited<ReturnType<typeof watchClipboard>> | undefined;
+    const page = await openDetail(u, id, {
+      clipboard: true,
+      before: async (p) => {
+        await p.clock.install();
+        clipboard = await watchClipboard(p);
+      },
+    });
     const { dialog, toggle } = await openShare(page);
     await toggle.click();
     const link = dialog.getByRole('textbox', { name: 'Public link' });
@@ -75,7 +82,7 @@ describe('Share Link dialog', () => {
     await page.clock.runFor(200);
     await dialog.getByRole('button', { name: 'Copy link' }).waitFor();
     await page.clock.resume();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
+    expect(await clipboard!.lastCopied()).toBe(url);
 
     const open = dialog.getByRole('link', { name: 'Open link' });
     expect(await open.getAttribute('href')).toBe(url);

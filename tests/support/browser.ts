@@ -353,3 +353,24 @@ export function watchProblems(page: Page, options: WatchOptions = {}): PageProbl
   listenDuringTest(page, 'response', onResponse);
   return problems;
 }
+
+/**
+ * What the page's own copies put on the clipboard. Every test file drives the run's one Chromium,
+ * and a browser has one clipboard: a file running beside this one can copy between this page's
+ * copy and its read. So a test reads what its page wrote, recorded here as `writeText` passes it on
+ * (after the clipboard took it), not the shared clipboard. Call before the page navigates.
+ */
+export async function watchClipboard(page: Page): Promise<{ lastCopied(): Promise<string | undefined> }> {
+  await page.addInitScript(() => {
+    if (window.top !== window || !navigator.clipboard) return;
+    const clipboard = navigator.clipboard;
+    const write = clipboard.writeText.bind(clipboard);
+    clipboard.writeText = async (text: string) => {
+      await write(text);
+      Object.assign(window, { __lastCopied: text });
+    };
+  });
+  return {
+    lastCopied: () => page.evaluate(() => (window as { __lastCopied?: string }).__lastCopied),
+  };
+}
