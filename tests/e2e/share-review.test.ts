@@ -79,9 +79,13 @@ async function publicPage(path: string, options: BrowserContextOptions = {}) {
   return page;
 }
 
-/** The review section loads when the reader scrolls near it (below the email). */
+/**
+ * The review section loads when the reader scrolls near it (below the email). Scrolled to by the
+ * section itself: its heading is a placeholder until the form's code has loaded, and the swap can
+ * detach the element being scrolled to.
+ */
 async function scrollToReviews(page: Page) {
-  await page.locator('#review-title').scrollIntoViewIfNeeded();
+  await page.locator('section[aria-labelledby="review-title"]').scrollIntoViewIfNeeded();
   await page.getByLabel('Your name').waitFor();
 }
 
