@@ -3,7 +3,7 @@ import { SmtpSink } from '../../tests/support/smtp-sink.ts';
 import { createUser } from '../../tests/support/users.ts';
 import { startChildServer } from '../support/child-server.ts';
 import { percentile } from '../support/load.ts';
-import { fromRuns, type BenchContext, type MetricResults } from '../support/metric.ts';
+import { fromRuns, percentileOfRounds, type BenchContext, type MetricResults } from '../support/metric.ts';
 
 /**
  * The one door (docs/architecture.md §9), with the app (`src/server/main.ts`) in its own process and
@@ -11,6 +11,10 @@ import { fromRuns, type BenchContext, type MetricResults } from '../support/metr
  * - preview_p95_ms: POST /api/email/preview of a 100 KB newsletter with Inline CSS, one request at a
  *   time, after 20 to warm up (the transform processes start on the first): the p95 of 200
  *   requests, three times; the median round with the rounds' spread (the p95 of all 600 is logged);
+ * - me_p99_during_previews_ms: what everyone else gets while the transforms are busy: GET
+ *   /api/auth/me one at a time (5 ms apart) while four connections keep previewing that email, three
+ *   rounds of 5 s: the median round's p99, with their spread (the previews/s are logged). It is the
+ *   figure behind the transform processes' niceness (docs/decisions/0050-transform-process-pool.md);
  * - preview_vs_send_bytes_identical: 1 when a preview and a real send of the same body agree —
  *   HTML part, text part and subject as the sink decodes them, the delivered size equal to
  *   `bytes.message`, and message.eml equal to the delivered bytes — for three bodies; else 0.
@@ -18,6 +22,8 @@ import { fromRuns, type BenchContext, type MetricResults } from '../support/metr
 const MAIL_FROM = 'Proofmail <no-reply@proofmail.test>';
 const ROUNDS = 3;
 const REQUESTS = 200;
+const FLOOD_CONNECTIONS = 4;
+const FLOOD_ROUND_MS = 5_000;
 
 /** About 100 KB: 120 rules in a <style> block, media queries, client hacks, 230 stories. */
 function newsletter(): string {
@@ -82,7 +88,41 @@ export default async function preview(ctx: BenchContext): Promise<MetricResults>
       `all ${all.length}: p50 ${percentile(all, 50).toFixed(1)} ms, p95 ${percentile(all, 95).toFixed(1)} ms`,
     );
 
-    // 2. A preview against what a send really delivers.
+    // 2. Another request's latency while previews keep every transform process busy.
+    const others: number[][] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      let flooding = true;
+      let previews = 0;
+      const flooders = Array.from({ length: FLOOD_CONNECTIONS }, async () => {
+        while (flooding) {
+          const res = await post('/api/email/preview', body);
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`preview under load: ${res.status}`);
+          previews++;
+        }
+      });
+      const times: number[] = [];
+      const started = performance.now();
+      try {
+        while (performance.now() - started < FLOOD_ROUND_MS) {
+          const t = performance.now();
+          const res = await fetch(`${app.url}/api/auth/me`, { headers: user.headers });
+          await res.arrayBuffer();
+          times.push(performance.now() - t);
+          if (res.status !== 200) throw new Error(`/api/auth/me under load: ${res.status}`);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      } finally {
+        flooding = false;
+        await Promise.all(flooders);
+      }
+      others.push(times);
+      ctx.log(
+        `round ${round}: ${((previews * 1000) / FLOOD_ROUND_MS).toFixed(1)} previews/s; /api/auth/me beside them: ${times.length} requests, p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms`,
+      );
+    }
+
+    // 3. A preview against what a send really delivers.
     const bodies = [
       body,
       { to: 'client@example.com', subject: 'Plain ✓', html: '<p>Grüße\r\naus Zürich</p>', inlineCss: false },
@@ -129,6 +169,7 @@ export default async function preview(ctx: BenchContext): Promise<MetricResults>
     }
     return {
       preview_p95_ms: fromRuns(p95s, 'ms', 1),
+      me_p99_during_previews_ms: percentileOfRounds(others, 99),
       preview_vs_send_bytes_identical: { value: identical ? 1 : 0, unit: 'bool' },
     };
   } finally {
