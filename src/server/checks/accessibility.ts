@@ -149,6 +149,7 @@ export function checkAccessibility(ctx: HtmlCheckContext): Check {
   for (const el of elements) {
     if (!hasOwnText(el) || isHidden(el)) continue;
     const size = fontSizePx(el);
+    if (size === 0) continue; // unseen text (computed.ts textHidden)
     if (size !== undefined && size < TINY_TEXT_PX) {
       tiny++;
       firstTiny ??= el;

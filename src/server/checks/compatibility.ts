@@ -2,7 +2,7 @@ import type { Check, Finding, TargetClientId } from '../../shared/contract/check
 import { TARGET_CLIENTS } from '../../shared/contract/checks.ts';
 import caniemail from './caniemail-data.json' with { type: 'json' };
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
-import { isHidden } from './computed.ts';
+import { hidingStyle, isHidden } from './computed.ts';
 import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
 import { scanCss, type Declaration } from './css-scan.ts';
 import type { Audience, El } from './html-doc.ts';
@@ -67,6 +67,12 @@ const BACKGROUND_COMPANIONS = new Set([
   'css-background-clip',
   'css-background-origin',
 ]);
+
+/**
+ * The hybrid layout's sizing: columns sized by min-width and max-width for every client, by an mso
+ * ghost table's cells for classic Outlook, which ignores both.
+ */
+const GHOST_TABLE_SIZING = new Set(['css-max-width', 'css-min-width']);
 
 /** A use of a feature: where, who sees it, and whether the standard fallback is there. */
 interface Use {
@@ -246,7 +252,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
         if (hasVml) f.add(MSO_CLIENT);
       }
       if (/gradient/.test(slug) && hasBackgroundColour(el)) f.add('*');
-      if (slug === 'css-max-width' && ghostTables) f.add(MSO_CLIENT);
+      if (GHOST_TABLE_SIZING.has(slug) && ghostTables) f.add(MSO_CLIENT);
       if (slug === 'css-display-flex' || slug === 'css-display-grid') {
         // Blocks that stack when flex or grid is ignored, with a ghost table for Outlook.
         if (ghostTables) f.add(MSO_CLIENT);
@@ -289,10 +295,14 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
         );
       // A rule only for interaction or for a client-targeting hack is the enhancement itself.
       if (/:(?:hover|focus|active|visited)\b/.test(selectorText)) continue;
+      // A rule that hides what it selects (a preheader's class): as for a hidden element above,
+      // its other declarations are the hiding idiom, each the others' fallback.
+      if (hidingStyle((property) => rule.declarations.findLast((d) => d.property === property)?.value))
+        continue;
       for (const d of rule.declarations) {
         for (const slug of declarationSlugs(d)) {
           const f = new Set<TargetClientId | '*'>();
-          if (slug === 'css-max-width' && ghostTables) f.add(MSO_CLIENT);
+          if (GHOST_TABLE_SIZING.has(slug) && ghostTables) f.add(MSO_CLIENT);
           add(slug, null, block.audience, block.start + rule.offset, f);
         }
       }

@@ -10,22 +10,36 @@ import { styleValue, type El, type TextNode } from './html-doc.ts';
 /** Whether the element's own attributes and inline style hide it (and so everything inside it). */
 function hidesItself(e: El): boolean {
   if (e.attrs.hidden !== undefined || e.attrs['aria-hidden'] === 'true') return true;
-  if (styleValue(e, 'display') === 'none') return true;
-  if (styleValue(e, 'visibility') === 'hidden') return true;
-  if (styleValue(e, 'mso-hide') === 'all' && styleValue(e, 'max-height')?.startsWith('0')) return true;
-  if (/^0(?:px|%)?$/.test(styleValue(e, 'max-height') ?? '') && styleValue(e, 'overflow') === 'hidden')
-    return true;
-  if (/^0(?:\.0*)?$/.test(styleValue(e, 'opacity') ?? '')) return true;
-  return /^0(?:px|pt|em|rem|%)?$/.test(styleValue(e, 'font-size') ?? '');
+  return hidingStyle((property) => styleValue(e, property));
 }
 
-/** Hidden by the idioms emails use: display:none, visibility:hidden, mso-hide, zero size or opacity. */
+/**
+ * Whether these declarations hide the box they apply to, and everything in it, by the idioms
+ * emails use: an element's inline style, or a `<style>` rule (a preheader's class, say). `value`
+ * gives a property's last value. `font-size: 0` is not one: it hides the box's own text, and a
+ * child that sets its own size shows (the hybrid layout's columns sit in a `font-size:0` cell,
+ * which removes the gaps between them); see textHidden.
+ */
+export function hidingStyle(value: (property: string) => string | undefined): boolean {
+  if (value('display') === 'none') return true;
+  if (value('visibility') === 'hidden') return true;
+  if (value('mso-hide') === 'all' && value('max-height')?.startsWith('0')) return true;
+  if (/^0(?:px|%)?$/.test(value('max-height') ?? '') && value('overflow') === 'hidden') return true;
+  return /^0(?:\.0*)?$/.test(value('opacity') ?? '');
+}
+
+/** Hidden by the idioms emails use: display:none, visibility:hidden, mso-hide, zero height or opacity. */
 export function isHidden(el: El): boolean {
   if (el.name === '#document') return false;
   // Kept on the element: the checks ask for most elements, and each answer is its parent's answer
   // or its own, so a document is walked once, not once per element.
   el.hidden ??= hidesItself(el) || (el.parent !== null && isHidden(el.parent));
   return el.hidden;
+}
+
+/** Whether the element's own text is unseen: its box is hidden, or its font size is zero. */
+export function textHidden(el: El): boolean {
+  return isHidden(el) || fontSizePx(el) === 0;
 }
 
 /** Whether the element has text of its own (not only whitespace or &nbsp;): `ownText` without building it. */

@@ -1,7 +1,7 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
 import { checkOf, type StaticCheckContext } from './check-input.ts';
-import { hasOwnText, isHidden, ownText } from './computed.ts';
+import { hasOwnText, ownText, textHidden } from './computed.ts';
 import { findingAt, mainElements, textOf, type El } from './html-doc.ts';
 import { MERGE_TAG } from './merge-tags.ts';
 
@@ -62,6 +62,16 @@ function firstText(elements: El[]): El | undefined {
   );
 }
 
+/**
+ * Text its author marked as the preheader (a class or id that says so, as Mailchimp's and
+ * Postmark's templates do): the teaser, whether hidden by a `<style>` rule or shown on purpose.
+ */
+function namedPreheader(el: El): boolean {
+  for (let e: El | null = el; e && e.name !== '#document'; e = e.parent)
+    if (/pre-?header/i.test(`${e.attrs.class ?? ''} ${e.attrs.id ?? ''}`)) return true;
+  return false;
+}
+
 function insideHead(el: El): boolean {
   for (let e: El | null = el; e; e = e.parent) if (e.name === 'head') return true;
   return false;
@@ -73,7 +83,7 @@ export function checkContent(ctx: StaticCheckContext): Check {
   const findings: Finding[] = [];
 
   const first = firstText(elements);
-  if (first && !isHidden(first))
+  if (first && !textHidden(first) && !namedPreheader(first))
     findings.push({
       severity: 'warning',
       message: `No preheader: inboxes show the first text of the email beside the subject ("${ownText(first).slice(0, 60)}").`,

@@ -175,6 +175,22 @@ describe('accessibility', () => {
       /smaller than 12px/,
     );
     expect(problems(run(email('<p style="font-size:12px">Small print</p>')).accessibility)).toEqual([]);
+    expect(problems(run(email('<p style="font-size:0">Gap</p>')).accessibility)).toEqual([]);
+  });
+  it('judges the columns of a font-size:0 cell, which set their own size (the hybrid layout)', () => {
+    const columns = (colour: string) =>
+      email(
+        `<table role="presentation"><tr><td style="font-size:0"><div style="display:inline-block">` +
+          `<p style="font-size:15px; color:${colour}">Column text</p></div></td></tr></table>`,
+      );
+    only(run(columns('#aaaaaa')).accessibility, 'warning', /#aaaaaa on #ffffff/);
+    expect(problems(run(columns('#333333')).accessibility)).toEqual([]);
+    // Their box is not hidden either: what they use is scored.
+    const sized = email(
+      '<table role="presentation"><tr><td style="font-size:0"><div style="display:inline-block; min-width:200px">' +
+        '<p style="font-size:15px">Column</p></div></td></tr></table>',
+    );
+    only(run(sized, {}, ['outlook-windows']).compatibility, 'error', /min-width/);
   });
 });
 
@@ -183,6 +199,16 @@ describe('content', () => {
     const html =
       '<html lang="en"><head><title>T</title></head><body><p>Visible first line</p><a href="https://e.com/unsubscribe">Unsubscribe</a></body></html>';
     only(run(html).content, 'warning', /No preheader/);
+  });
+  it('takes text its author marked as the preheader for one, hidden by a <style> rule or shown', () => {
+    const marked = (attribute: string) =>
+      `<html lang="en"><head><title>T</title><style>.preheader{display:none}</style></head><body>` +
+      `<table role="presentation"><tr><td ${attribute}><span>This week: the spring sale</span></td></tr></table>` +
+      '<p>Hello</p><a href="https://e.com/unsubscribe">Unsubscribe</a></body></html>';
+    expect(problems(run(marked('class="preheader"')).content)).toEqual([]);
+    expect(problems(run(marked('id="templatePreheader"')).content)).toEqual([]);
+    expect(problems(run(marked('class="pre-header-text"')).content)).toEqual([]);
+    only(run(marked('class="header"')).content, 'warning', /No preheader/);
   });
   it('warns on an empty (default) or long subject', () => {
     only(run(email('<p>x</p>'), { subject: 'Test Email' }).content, 'warning', /subject is empty/);
@@ -282,6 +308,36 @@ describe('compatibility', () => {
     expect(withColour.findings.some((f) => f.severity === 'info' && /background-image/.test(f.message))).toBe(
       true,
     );
+  });
+  it('does not score a <style> rule that hides what it selects (the preheader idiom), as for a hidden element', () => {
+    const idiom =
+      'display:none; visibility:hidden; mso-hide:all; max-height:0; max-width:0; opacity:0; overflow:hidden';
+    const hidden = run(email('<p>x</p>', `<style>.preheader { ${idiom} }</style>`)).compatibility;
+    expect(problems(hidden)).toEqual([]);
+    // The same declarations on a shown element's rule are scored.
+    const shown = run(
+      email('<p>x</p>', '<style>.faded { max-height:40px; opacity:0.5 }</style>'),
+    ).compatibility;
+    only(shown, 'error', /opacity/);
+    only(shown, 'error', /max-height/);
+  });
+  it("gives min-width and max-width the ghost table as classic Outlook's fallback", () => {
+    const hybrid = (ghost: string) =>
+      email(
+        `${ghost}<div style="display:inline-block; min-width:200px; max-width:290px"><p>Column</p></div>`,
+      );
+    const withGhost = run(
+      hybrid('<!--[if mso]><table role="presentation"><tr><td width="290"><![endif]-->'),
+      {},
+      ['outlook-windows'],
+    ).compatibility;
+    expect(problems(withGhost)).toEqual([]);
+    expect(withGhost.findings.filter((f) => f.severity === 'info').map((f) => f.message)).toEqual([
+      expect.stringMatching(/^min-width/),
+      expect.stringMatching(/^max-width/),
+    ]);
+    const without = run(hybrid(''), {}, ['outlook-windows']).compatibility;
+    only(without, 'error', /min-width/);
   });
   it('treats border-radius and media queries as enhancements', () => {
     const c = run(
