@@ -74,6 +74,12 @@ const BACKGROUND_COMPANIONS = new Set([
  */
 const GHOST_TABLE_SIZING = new Set(['css-max-width', 'css-min-width']);
 
+/**
+ * An `@import` of a web font's style sheet (Google Fonts, Bunny Fonts, Adobe's Typekit, …): where
+ * it is not loaded, the font stack's next font shows, as with `@font-face`.
+ */
+const WEB_FONT_SHEET = /font|typekit/i;
+
 /** A use of a feature: where, who sees it, and whether the standard fallback is there. */
 interface Use {
   slug: string;
@@ -253,6 +259,9 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       }
       if (/gradient/.test(slug) && hasBackgroundColour(el)) f.add('*');
       if (GHOST_TABLE_SIZING.has(slug) && ghostTables) f.add(MSO_CLIENT);
+      // The fluid image: classic Outlook sizes an image by its width attribute and ignores the
+      // CSS that lets it shrink elsewhere.
+      if (slug === 'css-max-width' && el.name === 'img' && el.attrs.width) f.add(MSO_CLIENT);
       if (slug === 'css-display-flex' || slug === 'css-display-grid') {
         // Blocks that stack when flex or grid is ignored, with a ghost table for Outlook.
         if (ghostTables) f.add(MSO_CLIENT);
@@ -278,7 +287,9 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
     const { rules, atRules } = scanCss(block.css);
     for (const at of atRules) {
       const slug = atRuleSlug(at.name, at.prelude);
-      if (slug) add(slug, null, block.audience, block.start + at.offset, new Set());
+      const fallback = new Set<TargetClientId | '*'>();
+      if (slug === 'css-at-import' && WEB_FONT_SHEET.test(at.prelude)) fallback.add('*');
+      if (slug) add(slug, null, block.audience, block.start + at.offset, fallback);
     }
     for (const rule of rules) {
       // Inside a media query a declaration only applies where media queries work: the query is

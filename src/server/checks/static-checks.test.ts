@@ -339,6 +339,23 @@ describe('compatibility', () => {
     const without = run(hybrid(''), {}, ['outlook-windows']).compatibility;
     only(without, 'error', /min-width/);
   });
+  it("gives a fluid image's max-width its width attribute as classic Outlook's fallback", () => {
+    const image = (width: string) =>
+      email(`<img src="https://e.com/a.png" alt="A"${width} style="width:100%; max-width:600px">`);
+    expect(problems(run(image(' width="600"'), {}, ['outlook-windows']).compatibility)).toEqual([]);
+    only(run(image(''), {}, ['outlook-windows']).compatibility, 'warning', /max-width/);
+  });
+  it("takes an @import of a web font's style sheet for the enhancement it is, not another style sheet", () => {
+    const font = run(
+      email('<p>x</p>', '<style>@import url("https://fonts.googleapis.com/css?family=Nunito+Sans");</style>'),
+    ).compatibility;
+    expect(problems(font)).toEqual([]);
+    expect(font.findings.some((f) => f.severity === 'info' && /@import/.test(f.message))).toBe(true);
+    const layout = run(
+      email('<p>x</p>', '<style>@import url("https://e.com/layout.css");</style>'),
+    ).compatibility;
+    only(layout, 'error', /@import/);
+  });
   it('treats border-radius and media queries as enhancements', () => {
     const c = run(
       email(
