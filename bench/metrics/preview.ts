@@ -17,7 +17,8 @@ import { fromRuns, percentileOfRounds, type BenchContext, type MetricResults } f
  *   figure behind the transform processes' niceness (docs/decisions/0050-transform-process-pool.md);
  * - preview_vs_send_bytes_identical: 1 when a preview and a real send of the same body agree —
  *   HTML part, text part and subject as the sink decodes them, the delivered size equal to
- *   `bytes.message`, and message.eml equal to the delivered bytes — for three bodies; else 0.
+ *   `bytes.message`, and message.eml equal to the delivered bytes — for four bodies (the last an
+ *   MJML navbar and carousel); else 0.
  */
 const MAIL_FROM = 'Proofmail <no-reply@proofmail.test>';
 const ROUNDS = 3;
@@ -131,6 +132,17 @@ export default async function preview(ctx: BenchContext): Promise<MetricResults>
         html: '<style>p{color:red}</style><p>x</p>',
         inlineCss: true,
         text: 'My own text',
+      },
+      {
+        to: 'client@example.com',
+        subject: 'MJML',
+        format: 'mjml',
+        inlineCss: false,
+        // MJML gives a navbar's hamburger and a carousel ids of its own drawing (src/server/prepare/mjml.ts).
+        html: `<mjml><mj-body><mj-section><mj-column>
+          <mj-navbar hamburger="hamburger"><mj-navbar-link href="https://example.com/a">A</mj-navbar-link></mj-navbar>
+          <mj-carousel><mj-carousel-image src="https://example.com/1.jpg" /><mj-carousel-image src="https://example.com/2.jpg" /></mj-carousel>
+        </mj-column></mj-section></mj-body></mjml>`,
       },
     ];
     const lf = (s: string | false | undefined) => (typeof s === 'string' ? s.replace(/\r\n/g, '\n') : s);

@@ -94,6 +94,19 @@ h1 { font-family: "Nunito Sans", Arial, sans-serif; font-size: 28px }
       'a fragment with its own text part',
       { to: 'client@example.com', html: '<p>Hi\r\nthere</p>', text: 'My own text\r\n\r\n-- \r\nStudio' },
     ],
+    [
+      // MJML gives these ids of its own drawing (src/server/prepare/mjml.ts).
+      'MJML with a navbar and a carousel',
+      {
+        to: 'client@example.com',
+        subject: 'Menu',
+        format: 'mjml',
+        html: `<mjml><mj-body><mj-section><mj-column>
+          <mj-navbar hamburger="hamburger"><mj-navbar-link href="https://example.com/a">A</mj-navbar-link></mj-navbar>
+          <mj-carousel><mj-carousel-image src="https://example.com/1.jpg" /><mj-carousel-image src="https://example.com/2.jpg" /></mj-carousel>
+        </mj-column></mj-section></mj-body></mjml>`,
+      },
+    ],
   ])('%s: same HTML part, text part and size', async (_name, body) => {
     const { preview, received, parsed } = await previewThenSend(body);
     // The parts as the recipient's mail program decodes them. MIME carries CRLF line ends; the

@@ -36,6 +36,30 @@ describe('MJML in the one door', () => {
     expect(prepared.text).toContain('Left & first');
   });
 
+  it('compiles a source to the same bytes every time, though MJML draws its navbar and carousel ids at random', async () => {
+    const source = (title: string) => `<mjml><mj-body><mj-section><mj-column>
+      <mj-text>${title}</mj-text>
+      <mj-navbar hamburger="hamburger"><mj-navbar-link href="https://example.com/a">A</mj-navbar-link></mj-navbar>
+      <mj-carousel><mj-carousel-image src="https://example.com/1.jpg" /><mj-carousel-image src="https://example.com/2.jpg" /></mj-carousel>
+    </mj-column></mj-section></mj-body></mjml>`;
+    const random = Math.random;
+    const first = (await run({ html: source('One') })).html;
+    expect((await run({ html: source('One') })).html).toBe(first);
+    expect(Math.random).toBe(random);
+    const navbarId = /id="([0-9a-f]{16})" class="mj-menu-checkbox/.exec(first)?.[1];
+    const carouselId = /mj-carousel-([0-9a-f]{16})-radio/.exec(first)?.[1];
+    expect(navbarId).toBeDefined();
+    expect(carouselId).toBeDefined();
+    expect(carouselId).not.toBe(navbarId);
+    // The package itself draws new ids each time: what the seeding is for.
+    expect((await mjml2html(source('One'), MJML_OPTIONS)).html).not.toBe(first);
+    // Compiles at once keep to their own sources.
+    const two = (await run({ html: source('Two') })).html;
+    expect(two).not.toContain(navbarId);
+    const together = await Promise.all([run({ html: source('Two') }), run({ html: source('One') })]);
+    expect(together.map((p) => p.html)).toEqual([two, first]);
+  });
+
   it('fills merge tags first, so tags may stand in attributes and loops may repeat sections', async () => {
     const source = `<mjml><mj-body>
 {% for story in stories %}<mj-section><mj-column>

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { failureReason, PrepareError, type SourceProblem } from './prepare-error.ts';
 
 /**
@@ -55,6 +56,46 @@ const importMjml = () => import('mjml');
 let mjmlPackage: ReturnType<typeof importMjml> | undefined;
 export const loadMjml = () => (mjmlPackage ??= importMjml());
 
+/**
+ * MJML draws the ids of a navbar's hamburger and of a carousel's images from `Math.random`
+ * (mjml-core's genRandomHexString), so two compiles of one source differ: a preview could never
+ * equal the send. Each compile draws from a generator seeded by its source instead, as mrml (MJML's
+ * Rust port) made its ids deterministic; the same source gives the same ids, and several navbars or
+ * carousels in one email still get distinct ones. Compiles take turns, so no other code sees the
+ * swapped `Math.random` for longer than a compile, and never another compile's.
+ */
+let compiling: Promise<unknown> = Promise.resolve();
+
+async function withRandomSeededBy<T>(seed: string, run: () => Promise<T>): Promise<T> {
+  const before = compiling;
+  let done!: () => void;
+  compiling = new Promise<void>((resolve) => (done = resolve));
+  await before;
+  const random = Math.random;
+  Math.random = seededRandom(seed);
+  try {
+    return await run();
+  } finally {
+    Math.random = random;
+    done();
+  }
+}
+
+/** sfc32 (Chris Doty-Humphrey's small fast counting generator) from the SHA-256 of `seed`: [0, 1). */
+function seededRandom(seed: string): () => number {
+  const digest = createHash('sha256').update(seed).digest();
+  let [a, b, c, d] = [0, 4, 8, 12].map((i) => digest.readUInt32LE(i)) as [number, number, number, number];
+  return () => {
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return (t >>> 0) / 4294967296;
+  };
+}
+
 export async function compileMjml(source: string): Promise<string> {
   if (!/<mjml[\s>]/i.test(source)) {
     throw invalid([{ line: 1, message: NOT_MJML }], 'This MJML could not be compiled');
@@ -74,7 +115,7 @@ export async function compileMjml(source: string): Promise<string> {
   }
   const { default: mjml2html } = await loadMjml();
   try {
-    const result = await mjml2html(source, MJML_OPTIONS);
+    const result = await withRandomSeededBy(source, () => mjml2html(source, MJML_OPTIONS));
     return result.html;
   } catch (err) {
     const errors = (err as { errors?: MjmlValidationError[] }).errors;
