@@ -4,7 +4,7 @@ import caniemail from './caniemail-data.json' with { type: 'json' };
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { hidingStyle, isHidden } from './computed.ts';
 import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
-import { scanCss, type Declaration } from './css-scan.ts';
+import { isWebFontSheet, scanCss, type Declaration } from './css-scan.ts';
 import type { Audience, El } from './html-doc.ts';
 import { latestVersion } from './versions.ts';
 
@@ -73,12 +73,6 @@ const BACKGROUND_COMPANIONS = new Set([
  * ghost table's cells for classic Outlook, which ignores both.
  */
 const GHOST_TABLE_SIZING = new Set(['css-max-width', 'css-min-width']);
-
-/**
- * An `@import` of a web font's style sheet (Google Fonts, Bunny Fonts, Adobe's Typekit, …): where
- * it is not loaded, the font stack's next font shows, as with `@font-face`.
- */
-const WEB_FONT_SHEET = /font|typekit/i;
 
 /** A use of a feature: where, who sees it, and whether the standard fallback is there. */
 interface Use {
@@ -288,7 +282,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
     for (const at of atRules) {
       const slug = atRuleSlug(at.name, at.prelude);
       const fallback = new Set<TargetClientId | '*'>();
-      if (slug === 'css-at-import' && WEB_FONT_SHEET.test(at.prelude)) fallback.add('*');
+      if (slug === 'css-at-import' && isWebFontSheet(at.prelude)) fallback.add('*');
       if (slug) add(slug, null, block.audience, block.start + at.offset, fallback);
     }
     for (const rule of rules) {

@@ -2,6 +2,7 @@ import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
 import { checkOf, type StaticCheckContext } from './check-input.ts';
 import { hasOwnText, ownText, textHidden } from './computed.ts';
+import { isWebFontSheet } from './css-scan.ts';
 import { findingAt, mainElements, textOf, type El } from './html-doc.ts';
 import { MERGE_TAG } from './merge-tags.ts';
 
@@ -121,7 +122,12 @@ export function checkContent(ctx: StaticCheckContext): Check {
         ...findingAt(doc, el),
       });
     }
-    if (el.name === 'link' && /stylesheet/i.test(el.attrs.rel ?? '') && !reported.has('link')) {
+    if (
+      el.name === 'link' &&
+      /stylesheet/i.test(el.attrs.rel ?? '') &&
+      !isWebFontSheet(el.attrs.href ?? '') &&
+      !reported.has('link')
+    ) {
       reported.add('link');
       findings.push({
         severity: 'warning',

@@ -70,6 +70,15 @@ export function parseDeclarations(text: string): Declaration[] {
   return out;
 }
 
+/**
+ * Whether a style sheet's URL (an `@import`'s, a `<link>`'s) is a web font's: Google Fonts, Bunny
+ * Fonts, Adobe's Typekit and the like. Where it is not loaded, the font stack's next font shows,
+ * as with `@font-face`: an enhancement, not a break.
+ */
+export function isWebFontSheet(url: string): boolean {
+  return /font|typekit/i.test(url);
+}
+
 /** Every rule and at-rule of a style sheet, nested blocks (`@media`, `@supports`) flattened. */
 export function scanCss(css: string): { rules: CssRule[]; atRules: CssAtRule[] } {
   const rules: CssRule[] = [];

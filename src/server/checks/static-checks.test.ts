@@ -232,6 +232,14 @@ describe('content', () => {
     only(run(email('<object data="x"></object>')).content, 'error', /<object>/);
     only(run(email('<embed src="x">')).content, 'error', /<embed>/);
   });
+  it("warns on an external style sheet, not on a web font's (which MJML adds for its fonts)", () => {
+    const sheet = (href: string) =>
+      email('<p>x</p>', `<link href="${href}" rel="stylesheet" type="text/css">`);
+    only(run(sheet('https://e.com/main.css')).content, 'warning', /external style sheets/);
+    expect(problems(run(sheet('https://fonts.googleapis.com/css?family=Ubuntu:300,400')).content)).toEqual(
+      [],
+    );
+  });
   it('warns without an unsubscribe link, unless a List-Unsubscribe header is there', () => {
     const html =
       '<html lang="en"><head><title>T</title></head><body><div style="display:none">S</div><p>Hi</p></body></html>';
