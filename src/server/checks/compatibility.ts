@@ -388,7 +388,11 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
       if (seen.length === 0) continue;
       const support = supportIn(slug, client);
       if (!support || support.support === 'y' || support.support === 'u') continue;
-      const covered = seen.every((u) => u.fallback.has('*') || u.fallback.has(client));
+      // caniemail's "Only works on <table> elements" (max-width in Outlook): a table's use works.
+      const tablesOnly = support.notes.some((n) => /only works on `?<table>`? elements/i.test(n));
+      const unmet = tablesOnly ? seen.filter((u) => u.el?.name !== 'table') : seen;
+      if (unmet.length === 0) continue;
+      const covered = unmet.every((u) => u.fallback.has('*') || u.fallback.has(client));
       if (covered || ENHANCEMENTS.has(slug)) {
         mitigated.push(client);
         continue;

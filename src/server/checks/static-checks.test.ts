@@ -347,6 +347,13 @@ describe('compatibility', () => {
     const without = run(hybrid(''), {}, ['outlook-windows']).compatibility;
     only(without, 'error', /min-width/);
   });
+  it('takes max-width on a <table> as supported where caniemail says it only works there', () => {
+    const on = (tag: string) => email(`<${tag} style="max-width:560px">x</${tag}>`);
+    expect(problems(run(on('table'), {}, ['outlook-windows', 'outlook-windows-new']).compatibility)).toEqual(
+      [],
+    );
+    only(run(on('div'), {}, ['outlook-windows']).compatibility, 'warning', /max-width/);
+  });
   it("gives a fluid image's max-width its width attribute as classic Outlook's fallback", () => {
     const image = (width: string) =>
       email(`<img src="https://e.com/a.png" alt="A"${width} style="width:100%; max-width:600px">`);

@@ -7,6 +7,7 @@ const data = {
   COMPANY: 'Northwind Studio',
   FEATURE: 'shared folders',
   URL: 'https://example.com/whats-new',
+  UNSUB: 'https://example.com/unsubscribe',
 };
 const subject = 'Something new at Northwind Studio';
 
@@ -23,10 +24,11 @@ const html = `<!DOCTYPE html>
   h1 { margin: 0 0 16px; font-size: 24px; line-height: 32px; color: #18181b; }
   p { margin: 0 0 16px; font-size: 16px; line-height: 24px; }
   .button { display: inline-block; padding: 12px 24px; border-radius: 6px; background: #4f46e5; color: #ffffff; text-decoration: none; font-weight: bold; }
-  .footer { padding: 24px 40px; font-family: Helvetica, Arial, sans-serif; font-size: 12px; line-height: 18px; color: #71717a; text-align: center; }
+  .footer { padding: 24px 40px; font-family: Helvetica, Arial, sans-serif; font-size: 12px; line-height: 18px; color: #52525b; text-align: center; }
 </style>
 </head>
 <body>
+<div style="display: none; max-height: 0; overflow: hidden; mso-hide: all;">*|FEATURE|* are here: invite your team and keep your files in one place.</div>
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background: #f4f4f5;">
   <tr>
     <td style="padding: 32px 16px;">
@@ -40,7 +42,7 @@ const html = `<!DOCTYPE html>
           </td>
         </tr>
       </table>
-      <p class="footer">You receive this because you have a *|COMPANY|* account.</p>
+      <p class="footer">You receive this because you have a *|COMPANY|* account. <a href="*|UNSUB|*" style="color: #52525b;">Unsubscribe</a></p>
     </td>
   </tr>
 </table>
@@ -51,6 +53,7 @@ const html = `<!DOCTYPE html>
 const mjml = `<mjml>
   <mj-head>
     <mj-title>${subject}</mj-title>
+    <mj-preview>*|FEATURE|* are here: invite your team and keep your files in one place.</mj-preview>
     <mj-attributes>
       <mj-all font-family="Helvetica, Arial, sans-serif" />
       <mj-text font-size="16px" line-height="24px" color="#27272a" />
@@ -67,7 +70,7 @@ const mjml = `<mjml>
     </mj-section>
     <mj-section padding="16px 0 32px">
       <mj-column>
-        <mj-text align="center" font-size="12px" line-height="18px" color="#71717a">You receive this because you have a *|COMPANY|* account.</mj-text>
+        <mj-text align="center" font-size="12px" line-height="18px" color="#52525b">You receive this because you have a *|COMPANY|* account. <a href="*|UNSUB|*" style="color: #52525b;">Unsubscribe</a></mj-text>
       </mj-column>
     </mj-section>
   </mj-body>

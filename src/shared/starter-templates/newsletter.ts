@@ -42,17 +42,18 @@ const html = `<!DOCTYPE html>
   .wrap { max-width: 600px; margin: 0 auto; }
   .head { padding: 32px 24px 8px; font-family: Georgia, serif; color: #0f172a; }
   .head h1 { margin: 0; font-size: 28px; }
-  .head p { margin: 4px 0 0; font-family: Helvetica, Arial, sans-serif; font-size: 13px; color: #64748b; }
+  .head p { margin: 4px 0 0; font-family: Helvetica, Arial, sans-serif; font-size: 13px; color: #475569; }
   .story { padding: 12px; vertical-align: top; }
   .story-card { background: #ffffff; border-radius: 8px; padding: 20px; font-family: Helvetica, Arial, sans-serif; }
   .story h2 { margin: 0 0 8px; font-size: 18px; line-height: 24px; color: #0f172a; }
   .story p { margin: 0 0 12px; font-size: 14px; line-height: 21px; color: #334155; }
   .story a { color: #2563eb; font-weight: bold; text-decoration: none; }
-  .foot { padding: 16px 24px 32px; font-family: Helvetica, Arial, sans-serif; font-size: 12px; color: #64748b; text-align: center; }
+  .foot { padding: 16px 24px 32px; font-family: Helvetica, Arial, sans-serif; font-size: 12px; color: #475569; text-align: center; }
   @media (max-width: 480px) { .story { display: block; width: 100% !important; box-sizing: border-box; } }
 </style>
 </head>
 <body>
+<div style="display: none; max-height: 0; overflow: hidden; mso-hide: all;">Issue {{ issue.number }}: {{ stories[0].title }}, and three more stories for people who build email.</div>
 <table role="presentation" class="wrap" width="100%" cellpadding="0" cellspacing="0">
   <tr>
     <td class="head">
@@ -68,7 +69,7 @@ const html = `<!DOCTYPE html>
             <div class="story-card">
               <h2>{{ story.title }}</h2>
               <p>{{ story.summary }}</p>
-              <a href="{{ story.url }}">Read More →</a>
+              <a href="{{ story.url }}">Read “{{ story.title }}” →</a>
             </div>
           </td>
         {% if column == 1 or forloop.last %}</tr>{% endif %}{% endfor %}
@@ -76,7 +77,7 @@ const html = `<!DOCTYPE html>
     </td>
   </tr>
   <tr>
-    <td class="foot">You subscribed to The Email Craft Letter. <a href="{{ unsubscribe_url }}" style="color: #64748b;">Unsubscribe</a></td>
+    <td class="foot">You subscribed to The Email Craft Letter. <a href="{{ unsubscribe_url }}" style="color: #475569;">Unsubscribe</a></td>
   </tr>
 </table>
 </body>
@@ -86,6 +87,7 @@ const html = `<!DOCTYPE html>
 const mjml = `<mjml>
   <mj-head>
     <mj-title>${subject}</mj-title>
+    <mj-preview>Issue {{ issue.number }}: {{ stories[0].title }}, and three more stories for people who build email.</mj-preview>
     <mj-attributes>
       <mj-all font-family="Helvetica, Arial, sans-serif" />
       <mj-text font-size="14px" line-height="21px" color="#334155" />
@@ -95,19 +97,19 @@ const mjml = `<mjml>
     <mj-section padding="32px 12px 8px">
       <mj-column>
         <mj-text font-family="Georgia, serif" font-size="28px" line-height="34px" color="#0f172a">The Email Craft Letter</mj-text>
-        <mj-text font-size="13px" color="#64748b" padding-top="0">Issue {{ issue.number }} · {{ issue.date }} · Hello {{ reader.first_name }}</mj-text>
+        <mj-text font-size="13px" color="#475569" padding-top="0">Issue {{ issue.number }} · {{ issue.date }} · Hello {{ reader.first_name }}</mj-text>
       </mj-column>
     </mj-section>
     {% for story in stories %}{% assign column = forloop.index0 | modulo: 2 %}{% if column == 0 %}<mj-section padding="0 12px">{% endif %}
       <mj-column width="50%" padding="8px">
         <mj-text container-background-color="#ffffff" padding="20px 20px 8px" font-size="18px" line-height="24px" font-weight="bold" color="#0f172a">{{ story.title }}</mj-text>
         <mj-text container-background-color="#ffffff" padding="0 20px 8px">{{ story.summary }}</mj-text>
-        <mj-text container-background-color="#ffffff" padding="0 20px 20px"><a href="{{ story.url }}" style="color: #2563eb; font-weight: bold; text-decoration: none;">Read More →</a></mj-text>
+        <mj-text container-background-color="#ffffff" padding="0 20px 20px"><a href="{{ story.url }}" style="color: #2563eb; font-weight: bold; text-decoration: none;">Read “{{ story.title }}” →</a></mj-text>
       </mj-column>
     {% if column == 1 or forloop.last %}</mj-section>{% endif %}{% endfor %}
     <mj-section padding="16px 12px 32px">
       <mj-column>
-        <mj-text align="center" font-size="12px" color="#64748b">You subscribed to The Email Craft Letter. <a href="{{ unsubscribe_url }}" style="color: #64748b;">Unsubscribe</a></mj-text>
+        <mj-text align="center" font-size="12px" color="#475569">You subscribed to The Email Craft Letter. <a href="{{ unsubscribe_url }}" style="color: #475569;">Unsubscribe</a></mj-text>
       </mj-column>
     </mj-section>
   </mj-body>

@@ -40,6 +40,7 @@ const html = `<!DOCTYPE html>
 </style>
 </head>
 <body>
+<div style="display: none; max-height: 0; overflow: hidden; mso-hide: all;">Order {{order.number}}: {{order.total}} paid. Your receipt and order details.</div>
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background: #f5f5f4;">
   <tr>
     <td style="padding: 32px 16px;">
@@ -73,6 +74,7 @@ const html = `<!DOCTYPE html>
 const mjml = `<mjml>
   <mj-head>
     <mj-title>${subject}</mj-title>
+    <mj-preview>Order {{order.number}}: {{order.total}} paid. Your receipt and order details.</mj-preview>
     <mj-attributes>
       <mj-all font-family="Helvetica, Arial, sans-serif" />
       <mj-text font-size="14px" line-height="21px" color="#292524" />
@@ -83,7 +85,7 @@ const mjml = `<mjml>
       <mj-column background-color="#ffffff" border="1px solid #e7e5e4" border-radius="8px" padding="16px 8px">
         <mj-text font-size="22px" line-height="28px" font-weight="bold">Thank you, {{customer.name}}</mj-text>
         <mj-text color="#78716c" padding-top="0">Order {{order.number}} · {{order.date}}</mj-text>
-        <mj-table font-size="14px" color="#292524">
+        <mj-table role="presentation" font-size="14px" color="#292524">
           {{#each order.items}}
           <tr style="border-bottom: 1px solid #e7e5e4;">
             <td style="padding: 10px 0;">{{name}} × {{quantity}}</td>
