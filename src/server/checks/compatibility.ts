@@ -4,7 +4,7 @@ import caniemail from './caniemail-data.json' with { type: 'json' };
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { hidingStyle, isHidden } from './computed.ts';
 import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
-import { isWebFontSheet, scanCss, type Declaration } from './css-scan.ts';
+import { isWebFontSheet, lastValue, scanCss, type Declaration } from './css-scan.ts';
 import type { Audience, El } from './html-doc.ts';
 import { latestVersion } from './versions.ts';
 
@@ -302,8 +302,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       if (/:(?:hover|focus|active|visited)\b/.test(selectorText)) continue;
       // A rule that hides what it selects (a preheader's class): as for a hidden element above,
       // its other declarations are the hiding idiom, each the others' fallback.
-      if (hidingStyle((property) => rule.declarations.findLast((d) => d.property === property)?.value))
-        continue;
+      if (hidingStyle((property) => lastValue(rule.declarations, property))) continue;
       for (const d of rule.declarations) {
         for (const slug of declarationSlugs(d)) {
           const f = new Set<TargetClientId | '*'>();

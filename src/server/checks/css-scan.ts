@@ -70,6 +70,14 @@ export function parseDeclarations(text: string): Declaration[] {
   return out;
 }
 
+/** The value the last declaration of `property` gives (the one that wins), or undefined. */
+export function lastValue(declarations: readonly Declaration[], property: string): string | undefined {
+  for (let i = declarations.length - 1; i >= 0; i--) {
+    if (declarations[i]!.property === property) return declarations[i]!.value;
+  }
+  return undefined;
+}
+
 /**
  * Whether a style sheet's URL (an `@import`'s, a `<link>`'s) is a web font's: Google Fonts, Bunny
  * Fonts, Adobe's Typekit and the like. Where it is not loaded, the font stack's next font shows,

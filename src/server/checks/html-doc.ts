@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { parseDeclarations, type Declaration } from './css-scan.ts';
+import { lastValue, parseDeclarations, type Declaration } from './css-scan.ts';
 
 /**
  * The HTML as sent, parsed once for every static check (htmlparser2, the same tokenizer rules as
@@ -188,10 +188,7 @@ export function mainElements(doc: HtmlDoc): El[] {
 
 /** The last value of an inline style property, lower-cased, or undefined. */
 export function styleValue(el: El, property: string): string | undefined {
-  for (let i = el.style.length - 1; i >= 0; i--) {
-    if (el.style[i]!.property === property) return el.style[i]!.value;
-  }
-  return undefined;
+  return lastValue(el.style, property);
 }
 
 export function findingAt(doc: HtmlDoc, el: El): { element: string; line: number } {
