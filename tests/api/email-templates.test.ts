@@ -144,10 +144,12 @@ describe('MJML and merge tags over the API', () => {
   });
 
   it('stops an endless loop at the time budget with 422 processing_timeout, answering other requests meanwhile', async () => {
+    // Loops over the data allocate nothing (a range would meet Liquid's memory limit first).
     const loop =
-      '{% for i in (1..100000) %}{% for j in (1..100000) %}{% for k in (1..100000) %}{% endfor %}{% endfor %}{% endfor %}';
+      '{% for i in a %}{% for j in a %}{% for k in a %}{% for l in a %}{% endfor %}{% endfor %}{% endfor %}{% endfor %}';
+    const a = Array.from({ length: 1000 }, () => 0);
     const started = Date.now();
-    const stuck = post('preview', { html: `<p>${loop}</p>`, template: { syntax: 'liquid', data: {} } });
+    const stuck = post('preview', { html: `<p>${loop}</p>`, template: { syntax: 'liquid', data: { a } } });
     // While the loop runs in a transform process, the server answers at once.
     await new Promise((r) => setTimeout(r, 300));
     const during = Date.now();
@@ -174,6 +176,41 @@ describe('MJML and merge tags over the API', () => {
       template: { syntax: 'handlebars', data: { n: 2 } },
     });
     expect(after.json().html).toBe('<p>2</p>');
+  });
+
+  it('refuses merge tags that make the HTML larger than 1 MB with the 413 of a source that large, and charges nothing', async () => {
+    const usage = async () =>
+      (await ctx.app.inject({ method: 'GET', url: '/api/user/usage', headers: alice.headers })).json().usage
+        .emailsThisMonth as number;
+    const before = await usage();
+    expect(before).toBe(0);
+    for (const path of ['preview', 'send'] as const) {
+      const res = await post(path, {
+        to: 'client@example.com',
+        html: `{% for row in rows %}<p>${'x'.repeat(1000)}</p>{% endfor %}`,
+        template: { syntax: 'liquid', data: { rows: Array.from({ length: 1100 }, () => 0) } },
+      });
+      expect(res.statusCode, path).toBe(413);
+      expect(res.json()).toEqual({
+        error:
+          'HTML content is too large once its merge tags are filled: the limit is 1 MB. Check the merge tags for a loop that repeats too much.',
+        code: 'html_too_large',
+      });
+      // A range too large to build is stopped before it is: a 422 at its line.
+      const range = await post(path, {
+        to: 'client@example.com',
+        html: '<p>\n{% for i in (1..100000000) %}x{% endfor %}</p>',
+        template: { syntax: 'liquid', data: {} },
+      });
+      expect(range.statusCode, path).toBe(422);
+      expect(range.json().code).toBe('template_too_large');
+      expect(range.json().problems[0].line).toBe(2);
+    }
+    expect(await emailCount(alice.user.id)).toBe(0);
+    expect(await usage()).toBe(0);
+    // The allowance was given back: the next send is charged.
+    expect((await post('send', { to: 'client@example.com', html: '<p>x</p>' })).statusCode).toBe(200);
+    expect(await usage()).toBe(1);
   });
 
   it('checks format and template with a 400 naming the problem', async () => {

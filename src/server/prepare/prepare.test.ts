@@ -32,6 +32,99 @@ describe('merge tags in the subject', () => {
     expect(err.message).toMatch(/^In the subject: /);
     expect(err.problems).toBeUndefined();
   });
+
+  it('a subject longer than 998 characters once filled is a 422 that says so, in every syntax', async () => {
+    const long = { name: 'x'.repeat(996) };
+    for (const [syntax, subject] of [
+      ['handlebars', 'Hi {{name}}'],
+      ['liquid', 'Hi {{ name }}'],
+      ['mailchimp', 'Hi *|name|*'],
+    ] as const) {
+      const err = await refusal(prepare({ ...base, subject, template: { syntax, data: long } }, envelope));
+      expect(err.code).toBe('subject_too_long');
+      expect(err.message).toBe(
+        'The subject is longer than 998 characters once its merge tags are filled (999 characters). Shorten the values it fills in.',
+      );
+    }
+    // 998 is the limit, not over it.
+    const at = await prepare(
+      { ...base, subject: 'Hi{{name}}', template: { syntax: 'handlebars', data: long } },
+      envelope,
+    );
+    expect(at.subject).toHaveLength(998);
+    // A loop counts as what it makes; values that pass even the HTML's limit are stopped as they fill.
+    const loop = await refusal(
+      prepare(
+        {
+          ...base,
+          subject: '{{#each rows}}Row {{@index}}, {{/each}}',
+          template: { syntax: 'handlebars', data: { rows: Array.from({ length: 200 }, () => 0) } },
+        },
+        envelope,
+      ),
+    );
+    expect(loop.message).toMatch(/filled \(1689 characters\)/);
+    const far = await refusal(
+      prepare(
+        {
+          ...base,
+          subject: '*|A|*'.repeat(100),
+          template: { syntax: 'mailchimp', data: { A: 'x'.repeat(20_000) } },
+        },
+        envelope,
+      ),
+    );
+    expect(far.code).toBe('subject_too_long');
+    expect(far.message).toMatch(/filled \(far more\)/);
+  });
+});
+
+describe('a step that makes the HTML larger than a source may be', () => {
+  const base = { subject: 'x', format: 'html' as const, inlineCss: false, text: null };
+
+  it('is refused after filling the merge tags, before any other work', async () => {
+    const err = await refusal(
+      prepareHtml({
+        ...base,
+        html: `{{#each rows}}<p>${'x'.repeat(1000)}</p>{{/each}}`,
+        template: { syntax: 'handlebars', data: { rows: Array.from({ length: 1100 }, () => 0) } },
+      }),
+    );
+    expect(err.code).toBe('html_too_large');
+    expect(err.message).toBe(
+      'HTML content is too large once its merge tags are filled: the limit is 1 MB. Check the merge tags for a loop that repeats too much.',
+    );
+    // 1,000 rows (1 MB less the tags' room) pass.
+    const fine = await prepareHtml({
+      ...base,
+      html: `{{#each rows}}<p>${'x'.repeat(1000)}</p>{{/each}}`,
+      template: { syntax: 'handlebars', data: { rows: Array.from({ length: 1000 }, () => 0) } },
+    });
+    expect(fine.html.length).toBe(1_007_000);
+  });
+
+  it('is refused after compiling MJML, which writes about 25 times its source', async () => {
+    const section = '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>';
+    const html = `<mjml><mj-body>${section.repeat(600)}</mj-body></mjml>`;
+    expect(html.length).toBeLessThan(50_000);
+    const err = await refusal(prepareHtml({ ...base, html, format: 'mjml' }));
+    expect(err.code).toBe('html_too_large');
+    expect(err.message).toBe(
+      'HTML content is too large once its MJML is compiled: the limit is 1 MB. Make the MJML smaller.',
+    );
+  });
+
+  it('is refused after inlining, counted in UTF-8 bytes', async () => {
+    // 16,000 paragraphs of 60 bytes each get a style attribute of about 40 more.
+    const html = `<style>.a { color: #ff0000; font-family: Arial }</style>${'<p class="a">Grüße aus Zürich, ein Absatz.</p>\n'.repeat(16_000)}`;
+    expect(Buffer.byteLength(html)).toBeLessThan(1024 * 1024);
+    const err = await refusal(prepareHtml({ ...base, html, inlineCss: true }));
+    expect(err.code).toBe('html_too_large');
+    expect(err.message).toBe(
+      'HTML content is too large once its CSS is inlined: the limit is 1 MB. Send it without Inline CSS, or make it smaller.',
+    );
+    expect((await prepareHtml({ ...base, html })).html).toBe(html);
+  });
 });
 
 describe('the generated text part', () => {

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { MessageHeader } from '../mail/message.ts';
 import { textFromHtml } from '../mail/text-part.ts';
-import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
+import { DEFAULT_SUBJECT, MAX_SUBJECT_LENGTH } from '../../shared/contract/email.ts';
 import { documentDepth, MAX_DOCUMENT_DEPTH } from './document-depth.ts';
 import { inlineCss } from './inline-css.ts';
 import {
@@ -12,7 +12,7 @@ import {
 } from './measure-message.ts';
 import { fillMergeTags, type Filled, type TemplateInput } from './merge-tags/merge-tags.ts';
 import { compileMjml } from './mjml.ts';
-import { failureReason, PrepareError } from './prepare-error.ts';
+import { failureReason, PrepareError, withinLimit } from './prepare-error.ts';
 
 export { PrepareError, type PrepareErrorCode, type SourceProblem } from './prepare-error.ts';
 export {
@@ -119,14 +119,26 @@ function inlined(html: string): { html: string; keptInStyle: number } {
  * a line (the editor's lines are the source's).
  */
 function filledSubject(subject: string, template: TemplateInput, filled: Filled): string {
+  let result: Filled;
   try {
-    const result = fillMergeTags(subject, template, { escape: false });
-    for (const name of result.unfilled) if (!filled.unfilled.includes(name)) filled.unfilled.push(name);
-    return result.output;
+    result = fillMergeTags(subject, template, { escape: false });
   } catch (err) {
+    if (err instanceof PrepareError && err.code === 'html_too_large') throw subjectTooLong('far more');
     if (err instanceof PrepareError) throw new PrepareError(err.code, `In the subject: ${err.message}`);
     throw err;
   }
+  const length = cleanSubject(result.output).length;
+  if (length > MAX_SUBJECT_LENGTH) throw subjectTooLong(length);
+  for (const name of result.unfilled) if (!filled.unfilled.includes(name)) filled.unfilled.push(name);
+  return result.output;
+}
+
+function subjectTooLong(length: number | 'far more'): PrepareError {
+  return new PrepareError(
+    'subject_too_long',
+    `The subject is longer than ${MAX_SUBJECT_LENGTH} characters once its merge tags are filled ` +
+      `(${typeof length === 'number' ? `${length} characters` : length}). Shorten the values it fills in.`,
+  );
 }
 
 /** The first half of `prepare`: the HTML part, text part and subject as sent. */
@@ -150,15 +162,21 @@ export type TextBeside = (html: string) => Promise<string> | undefined;
 export async function prepareHtml(input: PrepareInput, textBeside?: TextBeside): Promise<PreparedHtml> {
   // One line-end form: the message carries CRLF (as SMTP requires), the API and the database LF.
   const written = input.html.replace(/\r\n?/g, '\n');
+  // Each step that can make the HTML larger is held to the source's size limit before the next one
+  // spends work on it: a loop in the merge tags, MJML's tables, inlined styles.
   const filled: Filled = input.template
     ? fillMergeTags(written, input.template)
     : { output: written, unfilled: [] };
+  if (input.template) withinLimit(filled.output, 'merge tags');
+  const subject = cleanSubject(
+    input.template ? filledSubject(input.subject, input.template, filled) : input.subject,
+  );
   let depth = documentDepth(filled.output);
   if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(depth);
   let compiled = filled.output;
   if (input.format === 'mjml') {
     try {
-      compiled = await compileMjml(filled.output);
+      compiled = withinLimit(await compileMjml(filled.output), 'mjml');
     } catch (err) {
       if (err instanceof RangeError) throw tooDeep('too many');
       throw err;
@@ -173,9 +191,7 @@ export async function prepareHtml(input: PrepareInput, textBeside?: TextBeside):
   // (docs/decisions/0105-text-part-beside-the-inlining.md); a failure there is generated here again.
   const beside = ownText === null ? textBeside?.(compiled)?.catch(() => undefined) : undefined;
   const { html, keptInStyle } = input.inlineCss ? inlined(compiled) : { html: compiled, keptInStyle: 0 };
-  const subject = cleanSubject(
-    input.template ? filledSubject(input.subject, input.template, filled) : input.subject,
-  );
+  if (input.inlineCss) withinLimit(html, 'inlining');
   return {
     html,
     text: ownText ?? (await beside) ?? textFromHtml(compiled),

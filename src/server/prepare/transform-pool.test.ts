@@ -168,7 +168,15 @@ describe('transform pool', () => {
     const err = await rejection(job);
     expect(err.code).toBe('processing_failed');
     expect(err.message).toMatch(/stopped the process that handled it \(signal SIGKILL\)/);
+    expect(err.message).not.toMatch(/merge tags/);
     expect((await pool.prepare(quick, envelope)).subject).toBe('Hi');
+    // With merge tags, the likelier cause is named: a loop that made far too much (out of memory).
+    const templated = pool.prepare({ ...endless(), template: { syntax: 'handlebars', data: {} } }, envelope);
+    await new Promise((r) => setTimeout(r, 300));
+    for (const pid of transformProcesses()) process.kill(pid, 'SIGKILL');
+    expect((await rejection(templated)).message).toMatch(
+      /\(signal SIGKILL\)\. Check its merge tags for a loop that makes far too much, send it without Inline CSS, or make it smaller\.$/,
+    );
   });
 
   it('answers busy at once when the queue is full', async () => {

@@ -151,10 +151,13 @@ const timeout = (budgetMs: number, task: PrepareTask | PixelDiffTask) =>
       );
 const busy = () =>
   new PrepareError('busy', 'The server is busy processing other emails. Try again in a few seconds.');
-const died = (how: string) =>
+const died = (how: string, task: PrepareTask | PixelDiffTask) =>
   new PrepareError(
     'processing_failed',
-    `Processing this email stopped the process that handled it (${how}). Make the HTML smaller or simpler, or send it without Inline CSS.`,
+    `Processing this email stopped the process that handled it (${how}). ` +
+      ('input' in task && task.input.template
+        ? 'Check its merge tags for a loop that makes far too much, send it without Inline CSS, or make it smaller.'
+        : 'Make the HTML smaller or simpler, or send it without Inline CSS.'),
   );
 
 interface Job {
@@ -234,7 +237,7 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
         // Without an entry nothing can run: fail what waits, rather than let it time out.
         for (const job of queue.splice(0)) {
           clearTimeout(job.waitTimer);
-          job.reject(died(`could not start: ${err instanceof Error ? err.message : String(err)}`));
+          job.reject(died(`could not start: ${err instanceof Error ? err.message : String(err)}`, job.task));
         }
       },
     );
@@ -286,7 +289,7 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
       const job = finish(slot);
       const wasKilled = slot.killed;
       retire(slot);
-      if (job && !wasKilled) job.reject(died(signal ? `signal ${signal}` : `exit code ${code}`));
+      if (job && !wasKilled) job.reject(died(signal ? `signal ${signal}` : `exit code ${code}`, job.task));
       if (!closed) dispatch();
     });
     child.on('error', () => retire(slot));

@@ -103,6 +103,8 @@ export const PREPARE_ERROR_CODES = [
   'mjml_invalid',
   'template_invalid',
   'template_not_allowed',
+  'template_too_large',
+  'subject_too_long',
   'processing_failed',
 ] as const;
 export type PrepareErrorCode = (typeof PREPARE_ERROR_CODES)[number];

@@ -112,7 +112,8 @@ export function checkEmailInput(input: EmailInput, { requireTo }: { requireTo: b
 
 /**
  * Runs the one door (src/server/prepare/prepare.ts) on the transform pool for this input, measured
- * for `to`. A document the pipeline cannot process is a 422 naming the problem; a full pool is a 503.
+ * for `to`. A document the pipeline cannot process is a 422 naming the problem, one a step made
+ * larger than the limit a 413 (as a source over it), and a full pool a 503.
  */
 export async function prepareEmail(
   deps: { config: Config; transforms: TransformPool; clock: { now(): Date } },
@@ -139,17 +140,12 @@ export async function prepareEmail(
       },
       checks && { checks },
     );
-    if (prepared.bytes.html > MAX_HTML_BYTES) {
-      throw new AppError(
-        413,
-        'HTML content is too large as prepared (after MJML, merge tags and inlining): the limit is 1 MB',
-        'html_too_large',
-      );
-    }
     return prepared;
   } catch (err) {
     if (!(err instanceof PrepareError)) throw err;
     if (err.code === 'busy') throw new AppError(503, err.message, 'busy', 5);
+    // A step made the HTML larger than the limit a source has: the source's own 413 and code.
+    if (err.code === 'html_too_large') throw new AppError(413, err.message, err.code);
     throw new AppError(422, err.message, err.code, undefined, err.problems);
   }
 }

@@ -2,6 +2,7 @@ import Handlebars from 'handlebars';
 import type { FillOptions, Filled } from './filled.ts';
 import {
   isForbiddenName,
+  outOfRoom,
   prototypeAccess,
   reasonOf,
   templateInvalid,
@@ -220,6 +221,8 @@ export function fillHandlebars(
     const template = hb.compile(ast, { knownHelpersOnly: true, preventIndent: true, noEscape: !escape });
     output = template(data, { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });
   } catch (err) {
+    const tooLarge = outOfRoom(err);
+    if (tooLarge) throw tooLarge;
     const line = (err as { lineNumber?: number }).lineNumber ?? null;
     throw templateInvalid('Handlebars', reasonOf(err), line);
   }

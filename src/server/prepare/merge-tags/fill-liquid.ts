@@ -1,7 +1,9 @@
 import { Liquid, Token, type LiquidOptions, type Template } from 'liquidjs';
+import { PrepareError } from '../prepare-error.ts';
 import type { FillOptions, Filled } from './filled.ts';
 import {
   isForbiddenName,
+  outOfRoom,
   prototypeAccess,
   reasonOf,
   templateInvalid,
@@ -21,6 +23,23 @@ import {
  */
 
 class FileNotAllowed extends Error {}
+
+/**
+ * What ranges, filters and assigns may allocate in one render, in liquidjs's units (items and
+ * characters; output is not counted): far above an email's needs, far below what exhausts a
+ * transform process, where a `(1..100000000)` range would build its array and crash it.
+ */
+const MEMORY_LIMIT = 8_000_000;
+
+function overMemoryLimit(line: number | null): PrepareError {
+  const message =
+    'ranges, filters and assigns may make at most 8 million items and characters in all. Check for a loop that repeats too much.';
+  return new PrepareError(
+    'template_too_large',
+    `The Liquid merge tags use more memory than a template may${line ? ` (line ${line})` : ''}: ${message}`,
+    [{ line: line ?? 1, message }],
+  );
+}
 
 /**
  * liquidjs finds a token's line by counting characters from the start of the source, once per
@@ -69,6 +88,7 @@ const options: LiquidOptions = {
   layouts: [],
   relativeReference: false,
   cache: false,
+  memoryLimit: MEMORY_LIMIT,
 };
 /** HTML sources get escaped values; the subject, plain text, gets them as they are. */
 const htmlEngine = new Liquid({ ...options, outputEscape: 'escape' });
@@ -140,6 +160,9 @@ export function fillLiquid(
   try {
     output = String(engine.renderSync(templates, data));
   } catch (err) {
+    const tooLarge = outOfRoom(err);
+    if (tooLarge) throw tooLarge;
+    if (/^memory alloc limit exceeded/.test(reasonOf(err))) throw overMemoryLimit(lineOf(err));
     throw templateInvalid('Liquid', reasonOf(err).replace(/, (file:.*)?line:\d+, col:\d+$/, ''), lineOf(err));
   }
   return { output, unfilled: [...unfilled] };

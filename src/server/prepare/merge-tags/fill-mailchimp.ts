@@ -1,3 +1,5 @@
+import { MAX_HTML_BYTES } from '../../../shared/contract/email.ts';
+import { grownTooLarge } from '../prepare-error.ts';
 import type { FillOptions, Filled } from './filled.ts';
 import { escapeHtml } from './escape-html.ts';
 
@@ -16,11 +18,17 @@ export function fillMailchimp(
 ): Filled {
   const unfilled = new Set<string>();
   const own = (key: string) => Object.prototype.hasOwnProperty.call(data, key);
+  // Every tag may repeat a long value: past the size limit (in characters, which never exceed the
+  // bytes) there is no point building the rest.
+  let length = source.length;
   const output = source.replace(TAG, (whole, name: string) => {
     const key = own(name) ? name : own(name.toUpperCase()) ? name.toUpperCase() : null;
     const value = key === null ? undefined : data[key];
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-      return escape ? escapeHtml(String(value)) : String(value);
+      const filled = escape ? escapeHtml(String(value)) : String(value);
+      length += filled.length - whole.length;
+      if (length > MAX_HTML_BYTES) throw grownTooLarge('merge tags');
+      return filled;
     }
     unfilled.add(name);
     return whole;

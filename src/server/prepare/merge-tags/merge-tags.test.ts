@@ -4,6 +4,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PrepareError } from '../prepare.ts';
 import { fillMergeTags } from './merge-tags.ts';
+import { outOfRoom } from './template-problem.ts';
 
 const fill = (syntax: 'handlebars' | 'liquid' | 'mailchimp', source: string, data: Record<string, unknown>) =>
   fillMergeTags(source, { syntax, data });
@@ -221,5 +222,46 @@ describe('the subject', () => {
     expect(refusal(() => fillMergeTags("{% include 'x' %}", { syntax: 'liquid', data }, plain)).code).toBe(
       'template_not_allowed',
     );
+  });
+});
+
+describe('a fill that would make far too much', () => {
+  const TOO_LARGE = /^HTML content is too large once its merge tags are filled: the limit is 1 MB\./;
+
+  it('stops Liquid past its memory limit at once, instead of building a huge range and exhausting the process', () => {
+    for (const source of [
+      '{% for i in (1..100000000) %}<p>x</p>{% endfor %}',
+      '{% assign s = "xxxxxxxx" %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s }}',
+    ]) {
+      const started = performance.now();
+      const err = refusal(() => fill('liquid', source, {}));
+      expect(err.code).toBe('template_too_large');
+      expect(err.message).toMatch(
+        /^The Liquid merge tags use more memory than a template may \(line 1\): ranges, filters and assigns may make at most 8 million items and characters in all\./,
+      );
+      expect(err.problems?.[0]?.line).toBe(1);
+      expect(performance.now() - started).toBeLessThan(1000);
+    }
+    // Ranges an email uses are untouched.
+    expect(fill('liquid', '{% for i in (1..3) %}{{ i }}{% endfor %}', {}).output).toBe('123');
+  });
+
+  it('answers a string longer than JavaScript allows as too large, not as a template it cannot read', () => {
+    // What liquidjs throws for it: a RenderError around V8's RangeError.
+    const wrapped = Object.assign(new Error('Invalid string length, line:1, col:1'), {
+      originalError: new RangeError('Invalid string length'),
+    });
+    expect(outOfRoom(wrapped)?.message).toMatch(TOO_LARGE);
+    expect(outOfRoom(new RangeError('Invalid string length'))?.code).toBe('html_too_large');
+    expect(outOfRoom(new RangeError('Maximum call stack size exceeded'))).toBeUndefined();
+    expect(outOfRoom(new Error('unexpected token'))).toBeUndefined();
+  });
+
+  it('stops Mailchimp tags once their values pass the limit', () => {
+    const err = refusal(() => fill('mailchimp', '*|A|*'.repeat(100), { A: 'x'.repeat(20_000) }));
+    expect(err.code).toBe('html_too_large');
+    expect(err.message).toMatch(TOO_LARGE);
+    // Up to the limit is filled.
+    expect(fill('mailchimp', '*|A|*'.repeat(50), { A: 'x'.repeat(20_000) }).output).toHaveLength(1_000_000);
   });
 });

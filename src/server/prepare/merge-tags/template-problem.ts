@@ -1,4 +1,4 @@
-import { PrepareError, type SourceProblem } from '../prepare-error.ts';
+import { grownTooLarge, PrepareError, type SourceProblem } from '../prepare-error.ts';
 
 /**
  * Names a template may not read: what every JavaScript object inherits, never sample data. The
@@ -53,4 +53,18 @@ export function valueAt(data: unknown, path: readonly (string | number)[]): unkn
 export function reasonOf(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   return text.split('\n')[0]!.slice(0, 300);
+}
+
+/**
+ * An engine that ran out of room while filling: a string longer than JavaScript allows (a loop that
+ * repeats far too much). The HTML would be far over the size limit, so it is that error
+ * (src/server/prepare/prepare-error.ts), not a template that cannot be read.
+ */
+export function outOfRoom(err: unknown): PrepareError | undefined {
+  for (let at: unknown = err; at instanceof Error; at = (at as { originalError?: unknown }).originalError) {
+    if (at instanceof RangeError && /invalid string length/i.test(at.message))
+      return grownTooLarge('merge tags');
+    if (at === (at as { originalError?: unknown }).originalError) break;
+  }
+  return undefined;
 }
