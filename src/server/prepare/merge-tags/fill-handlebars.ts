@@ -1,4 +1,6 @@
 import Handlebars from 'handlebars';
+import { MAX_HTML_BYTES } from '../../../shared/contract/email.ts';
+import { grownTooLarge, PrepareError } from '../prepare-error.ts';
 import type { FillOptions, Filled } from './filled.ts';
 import {
   isForbiddenName,
@@ -23,6 +25,27 @@ import {
 const hb = Handlebars.create();
 // `{{log}}` would write to the transform process's stderr: it renders nothing, and says nothing.
 hb.registerHelper('log', () => '');
+/**
+ * `#each` is the only way a template here repeats (no partials, no custom helpers), and what one
+ * `#each` makes ends up in the output. So it counts what its iterations return and stops once that
+ * passes the HTML's size limit, rather than building hundreds of MB until the process runs out of
+ * memory (characters never exceed the bytes). Otherwise it is the built-in helper, unchanged.
+ */
+const builtInEach = hb.helpers.each as (
+  this: unknown,
+  context: unknown,
+  options: Handlebars.HelperOptions,
+) => string;
+hb.registerHelper('each', function each(this: unknown, context: unknown, options: Handlebars.HelperOptions) {
+  let made = 0;
+  const fn = (item: unknown, runtime?: Handlebars.RuntimeOptions) => {
+    const out = options.fn(item, runtime);
+    made += out.length;
+    if (made > MAX_HTML_BYTES) throw grownTooLarge('merge tags');
+    return out;
+  };
+  return builtInEach.call(this, context, { ...options, fn });
+});
 const BUILT_IN = new Set(['if', 'unless', 'each', 'with', 'lookup', 'log']);
 
 type Node = hbs.AST.Node;
@@ -221,6 +244,7 @@ export function fillHandlebars(
     const template = hb.compile(ast, { knownHelpersOnly: true, preventIndent: true, noEscape: !escape });
     output = template(data, { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });
   } catch (err) {
+    if (err instanceof PrepareError) throw err;
     const tooLarge = outOfRoom(err);
     if (tooLarge) throw tooLarge;
     const line = (err as { lineNumber?: number }).lineNumber ?? null;

@@ -1,5 +1,15 @@
-import { Liquid, Token, type LiquidOptions, type Template } from 'liquidjs';
-import { PrepareError } from '../prepare-error.ts';
+import {
+  ForTag,
+  Liquid,
+  TablerowTag,
+  Token,
+  type Context,
+  type Emitter,
+  type LiquidOptions,
+  type Template,
+} from 'liquidjs';
+import { MAX_HTML_BYTES } from '../../../shared/contract/email.ts';
+import { grownTooLarge, PrepareError } from '../prepare-error.ts';
 import type { FillOptions, Filled } from './filled.ts';
 import {
   isForbiddenName,
@@ -90,10 +100,43 @@ const options: LiquidOptions = {
   cache: false,
   memoryLimit: MEMORY_LIMIT,
 };
+
+/**
+ * What one loop writes, counted on its way to the output: past the HTML's size limit it stops,
+ * rather than building hundreds of MB until the process runs out of memory. Only `for` and
+ * `tablerow` repeat (there are no includes), and what they write ends up in the output (or in a
+ * `capture`d variable, which no email needs that large). The writes reach the render's own
+ * emitter unchanged; a value that is not a string counts as its String().
+ */
+function counting(emitter: Emitter): Emitter {
+  let made = 0;
+  return {
+    write(html: unknown) {
+      made += typeof html === 'string' ? html.length : String(html ?? '').length;
+      if (made > MAX_HTML_BYTES) throw grownTooLarge('merge tags');
+      emitter.write(html);
+    },
+  } as Emitter;
+}
+class CountedFor extends ForTag {
+  override *render(ctx: Context, emitter: Emitter) {
+    return yield* super.render(ctx, counting(emitter));
+  }
+}
+class CountedTablerow extends TablerowTag {
+  override *render(ctx: Context, emitter: Emitter) {
+    return yield* super.render(ctx, counting(emitter));
+  }
+}
+
 /** HTML sources get escaped values; the subject, plain text, gets them as they are. */
 const htmlEngine = new Liquid({ ...options, outputEscape: 'escape' });
 const plainEngine = new Liquid(options);
 
+for (const engine of [htmlEngine, plainEngine]) {
+  engine.registerTag('for', CountedFor);
+  engine.registerTag('tablerow', CountedTablerow);
+}
 for (const [tag, each] of ['include', 'render', 'layout'].flatMap((t) =>
   [htmlEngine, plainEngine].map((e) => [t, e] as const),
 )) {
@@ -111,7 +154,8 @@ for (const [tag, each] of ['include', 'render', 'layout'].flatMap((t) =>
   });
 }
 
-function notAllowedIn(err: unknown): Error | undefined {
+/** Our own error inside liquidjs's wrappers (a refused tag, a loop stopped for its size). */
+function prepareErrorIn(err: unknown): Error | undefined {
   for (let at: unknown = err; at instanceof Error; at = (at as { originalError?: unknown }).originalError) {
     if (at.name === 'PrepareError') return at;
     if (at === (at as { originalError?: unknown }).originalError) break;
@@ -134,7 +178,7 @@ export function fillLiquid(
   try {
     templates = engine.parse(source);
   } catch (err) {
-    const refused = notAllowedIn(err);
+    const refused = prepareErrorIn(err);
     if (refused) throw refused;
     throw templateInvalid('Liquid', reasonOf(err).replace(/, (file:.*)?line:\d+, col:\d+$/, ''), lineOf(err));
   }
@@ -160,6 +204,8 @@ export function fillLiquid(
   try {
     output = String(engine.renderSync(templates, data));
   } catch (err) {
+    const stopped = prepareErrorIn(err);
+    if (stopped) throw stopped;
     const tooLarge = outOfRoom(err);
     if (tooLarge) throw tooLarge;
     if (/^memory alloc limit exceeded/.test(reasonOf(err))) throw overMemoryLimit(lineOf(err));

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { Liquid } from 'liquidjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PrepareError } from '../prepare.ts';
 import { fillMergeTags } from './merge-tags.ts';
@@ -255,6 +256,56 @@ describe('a fill that would make far too much', () => {
     expect(outOfRoom(new RangeError('Invalid string length'))?.code).toBe('html_too_large');
     expect(outOfRoom(new RangeError('Maximum call stack size exceeded'))).toBeUndefined();
     expect(outOfRoom(new Error('unexpected token'))).toBeUndefined();
+  });
+
+  it('stops a Handlebars #each once it has made more than the limit, however deep the loops', () => {
+    const rows = Array.from({ length: 30_000 }, () => 0);
+    const started = performance.now();
+    // 30,000 × 30,000 paragraphs would be 15 GB: the inner loops make 480 KB each, the outer one passes 1 MB at its third.
+    const err = refusal(() =>
+      fill('handlebars', '{{#each rows}}{{#each ../rows}}<p>x</p>{{/each}}{{/each}}', { rows }),
+    );
+    expect(err.code).toBe('html_too_large');
+    expect(err.message).toMatch(TOO_LARGE);
+    expect(performance.now() - started).toBeLessThan(2000);
+    // One loop of 1 MB is filled, exactly as the built-in #each fills it.
+    const out = fill('handlebars', '{{#each rows}}<p>{{@index}}{{#if @first}}!{{/if}}</p>{{/each}}', {
+      rows: rows.slice(0, 3),
+    });
+    expect(out.output).toBe('<p>0!</p><p>1</p><p>2</p>');
+    expect(fill('handlebars', '{{#each rows}}{{this}}{{else}}none{{/each}}', { rows: [] }).output).toBe(
+      'none',
+    );
+    expect(
+      fill('handlebars', '{{#each o as |v k|}}{{k}}={{v}};{{/each}}', { o: { a: 1, b: 2 } }).output,
+    ).toBe('a=1;b=2;');
+  });
+
+  it('stops a Liquid loop once it has written more than the limit, writing what it writes unchanged', () => {
+    const started = performance.now();
+    for (const source of [
+      '{% for a in (1..30000) %}{% for b in (1..30000) %}<p>x</p>{% endfor %}{% endfor %}',
+      '{% tablerow a in (1..30000) cols:3 %}{% for b in (1..30000) %}x{% endfor %}{% endtablerow %}',
+    ]) {
+      const err = refusal(() => fill('liquid', source, {}));
+      expect(err.code).toBe('html_too_large');
+      expect(err.message).toMatch(TOO_LARGE);
+    }
+    expect(performance.now() - started).toBeLessThan(2000);
+    // Loops write what the stock engine writes.
+    const stock = new Liquid();
+    for (const source of [
+      '{% for i in (1..5) %}{% if i == 4 %}{% break %}{% endif %}{{ i }},{% endfor %}',
+      '{% for i in (1..5) reversed limit:3 %}{% continue %}{{ i }}{% endfor %}{% for i in (1..3) %}{{ forloop.index }}{{ i }}{% endfor %}',
+      '{% for i in e %}x{% else %}none{% endfor %}',
+      '{% tablerow i in (1..5) cols:2 %}{{ i }}{{ tablerowloop.col }}{% endtablerow %}',
+      '{% for row in items %}{% for c in row %}{{ c }}{% endfor %};{% endfor %}',
+    ]) {
+      const d = { e: [], items: [[1, 2], [3]] };
+      expect(fillMergeTags(source, { syntax: 'liquid', data: d }, { escape: false }).output, source).toBe(
+        stock.parseAndRenderSync(source, d),
+      );
+    }
   });
 
   it('stops Mailchimp tags once their values pass the limit', () => {
