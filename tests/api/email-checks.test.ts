@@ -119,6 +119,23 @@ describe('the pre-send checklist', () => {
     });
   });
 
+  it('folds the same problem on 12,000 elements: a small answer, every check at most 30 findings, the same statuses', async () => {
+    const html = `<a href="http://x.example/">click here</a><img src="data:image/png;base64,AA">\n`.repeat(
+      12_000,
+    );
+    const res = await post(alice, '/api/email/preview', { subject: 'Hi', html });
+    expect(res.statusCode).toBe(200);
+    // Unfolded it was 16 MB: 12,000 findings for the links, 36,000 for the images.
+    expect(res.body.length).toBeLessThan(1_500_000);
+    const c = byId(res.json().checks as Check[]);
+    for (const check of Object.values(c)) expect(check.findings.length).toBeLessThanOrEqual(30);
+    expect(c.images!.status).toBe('error');
+    expect(c.images!.findings.map((f) => f.message)).toContain(
+      'The same in 11,997 more places (lines 4, 5, 6, 7, 8, …).',
+    );
+    expect(c.links!.status).not.toBe('pass');
+  });
+
   it('rejects a non-boolean live flag', async () => {
     const res = await post(alice, '/api/email/preview', { html: '<p>x</p>', live: 'yes' });
     expect(res.statusCode).toBe(400);

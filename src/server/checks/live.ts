@@ -1,7 +1,7 @@
 import type { Buffer } from 'node:buffer';
-import { statusOf, type Check, type Finding } from '../../shared/contract/checks.ts';
+import type { Check, Finding } from '../../shared/contract/checks.ts';
 import type { Egress } from '../net/egress.ts';
-import { CHECK_TITLES } from './check-input.ts';
+import { CHECK_TITLES, checkOf } from './check-input.ts';
 import type { EmailImage } from './images.ts';
 import type { EmailLink } from './links.ts';
 import { checkImagesLive } from './live-images.ts';
@@ -54,11 +54,7 @@ export async function withLiveChecks(
 ): Promise<Check[]> {
   const signal = AbortSignal.timeout(LIVE_TIMEOUT_MS);
   const add = (id: 'links' | 'images', extra: Finding[]) =>
-    (checks = checks.map((c) =>
-      c.id === id
-        ? { ...c, findings: [...c.findings, ...extra], status: statusOf([...c.findings, ...extra]) }
-        : c,
-    ));
+    (checks = checks.map((c) => (c.id === id ? checkOf(id, [...c.findings, ...extra]) : c)));
   const note = (what: string): Finding => ({
     severity: 'info',
     message: `The live ${what} check could not run; only the static checks are shown.`,
