@@ -38,13 +38,14 @@ async function openComposer(
   u: TestUser,
   viewport = { width: 1280, height: 900 },
   colorScheme: 'light' | 'dark' = 'light',
+  html = FLAWED,
 ): Promise<Page> {
   const page = await browser.pageWith(server, u, { viewport, colorScheme });
   await page.goto('/app/send');
   await page.getByRole('heading', { level: 1, name: 'Send Test Email' }).waitFor();
   await page.locator('.cm-content').waitFor();
   await page.locator('.cm-content').click();
-  await page.keyboard.insertText(FLAWED);
+  await page.keyboard.insertText(html);
   await page.getByTestId('checklist-summary').first().waitFor({ timeout: 30_000 });
   return page;
 }
@@ -127,6 +128,29 @@ describe('Target Clients on the account page', () => {
       .executeTakeFirstOrThrow();
     expect(row.target_clients).not.toContain('outlook-windows');
     expect(row.target_clients).toContain('gmail-web');
+  });
+});
+
+describe('the same problem many times', () => {
+  it('lists three alike and one that counts the rest, whose line the editor jumps to', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const images = Array.from(
+      { length: 12 },
+      (_, i) => `<p><img src="https://cdn.example.com/${i}.png" width="10"></p>`,
+    );
+    const page = await openComposer(u, undefined, 'light', `<h1>Gallery</h1>\n${images.join('\n')}`);
+    await page.getByRole('tab', { name: /Checks/ }).click();
+    const check = page.locator('[data-check="images"]');
+    await check.waitFor();
+    // An error check is open already.
+    expect(await check.locator('button[aria-expanded]').getAttribute('aria-expanded')).toBe('true');
+    const noAlt = check.getByText('An image has no alt attribute', { exact: false });
+    await expect.poll(() => noAlt.count()).toBe(3);
+    const fold = check.locator('li', { hasText: 'The same in 9 more places (lines 5, 6, 7, 8, 9, …).' });
+    await fold.waitFor();
+    await shot(check, 'checklist-folded-desktop-light');
+    await fold.getByRole('button', { name: 'Line 5' }).click();
+    await expect.poll(() => page.locator('.cm-activeLine').textContent()).toContain('3.png');
   });
 });
 
