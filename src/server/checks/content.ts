@@ -52,7 +52,8 @@ function mergeTagFindings(ctx: StaticCheckContext): Finding[] {
   for (const m of input.subject.matchAll(MERGE_TAG)) add(m[0], 'subject');
   for (const m of input.html.matchAll(MERGE_TAG)) add(m[0], 'HTML', doc.line(m.index));
   for (const m of input.text.matchAll(MERGE_TAG)) add(m[0], 'plain-text part');
-  for (const name of input.notes?.unfilled ?? []) add(name, 'template');
+  // A Mailchimp tag left unfilled stays in the HTML as written, and is reported there, at its line.
+  for (const name of input.notes?.unfilled ?? []) if (!seen.has(`*|${name}|*`)) add(name, 'template');
   return findings;
 }
 

@@ -223,6 +223,13 @@ describe('content', () => {
     }
     only(run(email('<p>x</p>'), { subject: 'Hi {{name}}' }).content, 'error', /in the subject/);
     only(run(email('<p>x</p>'), { notes: { unfilled: ['company'] } }).content, 'error', /template: company/);
+    // A Mailchimp tag the filler left as written is reported once, in the HTML at its line.
+    const mailchimp = only(
+      run(email('<p>Hi *|FNAME|*</p>'), { notes: { unfilled: ['FNAME'] } }).content,
+      'error',
+      /merge tag/,
+    );
+    expect(mailchimp.message).toContain('in the HTML: *|FNAME|*');
   });
   it('reports what clients strip', () => {
     only(run(email('<script>alert(1)</script>')).content, 'error', /scripts/);

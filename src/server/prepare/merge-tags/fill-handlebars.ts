@@ -19,7 +19,8 @@ import {
  * (`constructor`, `__proto__`…) refused before rendering. The CPU budget is the transform pool's.
  *
  * Unfilled tags are found on the syntax tree: each path is looked up in the sample data along the
- * contexts the blocks give it (`#with`, `#each`'s first item, block params, `../`, `@root`).
+ * contexts the blocks give it (`#with`, `#each`'s first item, with or without block params, `../`,
+ * `@root`), in the branches the sample data takes (`#if`, `#unless`, an else of `#each`/`#with`).
  */
 
 const hb = Handlebars.create();
@@ -63,6 +64,12 @@ interface Scope {
 
 function lineOf(node: Node): number {
   return node.loc?.start.line ?? 1;
+}
+
+/** Handlebars' test of `if`, `unless`, `with` and `#each`'s else: false, empty and 0 are not. */
+function truthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  return Boolean(value);
 }
 
 function firstItem(value: unknown): unknown {
@@ -175,16 +182,29 @@ class Walker {
       const names = block.program.blockParams ?? [];
       if (names[0] !== undefined) params.set(names[0], context);
       if (names[1] !== undefined) params.set(names[1], UNKNOWN);
-      return { contexts: names.length > 0 ? scope.contexts : [...scope.contexts, context], params };
+      // Block params name the item, and the block's context is still the item (`{{title}}`,
+      // `{{../name}}` read as without them): Handlebars' `each` and `with` pass it either way.
+      return { contexts: [...scope.contexts, context], params };
     };
     const subject = block.params[0];
     if (name === 'if' || name === 'unless') {
-      // A condition on missing data is what conditions are for: not reported.
-      this.program(block.program, scope);
+      // A condition on missing data is what conditions are for: not reported. Where the sample
+      // data decides it, only the branch it takes renders, so only that one is read.
+      const value =
+        subject?.type === 'PathExpression' && !block.hash
+          ? this.resolve(subject as hbs.AST.PathExpression, scope)
+          : UNKNOWN;
+      const taken = value === UNKNOWN ? undefined : truthy(value) === (name === 'if');
+      if (taken !== false) this.program(block.program, scope);
+      if (taken !== true) this.program(block.inverse, scope);
+      return;
     } else if ((name === 'with' || name === 'each') && subject) {
       const value = this.check(subject, scope);
       const context = value === undefined ? UNKNOWN : name === 'each' ? firstItem(value) : value;
       this.program(block.program, inner(context));
+      // The else branch renders only for nothing to show.
+      if (value === UNKNOWN || !truthy(value)) this.program(block.inverse, scope);
+      return;
     } else {
       // A block on a data path: a section over a list, an object or a flag.
       const value = this.check(block.path, scope);

@@ -1,9 +1,14 @@
 import {
+  Context,
+  EchoTag,
+  evalToken,
   ForTag,
   Liquid,
+  Output,
   TablerowTag,
   Token,
-  type Context,
+  toValueSync,
+  TypeGuards,
   type Emitter,
   type LiquidOptions,
   type Template,
@@ -18,7 +23,6 @@ import {
   reasonOf,
   templateInvalid,
   templateNotAllowed,
-  valueAt,
 } from './template-problem.ts';
 
 /**
@@ -28,8 +32,8 @@ import {
  * nothing. Paths naming a property every object inherits are refused before rendering. The CPU
  * budget is the transform pool's (an endless `{% for %}` is stopped with the process).
  *
- * Unfilled tags are the template's global variables (liquidjs' static analysis: not the loop
- * variables or assigns) that the sample data does not have.
+ * Unfilled tags are what the render itself looked up for an output and did not find
+ * (`ReadingContext` below); the static analysis is only for the names a template may not read.
  */
 
 class FileNotAllowed extends Error {}
@@ -120,12 +124,79 @@ function counting(emitter: Emitter): Emitter {
 }
 class CountedFor extends ForTag {
   override *render(ctx: Context, emitter: Emitter) {
+    yield* readCollection(this.collection, ctx);
     return yield* super.render(ctx, counting(emitter));
   }
 }
 class CountedTablerow extends TablerowTag {
   override *render(ctx: Context, emitter: Emitter) {
+    yield* readCollection(this.collection, ctx);
     return yield* super.render(ctx, counting(emitter));
+  }
+}
+
+/**
+ * The unfilled tags are what the render itself looked up and did not find while writing an
+ * output (`{{ … }}`, `{% echo %}`), or as a loop's collection: what the reader sees as a blank,
+ * or a loop over nothing. Not a condition (`{% if coupon %}`: missing data is what conditions
+ * test), not an output with a `default` filter, not a branch the sample data does not take, and
+ * Liquid's own `first`, `last` and `size` count as found, as liquidjs reads them.
+ */
+class ReadingContext extends Context {
+  readonly missing = new Set<string>();
+  /** Above 0 while an output that reports what it misses is evaluated. */
+  reading = 0;
+
+  override *_getFromScope(
+    scope: unknown,
+    paths: Parameters<Context['_getFromScope']>[1],
+    strictVariables?: boolean,
+  ): IterableIterator<unknown> {
+    const value: unknown = yield* super._getFromScope(scope, paths, strictVariables);
+    if (this.reading > 0 && value === undefined) this.missing.add(pathText(paths));
+    return value;
+  }
+}
+
+/** `items[0].title` for ['items', 0, 'title']. */
+function pathText(paths: Parameters<Context['_getFromScope']>[1]): string {
+  if (typeof paths === 'string') return paths;
+  return paths
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
+    .join('');
+}
+
+function* reading<T>(ctx: Context, read: () => IterableIterator<T>): IterableIterator<T> {
+  if (!(ctx instanceof ReadingContext)) return yield* read();
+  ctx.reading++;
+  try {
+    return yield* read();
+  } finally {
+    ctx.reading--;
+  }
+}
+
+/** A loop's collection read as a plain path (a range is left to the loop: it may be large). */
+function* readCollection(collection: ForTag['collection'], ctx: Context): IterableIterator<unknown> {
+  if (TypeGuards.isPropertyAccessToken(collection)) {
+    yield* reading(ctx, function* () {
+      return yield evalToken(collection, ctx);
+    });
+  }
+}
+
+/** Marks the outputs of a parse whose lookups are reported (all but those with a `default` filter). */
+function watchOutputs(templates: Template[]): void {
+  for (const template of templates) {
+    if (template instanceof Output || template instanceof EchoTag) {
+      const filters = (template as Output).value?.filters ?? [];
+      if (filters.some((f) => f.name === 'default')) continue;
+      const render = template.render.bind(template);
+      template.render = (ctx, emitter) =>
+        reading(ctx, () => render(ctx, emitter) as IterableIterator<unknown>);
+    } else if (template.children) {
+      watchOutputs(toValueSync(template.children(false, true)));
+    }
   }
 }
 
@@ -190,19 +261,11 @@ export function fillLiquid(
       if (bad !== undefined) throw prototypeAccess(String(bad), variable.location.row);
     }
   }
-  const unfilled = new Set<string>();
-  for (const variables of Object.values(analysis.globals)) {
-    for (const variable of variables) {
-      // A path up to its first computed index (`a[b]`): what can be looked up statically.
-      const cut = variable.segments.findIndex((segment) => typeof segment === 'object');
-      const path = (cut === -1 ? variable.segments : variable.segments.slice(0, cut)) as (string | number)[];
-      if (valueAt(data, path) === undefined) unfilled.add(variable.toString());
-    }
-  }
-
+  watchOutputs(templates);
+  const ctx = new ReadingContext(data, engine.options, { sync: true }, { liquid: engine });
   let output: string;
   try {
-    output = String(engine.renderSync(templates, data));
+    output = String(toValueSync(engine.renderer.renderTemplates(templates, ctx)));
   } catch (err) {
     const stopped = prepareErrorIn(err);
     if (stopped) throw stopped;
@@ -211,5 +274,5 @@ export function fillLiquid(
     if (/^memory alloc limit exceeded/.test(reasonOf(err))) throw overMemoryLimit(lineOf(err));
     throw templateInvalid('Liquid', reasonOf(err).replace(/, (file:.*)?line:\d+, col:\d+$/, ''), lineOf(err));
   }
-  return { output, unfilled: [...unfilled] };
+  return { output, unfilled: [...ctx.missing] };
 }

@@ -60,6 +60,49 @@ describe('Handlebars', () => {
     expect(filled.output).toBe(' https://example.com/confirm?a&#x3D;1&amp;b&#x3D;2  NotebookPen   ');
   });
 
+  it('reads only the branch the sample data takes, where it decides it', () => {
+    for (const [source, output] of [
+      ['{{#if coupon}}{{coupon.code}}{{else}}No coupon{{/if}}', 'No coupon'],
+      ['{{#if account.plan}}{{account.plan}}{{else}}{{trial}}{{/if}}', 'Pro'],
+      ['{{#unless account.plan}}{{upgrade}}{{/unless}}', ''],
+      ['{{#each items}}{{title}}{{else}}{{empty_message}}{{/each}}', 'NotebookPen'],
+      ['{{#with account}}{{plan}}{{else}}{{anonymous}}{{/with}}', 'Pro'],
+    ]) {
+      expect(fill('handlebars', source!, data), source).toEqual({ output, unfilled: [] });
+    }
+    // The branch taken is read; one the data cannot decide (a helper's answer), both.
+    expect(fill('handlebars', '{{#if coupon}}x{{else}}{{fallback}}{{/if}}', data).unfilled).toEqual([
+      'fallback',
+    ]);
+    expect(fill('handlebars', '{{#each orders}}x{{else}}{{none}}{{/each}}', data).unfilled).toEqual([
+      'orders',
+      'none',
+    ]);
+    expect(
+      fill('handlebars', '{{#if (lookup account "plan")}}{{a}}{{else}}{{b}}{{/if}}', data).unfilled,
+    ).toEqual(['a', 'b']);
+  });
+
+  it('reads a block with block params in the item’s context, as Handlebars renders it', () => {
+    // These render every value, so none is unfilled: `as |i|` names the item, it does not keep
+    // the outer context (they were reported, a false alarm in the checklist).
+    for (const [source, output] of [
+      ['{{#each items as |i|}}{{title}}/{{i.title}};{{/each}}', 'Notebook/Notebook;Pen/Pen;'],
+      [
+        '{{#each items as |i|}}{{../url}}|{{/each}}',
+        'https://example.com/confirm?a&#x3D;1&amp;b&#x3D;2|'.repeat(2),
+      ],
+      ['{{#with account as |a|}}{{plan}}{{a.plan}}{{/with}}', 'ProPro'],
+    ]) {
+      expect(fill('handlebars', source!, data), source).toEqual({ output, unfilled: [] });
+    }
+    // What the item lacks is still reported, by either name.
+    expect(fill('handlebars', '{{#each items as |i|}}{{sku}}{{i.sku}}{{/each}}', data).unfilled).toEqual([
+      'sku',
+      'i.sku',
+    ]);
+  });
+
   it('refuses prototype access, partials and helpers that are not built in, with the line', () => {
     for (const source of [
       '{{constructor.constructor}}',
@@ -111,12 +154,29 @@ describe('Liquid', () => {
     });
   });
 
-  it('reports the global variables the data does not fill (not loop variables or assigns)', () => {
+  it('reports what rendered blank: a value or a loop item’s field the data lacks (not assigns)', () => {
     const source =
       '{{ first_name }} {% assign greeting = "Hi" %}{{ greeting }} {% for item in items %}{{ item.sku }}{% endfor %} {{ account.owner.email }} {{ url }}';
     const filled = fill('liquid', source, data);
-    expect(filled.unfilled).toEqual(['first_name', 'account.owner.email']);
+    expect(filled.unfilled).toEqual(['first_name', 'item.sku', 'account.owner.email']);
     expect(filled.output).toBe(' Hi   https://example.com/confirm?a=1&amp;b=2');
+  });
+
+  it('does not report what renders: first, last and size, conditions, defaults, branches not taken', () => {
+    // Each of these rendered every value it shows, and each was reported (errors in the checklist).
+    for (const [source, output] of [
+      ['{{ items.first.title }} {{ items.size }} {{ items.last.price }} {{ name.size }}', 'Notebook 2 3 16'],
+      ['{% if coupon %}{{ coupon }}{% else %}none{% endif %}{% unless gone %}.{% endunless %}', 'none.'],
+      ['{% case account.tier %}{% when "gold" %}{{ gold }}{% endcase %}', ''],
+      ['{{ nickname | default: name }}', 'Ada &amp; Co &lt;admin&gt;'],
+      ['{% if items.size > 1 %}{{ items[1].title }}{% endif %}', 'Pen'],
+    ] as const) {
+      expect(fill('liquid', source, data), source).toEqual({ output, unfilled: [] });
+    }
+    // A loop over nothing is reported, as Handlebars' #each is; what a branch taken lacks is too.
+    expect(fill('liquid', '{% for x in orders %}{{ x.id }}{% endfor %}', data).unfilled).toEqual(['orders']);
+    expect(fill('liquid', '{% if name %}{{ surname }}{% endif %}', data).unfilled).toEqual(['surname']);
+    expect(fill('liquid', '{{ items[5].title }}', data).unfilled).toEqual(['items[5].title']);
   });
 
   it('refuses prototype access and file tags, with the line', () => {
@@ -180,6 +240,12 @@ describe('Mailchimp', () => {
       output: 'Hi Ada &amp; &lt;Co&gt; Lovelace, *|MISSING|* *|IF:VIP|*vip*|END:IF|* 3',
       unfilled: ['MISSING', 'IF:VIP', 'END:IF'],
     });
+  });
+
+  it('fills from a key in any case when neither the tag nor its upper case is a key', () => {
+    expect(fill('mailchimp', '*|FNAME|* *|Lname|*', { fname: 'Ada', LNAME: 'L' }).output).toBe('Ada L');
+    // An exact key wins over another case.
+    expect(fill('mailchimp', '*|FNAME|*', { fname: 'x', FNAME: 'Ada' }).output).toBe('Ada');
   });
 });
 
