@@ -94,6 +94,15 @@ describe('the findings a check lists', () => {
       message: '2 more findings are not listed.',
     });
     expect(notes.status).toBe('pass');
+    // A fold left out counts as all it stands for.
+    const many = checkOf('images', [
+      ...Array.from({ length: 29 }, (_, i): Finding => ({ ...noAlt(i), message: `Error ${i}.` })),
+      ...Array.from({ length: 1_000 }, (_, i) => warning(i)).map((w) => ({ ...w, message: 'Alike.' })),
+    ]);
+    expect(many.findings.at(-1)).toMatchObject({
+      severity: 'warning',
+      message: '1,000 more findings are not listed.',
+    });
   });
 
   it('leaves a checklist of a usual size as it is', () => {

@@ -73,9 +73,12 @@ export function foldFindings(findings: readonly Finding[]): Finding[] {
     else rest.set(key, [f]);
   }
   const folded: Finding[] = [];
+  /** How many findings each listed one stands for. */
+  const weight: number[] = [];
   const shown = new Map<string, number>();
   for (const f of listed) {
     folded.push(f);
+    weight.push(1);
     const key = keyOf(f);
     const n = (shown.get(key) ?? 0) + 1;
     shown.set(key, n);
@@ -92,6 +95,7 @@ export function foldFindings(findings: readonly Finding[]): Finding[] {
       hint: 'Fix them the same way.',
       ...(lines[0] !== undefined && { line: lines[0] }),
     });
+    weight.push(more.length);
   }
   if (folded.length <= MAX_LISTED) return folded;
   // The most severe first; among equals, in the order found.
@@ -103,6 +107,7 @@ export function foldFindings(findings: readonly Finding[]): Finding[] {
       .map(({ i }) => i),
   );
   const left = folded.filter((_, i) => !kept.has(i));
+  const leftOut = weight.reduce((sum, w, i) => (kept.has(i) ? sum : sum + w), 0);
   const worst = left.reduce(
     (w, f) => (SEVERITY_RANK[f.severity] < SEVERITY_RANK[w] ? f.severity : w),
     left[0]!.severity,
@@ -111,7 +116,7 @@ export function foldFindings(findings: readonly Finding[]): Finding[] {
     ...folded.filter((_, i) => kept.has(i)),
     {
       severity: worst,
-      message: `${count(left.length)} more finding${left.length === 1 ? ' is' : 's are'} not listed.`,
+      message: `${count(leftOut)} more finding${leftOut === 1 ? ' is' : 's are'} not listed.`,
       hint: 'Fix the ones above and check again: what is left is listed then.',
     },
   ];
