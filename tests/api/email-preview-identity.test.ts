@@ -107,6 +107,29 @@ h1 { font-family: "Nunito Sans", Arial, sans-serif; font-size: 28px }
         </mj-column></mj-section></mj-body></mjml>`,
       },
     ],
+    [
+      'MJML with Liquid merge tags, a loop of sections and a filled subject, inlined',
+      {
+        to: 'client@example.com',
+        subject: 'Your order, {{ customer.first_name }} — {{ items.size }} items',
+        format: 'mjml',
+        inlineCss: true,
+        template: {
+          syntax: 'liquid',
+          data: {
+            customer: { first_name: 'Zoë & Co' },
+            items: [
+              { title: 'Notebook <A5>', price: 12 },
+              { title: 'Pen', price: 3 },
+            ],
+          },
+        },
+        html: `<mjml><mj-head><mj-style>.total { font-weight: bold }</mj-style></mj-head><mj-body>
+          {% for item in items %}<mj-section><mj-column><mj-text>{{ item.title }}: {{ item.price | times: 1.2 }}</mj-text></mj-column></mj-section>{% endfor %}
+          <mj-section><mj-column><mj-text css-class="total">{% if coupon %}{{ coupon }}{% else %}No coupon{% endif %}</mj-text></mj-column></mj-section>
+        </mj-body></mjml>`,
+      },
+    ],
   ])('%s: same HTML part, text part and size', async (_name, body) => {
     const { preview, received, parsed } = await previewThenSend(body);
     // The parts as the recipient's mail program decodes them. MIME carries CRLF line ends; the
