@@ -61,29 +61,26 @@ const count = (n: number) => n.toLocaleString('en-US');
  */
 export function foldFindings(findings: readonly Finding[]): Finding[] {
   const keyOf = (f: Finding) => `${f.severity}\n${f.message}\n${f.hint}`;
-  const rest = new Map<string, Finding[]>();
-  const seen = new Map<string, number>();
-  const listed: Finding[] = [];
+  const alike = new Map<string, Finding[]>();
   for (const f of findings) {
     const key = keyOf(f);
-    const n = (seen.get(key) ?? 0) + 1;
-    seen.set(key, n);
-    if (n <= SAME_LISTED) listed.push(f);
-    else if (rest.has(key)) rest.get(key)!.push(f);
-    else rest.set(key, [f]);
+    const group = alike.get(key);
+    if (group) group.push(f);
+    else alike.set(key, [f]);
   }
   const folded: Finding[] = [];
   /** How many findings each listed one stands for. */
   const weight: number[] = [];
   const shown = new Map<string, number>();
-  for (const f of listed) {
-    folded.push(f);
-    weight.push(1);
+  for (const f of findings) {
     const key = keyOf(f);
     const n = (shown.get(key) ?? 0) + 1;
     shown.set(key, n);
-    const more = n === SAME_LISTED ? rest.get(key) : undefined;
-    if (!more) continue;
+    if (n > SAME_LISTED) continue;
+    folded.push(f);
+    weight.push(1);
+    const more = n === SAME_LISTED ? alike.get(key)!.slice(SAME_LISTED) : [];
+    if (more.length === 0) continue;
     const lines = [...new Set(more.flatMap((m) => (m.line === undefined ? [] : [m.line])))];
     const at =
       lines.length === 0

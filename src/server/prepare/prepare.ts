@@ -114,9 +114,9 @@ function inlined(html: string): { html: string; keptInStyle: number } {
 }
 
 /**
- * The subject's merge tags, filled with the same data but not HTML-escaped (a header is plain
- * text); the names it leaves unfilled join the source's. A problem in it names the subject, without
- * a line (the editor's lines are the source's).
+ * The subject with its merge tags filled with the same data but not HTML-escaped (a header is
+ * plain text), and cleaned; the names it leaves unfilled join the source's. A problem in it names
+ * the subject, without a line (the editor's lines are the source's).
  */
 function filledSubject(subject: string, template: TemplateInput, filled: Filled): string {
   let result: Filled;
@@ -127,10 +127,10 @@ function filledSubject(subject: string, template: TemplateInput, filled: Filled)
     if (err instanceof PrepareError) throw new PrepareError(err.code, `In the subject: ${err.message}`);
     throw err;
   }
-  const length = cleanSubject(result.output).length;
-  if (length > MAX_SUBJECT_LENGTH) throw subjectTooLong(length);
+  const cleaned = cleanSubject(result.output);
+  if (cleaned.length > MAX_SUBJECT_LENGTH) throw subjectTooLong(cleaned.length);
   for (const name of result.unfilled) if (!filled.unfilled.includes(name)) filled.unfilled.push(name);
-  return result.output;
+  return cleaned;
 }
 
 function subjectTooLong(length: number | 'far more'): PrepareError {
@@ -168,9 +168,9 @@ export async function prepareHtml(input: PrepareInput, textBeside?: TextBeside):
     ? fillMergeTags(written, input.template)
     : { output: written, unfilled: [] };
   if (input.template) withinLimit(filled.output, 'merge tags');
-  const subject = cleanSubject(
-    input.template ? filledSubject(input.subject, input.template, filled) : input.subject,
-  );
+  const subject = input.template
+    ? filledSubject(input.subject, input.template, filled)
+    : cleanSubject(input.subject);
   let depth = documentDepth(filled.output);
   if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(depth);
   let compiled = filled.output;

@@ -1,10 +1,10 @@
 import Handlebars from 'handlebars';
-import { MAX_HTML_BYTES } from '../../../shared/contract/email.ts';
-import { grownTooLarge, PrepareError } from '../prepare-error.ts';
+import { PrepareError } from '../prepare-error.ts';
 import type { FillOptions, Filled } from './filled.ts';
 import {
   isForbiddenName,
   outOfRoom,
+  outputCounter,
   prototypeAccess,
   reasonOf,
   templateInvalid,
@@ -30,7 +30,7 @@ hb.registerHelper('log', () => '');
  * `#each` is the only way a template here repeats (no partials, no custom helpers), and what one
  * `#each` makes ends up in the output. So it counts what its iterations return and stops once that
  * passes the HTML's size limit, rather than building hundreds of MB until the process runs out of
- * memory (characters never exceed the bytes). Otherwise it is the built-in helper, unchanged.
+ * memory (`outputCounter`). Otherwise it is the built-in helper, unchanged.
  */
 const builtInEach = hb.helpers.each as (
   this: unknown,
@@ -38,11 +38,10 @@ const builtInEach = hb.helpers.each as (
   options: Handlebars.HelperOptions,
 ) => string;
 hb.registerHelper('each', function each(this: unknown, context: unknown, options: Handlebars.HelperOptions) {
-  let made = 0;
+  const count = outputCounter();
   const fn = (item: unknown, runtime?: Handlebars.RuntimeOptions) => {
     const out = options.fn(item, runtime);
-    made += out.length;
-    if (made > MAX_HTML_BYTES) throw grownTooLarge('merge tags');
+    count(out.length);
     return out;
   };
   return builtInEach.call(this, context, { ...options, fn });

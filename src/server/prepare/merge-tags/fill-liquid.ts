@@ -13,12 +13,13 @@ import {
   type LiquidOptions,
   type Template,
 } from 'liquidjs';
-import { MAX_HTML_BYTES } from '../../../shared/contract/email.ts';
-import { grownTooLarge, PrepareError } from '../prepare-error.ts';
+import { PrepareError } from '../prepare-error.ts';
 import type { FillOptions, Filled } from './filled.ts';
 import {
+  inErrorChain,
   isForbiddenName,
   outOfRoom,
+  outputCounter,
   prototypeAccess,
   reasonOf,
   templateInvalid,
@@ -106,32 +107,34 @@ const options: LiquidOptions = {
 };
 
 /**
- * What one loop writes, counted on its way to the output: past the HTML's size limit it stops,
- * rather than building hundreds of MB until the process runs out of memory. Only `for` and
- * `tablerow` repeat (there are no includes), and what they write ends up in the output (or in a
- * `capture`d variable, which no email needs that large). The writes reach the render's own
- * emitter unchanged; a value that is not a string counts as its String().
+ * What one loop writes, counted on its way to the output (`outputCounter`): past the HTML's size
+ * limit it stops. Only `for` and `tablerow` repeat (there are no includes), and what they write
+ * ends up in the output (or in a `capture`d variable, which no email needs that large). The writes
+ * reach the render's own emitter unchanged; a value that is not a string counts as its String().
+ * Each loop's collection is also read for the unfilled tags (`readCollection`).
  */
-function counting(emitter: Emitter): Emitter {
-  let made = 0;
-  return {
-    write(html: unknown) {
-      made += typeof html === 'string' ? html.length : String(html ?? '').length;
-      if (made > MAX_HTML_BYTES) throw grownTooLarge('merge tags');
-      emitter.write(html);
-    },
-  } as Emitter;
+function* countedLoop<R>(
+  loop: ForTag | TablerowTag,
+  ctx: Context,
+  emitter: Emitter,
+  render: (emitter: Emitter) => Generator<unknown, R>,
+): Generator<unknown, R> {
+  yield* readCollection(loop.collection, ctx);
+  const count = outputCounter();
+  const write = (html: unknown) => {
+    count(typeof html === 'string' ? html.length : String(html ?? '').length);
+    emitter.write(html);
+  };
+  return yield* render({ write } as Emitter);
 }
 class CountedFor extends ForTag {
   override *render(ctx: Context, emitter: Emitter) {
-    yield* readCollection(this.collection, ctx);
-    return yield* super.render(ctx, counting(emitter));
+    return yield* countedLoop(this, ctx, emitter, (counting) => super.render(ctx, counting));
   }
 }
 class CountedTablerow extends TablerowTag {
   override *render(ctx: Context, emitter: Emitter) {
-    yield* readCollection(this.collection, ctx);
-    return yield* super.render(ctx, counting(emitter));
+    return yield* countedLoop(this, ctx, emitter, (counting) => super.render(ctx, counting));
   }
 }
 
@@ -226,13 +229,7 @@ for (const [tag, each] of ['include', 'render', 'layout'].flatMap((t) =>
 }
 
 /** Our own error inside liquidjs's wrappers (a refused tag, a loop stopped for its size). */
-function prepareErrorIn(err: unknown): Error | undefined {
-  for (let at: unknown = err; at instanceof Error; at = (at as { originalError?: unknown }).originalError) {
-    if (at.name === 'PrepareError') return at;
-    if (at === (at as { originalError?: unknown }).originalError) break;
-  }
-  return undefined;
-}
+const prepareErrorIn = (err: unknown) => inErrorChain(err, (at) => at.name === 'PrepareError');
 
 function lineOf(err: unknown): number | null {
   const match = /line:(\d+)/.exec(err instanceof Error ? err.message : '');

@@ -1,7 +1,6 @@
-import { MAX_HTML_BYTES } from '../../../shared/contract/email.ts';
-import { grownTooLarge } from '../prepare-error.ts';
 import type { FillOptions, Filled } from './filled.ts';
 import { escapeHtml } from './escape-html.ts';
+import { outputCounter } from './template-problem.ts';
 
 /**
  * Mailchimp's `*|TAG|*` merge tags: each tag whose name is a key of the sample data (exactly, in
@@ -21,17 +20,16 @@ export function fillMailchimp(
   const own = (key: string) => Object.prototype.hasOwnProperty.call(data, key);
   const byCase = new Map<string, string>();
   for (const key of Object.keys(data).reverse()) byCase.set(key.toUpperCase(), key);
-  // Every tag may repeat a long value: past the size limit (in characters, which never exceed the
-  // bytes) there is no point building the rest.
-  let length = source.length;
+  // Every tag may repeat a long value: past the size limit there is no point building the rest.
+  const count = outputCounter();
+  count(source.length);
   const output = source.replace(TAG, (whole, name: string) => {
     const upper = name.toUpperCase();
     const key = own(name) ? name : own(upper) ? upper : (byCase.get(upper) ?? null);
     const value = key === null ? undefined : data[key];
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
       const filled = escape ? escapeHtml(String(value)) : String(value);
-      length += filled.length - whole.length;
-      if (length > MAX_HTML_BYTES) throw grownTooLarge('merge tags');
+      count(filled.length - whole.length);
       return filled;
     }
     unfilled.add(name);

@@ -1,3 +1,4 @@
+import { MAX_HTML_BYTES } from '../../../shared/contract/email.ts';
 import { grownTooLarge, PrepareError, type SourceProblem } from '../prepare-error.ts';
 
 /**
@@ -56,15 +57,36 @@ export function reasonOf(err: unknown): string {
 }
 
 /**
+ * A counter of what a filler writes (characters, which never exceed the bytes): past the HTML's
+ * size limit it throws `grownTooLarge`, so a loop stops there instead of building hundreds of MB
+ * until the process runs out of memory. Each call adds to the count.
+ */
+export function outputCounter(): (chars: number) => void {
+  let made = 0;
+  return (chars) => {
+    made += chars;
+    if (made > MAX_HTML_BYTES) throw grownTooLarge('merge tags');
+  };
+}
+
+/** The first error in an engine's chain of wrapped errors (`originalError`) that `test` accepts. */
+export function inErrorChain(err: unknown, test: (at: Error) => boolean): Error | undefined {
+  for (let at: unknown = err; at instanceof Error; at = (at as { originalError?: unknown }).originalError) {
+    if (test(at)) return at;
+    if (at === (at as { originalError?: unknown }).originalError) break;
+  }
+  return undefined;
+}
+
+/**
  * An engine that ran out of room while filling: a string longer than JavaScript allows (a loop that
  * repeats far too much). The HTML would be far over the size limit, so it is that error
  * (src/server/prepare/prepare-error.ts), not a template that cannot be read.
  */
 export function outOfRoom(err: unknown): PrepareError | undefined {
-  for (let at: unknown = err; at instanceof Error; at = (at as { originalError?: unknown }).originalError) {
-    if (at instanceof RangeError && /invalid string length/i.test(at.message))
-      return grownTooLarge('merge tags');
-    if (at === (at as { originalError?: unknown }).originalError) break;
-  }
-  return undefined;
+  const tooLong = inErrorChain(
+    err,
+    (at) => at instanceof RangeError && /invalid string length/i.test(at.message),
+  );
+  return tooLong ? grownTooLarge('merge tags') : undefined;
 }
