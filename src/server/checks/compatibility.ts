@@ -197,9 +197,72 @@ const hasColour = (value: string) =>
     value,
   );
 
+/**
+ * Each property's initial value, as emails write it. A client that ignores a property ignores every
+ * declaration of it, so there the property is at this value everywhere: a declaration that sets it
+ * back (MJML's navbar writes `max-height: none`, a button `box-shadow: none`) changes nothing in that
+ * client and uses nothing.
+ */
+const INITIAL_VALUES: Record<string, readonly string[]> = {
+  position: ['static'],
+  transform: ['none'],
+  animation: ['none'],
+  'animation-name': ['none'],
+  transition: ['none'],
+  'box-shadow': ['none'],
+  'text-shadow': ['none'],
+  opacity: ['1', '1.0', '100%'],
+  filter: ['none'],
+  'backdrop-filter': ['none'],
+  'mix-blend-mode': ['normal'],
+  'background-blend-mode': ['normal'],
+  'clip-path': ['none'],
+  'mask-image': ['none'],
+  'object-fit': ['fill'],
+  'aspect-ratio': ['auto'],
+  'background-size': ['auto', 'auto auto'],
+  'background-position': ['0 0', '0px 0px', '0% 0%', 'left top', 'top left'],
+  'background-repeat': ['repeat'],
+  'background-clip': ['border-box'],
+  'background-origin': ['padding-box'],
+  'border-radius': ['0', '0px'],
+  'border-image': ['none'],
+  'max-width': ['none'],
+  'max-height': ['none'],
+  'min-width': ['0', '0px', 'auto'],
+  'min-height': ['0', '0px', 'auto'],
+  'z-index': ['auto'],
+  inset: ['auto'],
+  left: ['auto'],
+  right: ['auto'],
+  top: ['auto'],
+  bottom: ['auto'],
+  'text-overflow': ['clip'],
+  'writing-mode': ['horizontal-tb'],
+  'column-count': ['auto'],
+  'box-sizing': ['content-box'],
+  'list-style-image': ['none'],
+  'user-select': ['auto'],
+  resize: ['none'],
+  hyphens: ['manual'],
+  'color-scheme': ['normal'],
+  'accent-color': ['auto'],
+  'text-underline-offset': ['auto'],
+  'text-decoration-thickness': ['auto'],
+};
+
+/** CSS-wide keywords: where the property is ignored, it is at its initial value, and so are they. */
+const CSS_WIDE = new Set(['initial', 'unset', 'inherit', 'revert']);
+
+/** Whether the declaration only sets its property back to where a client that ignores it has it. */
+function setsBack(d: Declaration): boolean {
+  return CSS_WIDE.has(d.value) || (INITIAL_VALUES[d.property]?.includes(d.value) ?? false);
+}
+
 /** What a declaration uses, as caniemail slugs. */
 function declarationSlugs(d: Declaration): string[] {
   const slugs: string[] = [];
+  if (setsBack(d)) return slugs;
   const bySide = PROPERTY_SLUGS[d.property];
   if (bySide) slugs.push(bySide);
   if (POSITION_SIDES.has(d.property)) slugs.push('css-left-right-top-bottom');
@@ -213,6 +276,32 @@ function declarationSlugs(d: Declaration): string[] {
   if (MAY_HAVE_VALUE_SLUG.test(d.value))
     for (const [re, slug] of VALUE_SLUGS) if (re.test(d.value)) slugs.push(slug);
   return slugs;
+}
+
+const SIZES = ['width', 'height', 'min-width', 'min-height', 'max-width', 'max-height'];
+const BORDER_SIDE = /^border(?:-(?:top|right|bottom|left))?$/;
+const BORDER_STYLE = /\b(?:solid|dashed|dotted|double|groove|ridge|inset|outset)\b/;
+
+/**
+ * Whether `box-sizing` changes this element's box: only a size (CSS or attribute) with padding or
+ * a border beside it is measured differently by it. Postmark's button (`box-sizing: border-box`
+ * with borders, no width) looks the same in a client that ignores it. What a `<style>` rule sets
+ * cannot be told so (its elements get their sizes elsewhere) and stays a use.
+ */
+function boxSizingTells(el: El): boolean {
+  const sized =
+    el.attrs.width !== undefined ||
+    el.attrs.height !== undefined ||
+    el.style.some((d) => SIZES.includes(d.property) && !setsBack(d) && d.value !== 'auto');
+  if (!sized) return false;
+  if (el.attrs.border !== undefined && /[1-9]/.test(el.attrs.border)) return true;
+  return el.style.some(
+    (d) =>
+      (d.property.startsWith('padding') && /[1-9]/.test(d.value)) ||
+      (BORDER_SIDE.test(d.property) &&
+        BORDER_STYLE.test(d.value) &&
+        !/(?:^|\s)0(?:px)?(?:\s|$)/.test(d.value)),
+  );
 }
 
 /** The background fallback idiom: a colour beside the image (bgcolor, background-color, shorthand). */
@@ -274,7 +363,10 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
         if (re.test(el.attrs.src)) add(slug, el, el.audience, el.start, new Set());
     }
     for (const d of el.style)
-      for (const slug of declarationSlugs(d)) add(slug, el, el.audience, el.start, fallbacks(slug));
+      for (const slug of declarationSlugs(d)) {
+        if (slug === 'css-box-sizing' && !boxSizingTells(el)) continue;
+        add(slug, el, el.audience, el.start, fallbacks(slug));
+      }
   }
 
   for (const block of doc.styles) {
@@ -373,7 +465,9 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
   for (const [slug, slugUses] of bySlug) {
     const feature = FEATURES[slug];
     if (!feature) continue;
-    const first = slugUses[0]!;
+    // The use a finding names: the first that counted for a client (a table's max-width works
+    // in classic Outlook, so a later <div>'s is the one to look at).
+    let named: Use | undefined;
     const seenBy = (client: TargetClientId) =>
       slugUses.filter((u) =>
         client === MSO_CLIENT ? u.audience !== 'not-outlook' : u.audience !== 'outlook',
@@ -391,6 +485,7 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
       const tablesOnly = support.notes.some((n) => /only works on `?<table>`? elements/i.test(n));
       const unmet = tablesOnly ? seen.filter((u) => u.el?.name !== 'table') : seen;
       if (unmet.length === 0) continue;
+      if (!named || slugUses.indexOf(unmet[0]!) < slugUses.indexOf(named)) named = unmet[0];
       const covered = unmet.every((u) => u.fallback.has('*') || u.fallback.has(client));
       if (covered || ENHANCEMENTS.has(slug)) {
         mitigated.push(client);
@@ -402,10 +497,11 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
         for (const note of support.notes) partialNotes.add(cleanNote(note));
       }
     }
-    // Only the first use is named: its line and excerpt are made for it alone.
+    if (!named) continue;
+    // Only one use is named: its line and excerpt are made for it alone.
     const where = {
-      line: ctx.doc.line(first.offset),
-      ...(first.el && { element: ctx.doc.excerpt(first.el) }),
+      line: ctx.doc.line(named.offset),
+      ...(named.el && { element: ctx.doc.excerpt(named.el) }),
     };
     const see = `See ${feature.url}`;
     if (broken.length > 0) {

@@ -38,10 +38,14 @@ function mergeTagFindings(ctx: StaticCheckContext): Finding[] {
   const { input, doc } = ctx;
   const seen = new Set<string>();
   const findings: Finding[] = [];
+  // The generated text part writes headings in capitals ({{name}} in an <h1> becomes {{NAME}}): a tag
+  // reported in the HTML is not reported again from the text part in another case.
+  const seenAnyCase = new Set<string>();
   const add = (tag: string, where: string, line?: number) => {
     const key = tag.replace(/\s+/g, '');
-    if (seen.has(key)) return;
+    if (seen.has(key) || (where === 'plain-text part' && seenAnyCase.has(key.toLowerCase()))) return;
     seen.add(key);
+    seenAnyCase.add(key.toLowerCase());
     findings.push({
       severity: 'error',
       message: `A merge tag was left unfilled in the ${where}: ${tag.slice(0, 80)}.`,

@@ -230,6 +230,12 @@ describe('content', () => {
       /merge tag/,
     );
     expect(mailchimp.message).toContain('in the HTML: *|FNAME|*');
+    // The generated text part writes a heading in capitals: its tag is the HTML's, reported once.
+    const heading = email('<h1>Hi {{name}}</h1>');
+    expect(textFromHtml(heading)).toContain('{{NAME}}');
+    only(run(heading).content, 'error', /merge tag/);
+    // A text part of the user's own with a tag the HTML lacks is reported.
+    only(run(email('<p>x</p>'), { text: 'Hi {{NAME}}' }).content, 'error', /in the plain-text part/);
   });
   it('reports what clients strip', () => {
     only(run(email('<script>alert(1)</script>')).content, 'error', /scripts/);
@@ -360,6 +366,49 @@ describe('compatibility', () => {
       [],
     );
     only(run(on('div'), {}, ['outlook-windows']).compatibility, 'warning', /max-width/);
+  });
+  it('names the use that does not work: a <div> after a <table> whose max-width works in classic Outlook', () => {
+    const html = email(
+      '<table role="presentation" style="max-width:560px"><tr><td>x</td></tr></table>\n\n<div style="max-width:560px">y</div>',
+    );
+    const f = only(run(html, {}, ['outlook-windows']).compatibility, 'warning', /max-width/);
+    expect(f.line).toBe(3);
+    expect(f.element).toMatch(/^<div/);
+  });
+  it("takes a declaration that sets a property back to its initial value for no use (MJML's navbar, a reset)", () => {
+    const resets = run(
+      email(
+        '<p style="box-shadow:none; position:static; max-width:none; min-width:0; opacity:1">x</p>',
+        '<style>noinput.mj-menu-checkbox { display:block!important; max-height:none!important }</style>',
+      ),
+      {},
+      ['outlook-windows', 'outlook-windows-new', 'gmail-web', 'yahoo-web'],
+    ).compatibility;
+    expect(resets.findings).toEqual([]);
+    // The same properties set to something are scored.
+    const set = run(email('<p style="max-height:40px">x</p>'), {}, ['outlook-windows']).compatibility;
+    only(set, 'error', /max-height/);
+  });
+  it('scores box-sizing on an element only where it changes the box: a size with padding or a border', () => {
+    const targets: TargetClientId[] = ['outlook-windows'];
+    const on = (style: string, attrs = '') =>
+      run(
+        email(
+          `<a href="https://e.com/go"${attrs} style="box-sizing:border-box; ${style}">Go to the shop</a>`,
+        ),
+        {},
+        targets,
+      ).compatibility;
+    // Postmark's button: borders, no size.
+    expect(on('border-top:10px solid #3869d4; display:inline-block').findings).toEqual([]);
+    // A size without padding or border is the same size either way.
+    expect(on('width:200px').findings).toEqual([]);
+    only(on('width:200px; padding:10px'), 'error', /box-sizing/);
+    only(on('border:1px solid #000', ' width="200"'), 'error', /box-sizing/);
+    expect(on('width:200px; padding:0; border:0').findings).toEqual([]);
+    // In a <style> rule the elements' sizes are not known: still a use.
+    const rule = run(email('<p class="b">x</p>', '<style>.b { box-sizing:border-box }</style>'), {}, targets);
+    only(rule.compatibility, 'error', /box-sizing/);
   });
   it("gives a fluid image's max-width its width attribute as classic Outlook's fallback", () => {
     const image = (width: string) =>
