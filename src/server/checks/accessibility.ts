@@ -2,7 +2,7 @@ import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { contrastRatio, hex, rgbNumber } from './colour.ts';
 import { backgroundColour, fontSizePx, hasOwnText, isBold, isHidden, textColour } from './computed.ts';
-import { findingAt, mainElements, textOf, type El } from './html-doc.ts';
+import { findingAt, insideHead, mainElements, textOf, type El } from './html-doc.ts';
 
 /**
  * Accessibility of the HTML as sent (docs/decisions/0063-pre-send-checklist.md): the language, the
@@ -62,7 +62,7 @@ export function checkAccessibility(ctx: HtmlCheckContext): Check {
   const findings: Finding[] = [];
 
   const html = elements.find((el) => el.name === 'html');
-  if (!html?.attrs.lang?.trim())
+  if (!html?.attrs.lang?.trim() && !languageWrapsText(elements))
     findings.push({
       severity: 'warning',
       message:
@@ -119,19 +119,21 @@ export function checkAccessibility(ctx: HtmlCheckContext): Check {
     previous = level;
   }
 
+  const byId = new Map(elements.filter((el) => el.attrs.id).map((el) => [el.attrs.id!, el]));
   for (const a of elements.filter((el) => el.name === 'a' && el.attrs.href)) {
-    const text = (textOf(a) || a.attrs['aria-label'] || '')
+    const name = linkName(a, byId);
+    const said = name
       .toLowerCase()
       .replace(/[.…!:›»→>\s]+$/g, '')
       .trim();
-    if (VAGUE_LINK_TEXT.has(text))
+    if (VAGUE_LINK_TEXT.has(said))
       findings.push({
         severity: 'warning',
-        message: `A link says "${textOf(a)}": out of context, it does not say where it goes.`,
+        message: `A link says "${name}": out of context, it does not say where it goes.`,
         hint: 'Name the destination ("Read the spring catalogue", "Track your order").',
         ...findingAt(doc, a),
       });
-    else if (!text && !elementsWithin(a).some((el) => el.name === 'img' && el.attrs.alt?.trim()))
+    else if (!said)
       findings.push({
         severity: 'warning',
         message: 'A link has no text: screen readers read its URL.',
@@ -150,7 +152,7 @@ export function checkAccessibility(ctx: HtmlCheckContext): Check {
     if (!hasOwnText(el) || isHidden(el)) continue;
     const size = fontSizePx(el);
     if (size === 0) continue; // unseen text (computed.ts textHidden)
-    if (size !== undefined && size < TINY_TEXT_PX) {
+    if (size < TINY_TEXT_PX) {
       tiny++;
       firstTiny ??= el;
     }
@@ -160,7 +162,7 @@ export function checkAccessibility(ctx: HtmlCheckContext): Check {
     const pair = rgbNumber(fg.colour) * 0x1000000 + rgbNumber(bg.colour);
     let ratio = ratios.get(pair);
     if (ratio === undefined) ratios.set(pair, (ratio = contrastRatio(fg.colour, bg.colour)));
-    const large = size !== undefined && (size >= 24 || (size >= 18.66 && isBold(el)));
+    const large = size >= 24 || (size >= 18.66 && isBold(el));
     const needed = large ? CONTRAST_LARGE : CONTRAST_NORMAL;
     const key = pair * 2 + (large ? 1 : 0);
     if (ratio < needed && !reported.has(key)) {
@@ -182,6 +184,48 @@ export function checkAccessibility(ctx: HtmlCheckContext): Check {
     });
 
   return checkOf('accessibility', findings);
+}
+
+/**
+ * What a screen reader says for a link, in the order of the accessible-name computation
+ * (https://www.w3.org/TR/accname-1.2/): `aria-labelledby`, `aria-label`, its text with the alt
+ * text of images inside, then `title`.
+ */
+function linkName(a: El, byId: Map<string, El>): string {
+  const labelledBy = (a.attrs['aria-labelledby'] ?? '')
+    .split(/\s+/)
+    .map((id) => byId.get(id))
+    .filter((el): el is El => el !== undefined)
+    .map(textOf)
+    .join(' ')
+    .trim();
+  if (labelledBy) return labelledBy;
+  const label = a.attrs['aria-label']?.trim();
+  if (label) return label;
+  const text = textOf(a);
+  if (text) return text;
+  const alt = elementsWithin(a)
+    .filter((el) => el.name === 'img')
+    .map((img) => img.attrs.alt?.trim() ?? '')
+    .join(' ')
+    .trim();
+  return alt || (a.attrs.title?.trim() ?? '');
+}
+
+/**
+ * Whether an element with a `lang` holds all the text a reader sees: webmail drops `<html>`, so the
+ * Email Markup Consortium's pattern puts the language on `<body>` or on a wrapper
+ * (`<div role="article" lang="en">`) around the whole email.
+ */
+function languageWrapsText(elements: El[]): boolean {
+  const withLang = new Set(elements.filter((el) => el.attrs.lang?.trim()));
+  if (withLang.size === 0) return false;
+  const texts = elements.filter((el) => hasOwnText(el) && !isHidden(el) && !insideHead(el));
+  if (texts.length === 0) return false;
+  return texts.every((el) => {
+    for (let e: El | null = el; e; e = e.parent) if (withLang.has(e)) return true;
+    return false;
+  });
 }
 
 function elementsWithin(el: El): El[] {

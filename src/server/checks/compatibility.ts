@@ -5,7 +5,7 @@ import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { hidingStyle, isHidden } from './computed.ts';
 import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
 import { isWebFontSheet, lastValue, scanCss, type Declaration } from './css-scan.ts';
-import type { Audience, El } from './html-doc.ts';
+import { styleValue, type Audience, type El } from './html-doc.ts';
 import { latestVersion } from './versions.ts';
 
 /**
@@ -57,6 +57,7 @@ const ENHANCEMENTS = new Set([
   'css-text-decoration-thickness',
   'css-text-underline-offset',
   'css-letter-spacing',
+  'css-hyphens',
 ]);
 
 /** Properties that only tune a background image: where the image falls back, so do they. */
@@ -304,6 +305,51 @@ function boxSizingTells(el: El): boolean {
   );
 }
 
+/** The min-/max- limits, the size each bounds, and which way. */
+const SIZE_LIMITS: Record<string, readonly [limit: string, size: 'width' | 'height', bound: 'min' | 'max']> =
+  {
+    'css-min-width': ['min-width', 'width', 'min'],
+    'css-max-width': ['max-width', 'width', 'max'],
+    'css-min-height': ['min-height', 'height', 'min'],
+    'css-max-height': ['max-height', 'height', 'max'],
+  };
+/** Elements whose `width` and `height` attributes every client sizes them by, classic Outlook first. */
+const SIZED_BY_ATTRIBUTE = new Set(['table', 'td', 'th', 'img']);
+
+function length(value: string | undefined): { n: number; unit: string } | undefined {
+  const m = /^(\d+(?:\.\d+)?)(px|%)?$/.exec(value ?? '');
+  return m ? { n: Number(m[1]), unit: m[2] ?? 'px' } : undefined;
+}
+
+const ROOT_ELEMENTS = new Set(['html', 'body']);
+
+/** A minimum of at most 100 % on the root or the body, which every client sizes to the window. */
+function windowHoldsLimit(slug: string, value: string | undefined): boolean {
+  const limit = length(value);
+  return SIZE_LIMITS[slug]?.[2] === 'min' && limit?.unit === '%' && limit.n <= 100;
+}
+
+/**
+ * Whether the element's own size already keeps it within a min-/max- limit, so that a client that
+ * ignores the limit lays it out the same: `width:600px; min-width:600px`, a spacer's `height="1"`
+ * beside `max-height:1px`, a `width="600"` table with `min-width:240px`. The root and the body are
+ * as wide and as high as the window in every client: `min-width:100%` there is the same.
+ */
+function limitHeldBySize(el: El, slug: string): boolean {
+  const limits = SIZE_LIMITS[slug];
+  if (!limits) return false;
+  const [property, dimension, bound] = limits;
+  const value = styleValue(el, property);
+  if (ROOT_ELEMENTS.has(el.name) && windowHoldsLimit(slug, value)) return true;
+  const limit = length(value);
+  if (!limit) return false;
+  const size = length(
+    styleValue(el, dimension) ?? (SIZED_BY_ATTRIBUTE.has(el.name) ? el.attrs[dimension] : undefined),
+  );
+  if (!size || size.unit !== limit.unit) return false;
+  return bound === 'min' ? size.n >= limit.n : size.n <= limit.n;
+}
+
 /** The background fallback idiom: a colour beside the image (bgcolor, background-color, shorthand). */
 function hasBackgroundColour(el: El): boolean {
   if (el.attrs.bgcolor) return true;
@@ -345,6 +391,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       // The fluid image: classic Outlook sizes an image by its width attribute and ignores the
       // CSS that lets it shrink elsewhere.
       if (slug === 'css-max-width' && el.name === 'img' && el.attrs.width) f.add(MSO_CLIENT);
+      if (limitHeldBySize(el, slug)) f.add('*');
       if (slug === 'css-display-flex' || slug === 'css-display-grid') {
         // Blocks that stack when flex or grid is ignored, with a ghost table for Outlook.
         if (ghostTables) f.add(MSO_CLIENT);
@@ -399,6 +446,8 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
         for (const slug of declarationSlugs(d)) {
           const f = new Set<TargetClientId | '*'>();
           if (GHOST_TABLE_SIZING.has(slug) && ghostTables) f.add(MSO_CLIENT);
+          if (rule.selectors.every((sel) => ROOT_ELEMENTS.has(sel.trim())) && windowHoldsLimit(slug, d.value))
+            f.add('*');
           add(slug, null, block.audience, block.start + rule.offset, f);
         }
       }
@@ -465,9 +514,12 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
   for (const [slug, slugUses] of bySlug) {
     const feature = FEATURES[slug];
     if (!feature) continue;
-    // The use a finding names: the first that counted for a client (a table's max-width works
-    // in classic Outlook, so a later <div>'s is the one to look at).
-    let named: Use | undefined;
+    // The use a finding names: the first that counts for it. A table's max-width works in classic
+    // Outlook, so a later <div>'s is the one to look at; a use with its fallback is named by the
+    // info, the first one without by the error or warning.
+    let problem: Use | undefined;
+    let mitigatedUse: Use | undefined;
+    const earlier = (a: Use | undefined, b: Use) => (!a || slugUses.indexOf(b) < slugUses.indexOf(a) ? b : a);
     const seenBy = (client: TargetClientId) =>
       slugUses.filter((u) =>
         client === MSO_CLIENT ? u.audience !== 'not-outlook' : u.audience !== 'outlook',
@@ -485,31 +537,32 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
       const tablesOnly = support.notes.some((n) => /only works on `?<table>`? elements/i.test(n));
       const unmet = tablesOnly ? seen.filter((u) => u.el?.name !== 'table') : seen;
       if (unmet.length === 0) continue;
-      if (!named || slugUses.indexOf(unmet[0]!) < slugUses.indexOf(named)) named = unmet[0];
-      const covered = unmet.every((u) => u.fallback.has('*') || u.fallback.has(client));
-      if (covered || ENHANCEMENTS.has(slug)) {
+      const uncovered = unmet.find((u) => !u.fallback.has('*') && !u.fallback.has(client));
+      if (!uncovered || ENHANCEMENTS.has(slug)) {
         mitigated.push(client);
+        mitigatedUse = earlier(mitigatedUse, unmet[0]!);
         continue;
       }
+      problem = earlier(problem, uncovered);
       if (support.support === 'n') broken.push(client);
       else {
         partial.push(client);
         for (const note of support.notes) partialNotes.add(cleanNote(note));
       }
     }
-    if (!named) continue;
     // Only one use is named: its line and excerpt are made for it alone.
-    const where = {
-      line: ctx.doc.line(named.offset),
-      ...(named.el && { element: ctx.doc.excerpt(named.el) }),
-    };
+    const at = (use: Use | undefined) =>
+      use && {
+        line: ctx.doc.line(use.offset),
+        ...(use.el && { element: ctx.doc.excerpt(use.el) }),
+      };
     const see = `See ${feature.url}`;
     if (broken.length > 0) {
       findings.push({
         severity: 'error',
         message: `${feature.title} is not supported in ${names(broken)}.`,
         hint: `Use a widely supported alternative or add a fallback for these clients. ${see}`,
-        ...where,
+        ...at(problem),
       });
     }
     if (partial.length > 0) {
@@ -518,7 +571,7 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
         severity: 'warning',
         message: `${feature.title} is only partly supported in ${names(partial)}.${note ? ` ${note}` : ''}`,
         hint: `Test it in these clients, or use a widely supported alternative. ${see}`,
-        ...where,
+        ...at(problem),
       });
     }
     if (mitigated.length > 0) {
@@ -526,7 +579,7 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
         severity: 'info',
         message: `${feature.title} is not fully supported in ${names(mitigated)}; the email degrades gracefully or carries a fallback there.`,
         hint: see,
-        ...where,
+        ...at(mitigatedUse),
       });
     }
   }

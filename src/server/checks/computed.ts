@@ -68,20 +68,92 @@ export function lengthPx(value: string | undefined): number | undefined {
   return m[2] === 'pt' ? (n * 4) / 3 : n;
 }
 
-/** The nearest declared font size in px (inline style), or undefined (the client's default). */
-export function fontSizePx(el: El): number | undefined {
-  for (let e: El | null = el; e && e.name !== '#document'; e = e.parent) {
-    const v = styleValue(e, 'font-size');
-    if (v !== undefined) return lengthPx(v);
+/** The size mail clients (as browsers) give text nobody sized: 16 px. */
+const DEFAULT_FONT_PX = 16;
+/** The absolute-size keywords, in px at the default size (CSS Fonts 4). */
+const KEYWORD_PX: Record<string, number> = {
+  'xx-small': 9,
+  'x-small': 10,
+  small: 13,
+  medium: 16,
+  large: 18,
+  'x-large': 24,
+  'xx-large': 32,
+  'xxx-large': 48,
+};
+/** Elements with a size of their own in every client's default style sheet, in em of the parent's. */
+const DEFAULT_EM: Record<string, number> = {
+  h1: 2,
+  h2: 1.5,
+  h3: 1.17,
+  h5: 0.83,
+  h6: 0.67,
+  small: 1 / 1.2,
+  big: 1.2,
+};
+/** `<font size="1">` to `"7"`, in px. */
+const FONT_ATTRIBUTE_PX = [10, 13, 16, 18, 24, 32, 48];
+/** The size in a `font` shorthand: before the optional `/line-height` and the family. */
+const SHORTHAND_SIZE =
+  /(?:^|\s)([\d.]+(?:px|pt|em|rem|%)|(?:xx?-)?small|medium|(?:xx?x?-)?large|smaller|larger)(?:\s*\/\s*\S+)?\s/;
+const SHORTHAND_WEIGHT = /(?:^|\s)(bold|bolder|lighter|[1-9]00)(?:\s|$)/;
+
+/** The last of a property and the `font` shorthand the element declares, as its `font-size` or `font-weight`. */
+function fontLonghand(el: El, property: 'font-size' | 'font-weight'): string | undefined {
+  for (let i = el.style.length - 1; i >= 0; i--) {
+    const d = el.style[i]!;
+    if (d.property === property) return d.value;
+    if (d.property === 'font') {
+      // The shorthand sets both: a weight it leaves out is normal again.
+      if (property === 'font-weight') return SHORTHAND_WEIGHT.exec(d.value)?.[1] ?? 'normal';
+      return SHORTHAND_SIZE.exec(`${d.value} `)?.[1];
+    }
   }
   return undefined;
 }
 
+/** A `font-size` value in px, given the parent's; undefined for what cannot be told (calc, var). */
+function sizeIn(value: string, parentPx: number): number | undefined {
+  const v = value.trim();
+  const px = lengthPx(v);
+  if (px !== undefined) return px;
+  const m = /^([\d.]+)(em|rem|%)$/.exec(v);
+  if (m) {
+    const n = Number(m[1]);
+    if (!Number.isFinite(n)) return undefined;
+    if (m[2] === 'rem') return n * DEFAULT_FONT_PX;
+    return m[2] === '%' ? (n / 100) * parentPx : n * parentPx;
+  }
+  if (v === 'smaller') return parentPx / 1.2;
+  if (v === 'larger') return parentPx * 1.2;
+  if (v === 'inherit') return parentPx;
+  return KEYWORD_PX[v];
+}
+
+/**
+ * The element's font size in px as the cascade of inline styles makes it: `font-size` or the `font`
+ * shorthand in px, pt, em, %, rem or a keyword, relative to the parent's; a heading's, `<small>`'s
+ * and `<font size>`'s default; 16 px where nothing says otherwise.
+ */
+export function fontSizePx(el: El): number {
+  if (el.name === '#document') return DEFAULT_FONT_PX;
+  if (el.fontPx !== undefined) return el.fontPx;
+  const parentPx = el.parent ? fontSizePx(el.parent) : DEFAULT_FONT_PX;
+  const declared = fontLonghand(el, 'font-size');
+  let px: number | undefined = declared === undefined ? undefined : sizeIn(declared, parentPx);
+  if (declared === undefined && el.name === 'font' && /^[1-7]$/.test(el.attrs.size ?? ''))
+    px = FONT_ATTRIBUTE_PX[Number(el.attrs.size) - 1];
+  if (declared === undefined && DEFAULT_EM[el.name]) px = DEFAULT_EM[el.name]! * parentPx;
+  // Kept on the element, as isHidden's answer is: each answer is its parent's, or its own.
+  el.fontPx = px ?? parentPx;
+  return el.fontPx;
+}
+
 export function isBold(el: El): boolean {
   for (let e: El | null = el; e && e.name !== '#document'; e = e.parent) {
-    if (['b', 'strong', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'th'].includes(e.name)) return true;
-    const w = styleValue(e, 'font-weight');
+    const w = fontLonghand(e, 'font-weight');
     if (w !== undefined) return w === 'bold' || w === 'bolder' || Number(w) >= 700;
+    if (['b', 'strong', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'th'].includes(e.name)) return true;
   }
   return false;
 }

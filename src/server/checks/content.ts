@@ -3,7 +3,7 @@ import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
 import { checkOf, type StaticCheckContext } from './check-input.ts';
 import { hasOwnText, ownText, textHidden } from './computed.ts';
 import { isWebFontSheet } from './css-scan.ts';
-import { findingAt, mainElements, textOf, type El } from './html-doc.ts';
+import { findingAt, insideHead, mainElements, textOf, type El } from './html-doc.ts';
 import { MERGE_TAG } from './merge-tags.ts';
 
 /**
@@ -33,6 +33,29 @@ const STRIPPED: Record<string, { severity: 'error' | 'warning'; what: string }> 
   audio: { severity: 'warning', what: 'Only a few mail clients play audio' },
   base: { severity: 'warning', what: 'Many mail clients ignore <base>' },
 };
+
+/**
+ * What an unsubscribe link says, in the languages of the emails people send: an email in German
+ * with "Abmelden" in its footer has one. A preference centre ("Manage your subscription", "Email
+ * preferences") counts, as the bulk-sender rules accept it.
+ */
+const UNSUBSCRIBE_TEXT = new RegExp(
+  [
+    'unsubscribe|un-subscribe|opt[ -]?out|(?:email|e-mail|subscription|mailing) preferences|manage (?:your )?(?:email |e-mail )?subscriptions?',
+    'abmelden|abbestellen|austragen', // de
+    'désabonne|désinscri|desinscri|desabonne', // fr
+    'darse de baja|date de baja|dar de baja|cancelar (?:la |tu |su )?suscripci[oó]n|desuscrib', // es
+    'descadastr|cancelar (?:a |sua )?(?:inscri[cç][aã]o|assinatura)', // pt
+    "disiscriv|annulla(?:re)? l'iscrizione|cancellati\\b|disiscrizione", // it
+    'uitschrijven|afmelden', // nl
+    'avregistrera|avsluta prenumeration|avprenumerera|afmeld|frameld|avmeld|meld deg av', // sv, da, no
+    'wypisz|wypisać|rezygnacja z subskrypcji|odhl[aá]sit|peruuta tilaus|abonelikten [cç][ıi]k', // pl, cs, fi, tr
+    'отписаться|отписка|配信停止|購読解除|退订|取消订阅|수신\\s?거부|구독\\s?취소', // ru, ja, zh, ko
+  ].join('|'),
+  'i',
+);
+/** The same in an address: `/unsubscribe`, `optout`, `/abmelden`, `?action=unsub`. */
+const UNSUBSCRIBE_HREF = /unsub|opt[-_]?out|abmeld|desinscri|desabonn|uitschrijv|afmeld/i;
 
 function mergeTagFindings(ctx: StaticCheckContext): Finding[] {
   const { input, doc } = ctx;
@@ -75,11 +98,6 @@ function firstText(elements: El[]): El | undefined {
 function namedPreheader(el: El): boolean {
   for (let e: El | null = el; e && e.name !== '#document'; e = e.parent)
     if (/pre-?header/i.test(`${e.attrs.class ?? ''} ${e.attrs.id ?? ''}`)) return true;
-  return false;
-}
-
-function insideHead(el: El): boolean {
-  for (let e: El | null = el; e; e = e.parent) if (e.name === 'head') return true;
   return false;
 }
 
@@ -154,7 +172,8 @@ export function checkContent(ctx: StaticCheckContext): Check {
   }
 
   const unsubscribeLink = elements.some(
-    (el) => el.name === 'a' && (/unsubscribe/i.test(el.attrs.href ?? '') || /unsubscribe/i.test(textOf(el))),
+    (el) =>
+      el.name === 'a' && (UNSUBSCRIBE_HREF.test(el.attrs.href ?? '') || UNSUBSCRIBE_TEXT.test(textOf(el))),
   );
   const unsubscribeHeader = input.headers.some((h) => h.name.toLowerCase() === 'list-unsubscribe');
   if (!unsubscribeLink && !unsubscribeHeader)

@@ -33,6 +33,8 @@ export interface El {
   style: Declaration[];
   /** Whether it is hidden, once computed.ts's `isHidden` has asked. */
   hidden?: boolean;
+  /** Its font size in px, once computed.ts's `fontSizePx` has asked. */
+  fontPx?: number;
 }
 
 export interface StyleBlock {
@@ -96,6 +98,7 @@ function parseInto(doc: HtmlDoc, into: El, html: string, offset: number, audienc
           style: attribs.style ? parseDeclarations(attribs.style) : [],
           // Present from the start, so that every element keeps one shape when computed.ts sets it.
           hidden: undefined,
+          fontPx: undefined,
         };
         current.children.push(el);
         doc.elements.push(el);
@@ -189,6 +192,12 @@ export function mainElements(doc: HtmlDoc): El[] {
 /** The last value of an inline style property, lower-cased, or undefined. */
 export function styleValue(el: El, property: string): string | undefined {
   return lastValue(el.style, property);
+}
+
+/** Whether the element is in `<head>` (its title and styles are not the email's text). */
+export function insideHead(el: El): boolean {
+  for (let e: El | null = el; e; e = e.parent) if (e.name === 'head') return true;
+  return false;
 }
 
 export function findingAt(doc: HtmlDoc, el: El): { element: string; line: number } {

@@ -42,6 +42,13 @@ function mailtoProblem(href: string): string | null {
   return bad ? `"${bad}" is not a valid email address` : null;
 }
 
+/**
+ * A whole address in a sending service's own placeholder syntax, which only that service fills:
+ * SendGrid's `<%asm_group_unsubscribe_raw_url%>` and `[Unsubscribe]`, Mailgun's `%unsubscribe_url%`,
+ * Salesforce's `%%view_email_url%%`, a single-brace `{unsubscribe}`.
+ */
+const ESP_PLACEHOLDER = /^(?:<%[^%]+%>|\[[\w .:-]+\]|%%?[\w.:-]+%%?|\{[\w.:$-]+\})$/;
+
 /** What is wrong with one link, as a finding without its place, or null. */
 function linkProblem(href: string): Omit<Finding, 'element' | 'line'> | null {
   if (href === '')
@@ -75,6 +82,12 @@ function linkProblem(href: string): Omit<Finding, 'element' | 'line'> | null {
       : null;
   }
   if (href.startsWith('#')) return null; // an anchor in the email (compatibility reports support)
+  if (!scheme && ESP_PLACEHOLDER.test(href))
+    return {
+      severity: 'error',
+      message: `A link's address is a placeholder left unfilled ("${href.slice(0, 80)}"): sent as it is, it goes nowhere.`,
+      hint: 'Put the real URL in, or write it as a merge tag and give it sample data.',
+    };
   if (!scheme)
     return {
       severity: 'error',

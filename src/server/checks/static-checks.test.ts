@@ -81,6 +81,10 @@ describe('links', () => {
     ['mailto:not-an-address', 'error', /mailto: link is broken/],
     ['mailto:', 'error', /mailto: link is broken/],
     ['/relative/page', 'error', /relative link/],
+    ['facebook.com', 'error', /relative link/],
+    ['&lt;%asm_group_unsubscribe_raw_url%&gt;', 'error', /placeholder left unfilled \("<%asm_group/],
+    ['[Unsubscribe]', 'error', /placeholder left unfilled/],
+    ['%unsubscribe_url%', 'error', /placeholder left unfilled/],
   ];
   it.each(cases)('href="%s" is a %s', (href, severity, re) => {
     const html = email(`<p>See <a href="${href}">the spring catalogue</a>.</p>`);
@@ -127,6 +131,40 @@ describe('accessibility', () => {
     const a11y = run(html).accessibility;
     only(a11y, 'warning', /no lang attribute/);
     only(a11y, 'warning', /no <title>/);
+  });
+  it('takes the language from <body> or a wrapper around all the text, as webmail drops <html>', () => {
+    const page = (body: string, bodyAttrs = '') =>
+      `<!DOCTYPE html><html><head><title>T</title></head><body${bodyAttrs}>${body}</body></html>`;
+    const content =
+      '<div style="display:none">Summary</div><p>Hi</p><a href="https://e.com/unsubscribe">Unsubscribe</a>';
+    const lang = (html: string) => run(html).accessibility.findings.filter((f) => /lang/.test(f.message));
+    expect(lang(page(`<div role="article" aria-roledescription="email" lang="en">${content}</div>`))).toEqual(
+      [],
+    );
+    expect(lang(page(content, ' lang="en"'))).toEqual([]);
+    // A language on one part is not the email's.
+    expect(lang(page(`<p lang="fr">Bonjour</p>${content}`))).toHaveLength(1);
+  });
+  it('names a link as a screen reader does: aria-labelledby, aria-label, text and alt, title', () => {
+    const link = (a: string) =>
+      problems(run(email(`<p id="t">The spring catalogue</p><p>${a}</p>`)).accessibility).map(
+        (f) => f.message,
+      );
+    expect(link('<a href="https://e.com/a" aria-label="Read the spring catalogue">Read more</a>')).toEqual(
+      [],
+    );
+    expect(link('<a href="https://e.com/a" aria-labelledby="t">More</a>')).toEqual([]);
+    expect(
+      link(
+        '<a href="https://e.com/a" title="Acme home page"><img src="https://e.com/l.png" alt="" width="90"></a>',
+      ),
+    ).toEqual([]);
+    expect(link('<a href="https://e.com/a"><img src="https://e.com/l.png" alt="" width="90"></a>')).toEqual([
+      'A link has no text: screen readers read its URL.',
+    ]);
+    expect(link('<a href="https://e.com/a" aria-label="Here">The spring catalogue</a>')).toEqual([
+      'A link says "Here": out of context, it does not say where it goes.',
+    ]);
   });
   it('flags layout tables without role="presentation", not data tables', () => {
     const layout = run(email('<table><tr><td>Hi</td></tr></table>')).accessibility;
@@ -176,6 +214,43 @@ describe('accessibility', () => {
     );
     expect(problems(run(email('<p style="font-size:12px">Small print</p>')).accessibility)).toEqual([]);
     expect(problems(run(email('<p style="font-size:0">Gap</p>')).accessibility)).toEqual([]);
+  });
+  it('sizes text as the cascade does: headings, relative units, the font shorthand, <font size>', () => {
+    const contrast = (html: string) => problems(run(email(html)).accessibility);
+    // #8a8a8a on white is 3.45:1: enough for large text (24px, or 18.66px bold), not for the rest.
+    for (const large of [
+      '<h1 style="color:#8a8a8a">Spring sale</h1>',
+      '<h2 style="color:#8a8a8a">Spring sale</h2>',
+      '<h3 style="color:#8a8a8a">Spring sale</h3>',
+      '<p style="color:#8a8a8a; font-size:1.5em">Spring sale</p>',
+      '<div style="font-size:20px"><p style="color:#8a8a8a; font-size:120%">Spring sale</p></div>',
+      '<p style="color:#8a8a8a; font:bold 19px Arial, sans-serif">Spring sale</p>',
+      '<p style="color:#8a8a8a; font-size:x-large">Spring sale</p>',
+    ])
+      expect(contrast(large), large).toEqual([]);
+    for (const normal of [
+      '<h4 style="color:#8a8a8a">Spring sale</h4>',
+      '<h3 style="color:#8a8a8a; font-weight:normal">Spring sale</h3>',
+      '<p style="color:#8a8a8a; font:19px Arial; font-weight:normal">Spring sale</p>',
+      '<p style="font-weight:bold; color:#8a8a8a; font:19px Arial">Spring sale</p>',
+    ])
+      expect(
+        contrast(normal).map((f) => f.message),
+        normal,
+      ).toEqual([expect.stringMatching(/^Text in #8a8a8a on #ffffff .* text needs 4.5:1/)]);
+    for (const small of [
+      '<p style="font:10px/1.4 Arial">Small print</p>',
+      '<div style="font-size:14px"><p style="font-size:0.75em">Small print</p></div>',
+      '<p><font size="1">Small print</font></p>',
+      '<p style="font-size:13px"><small>Small print</small></p>',
+    ])
+      only(run(email(small)).accessibility, 'warning', /smaller than 12px/);
+    // Inside a font-size:0 cell, a size in em is 0 too: unseen, not small.
+    expect(
+      problems(
+        run(email('<div style="font-size:0"><span style="font-size:1.2em">Gap</span></div>')).accessibility,
+      ),
+    ).toEqual([]);
   });
   it('judges the columns of a font-size:0 cell, which set their own size (the hybrid layout)', () => {
     const columns = (colour: string) =>
@@ -259,6 +334,32 @@ describe('content', () => {
     only(run(html).content, 'warning', /No unsubscribe link/);
     const header = [{ name: 'List-Unsubscribe', value: '<https://e.com/u>' }];
     expect(problems(run(html, { headers: header }).content)).toEqual([]);
+  });
+  it('knows an unsubscribe link in the languages emails are written in, by its text or its address', () => {
+    const footer = (link: string) =>
+      '<html lang="de"><head><title>T</title></head><body><div style="display:none">S</div><p>Hallo</p>' +
+      `<p>${link}</p></body></html>`;
+    for (const link of [
+      '<a href="https://e.com/n">Newsletter abbestellen</a>',
+      '<a href="https://e.com/n">Abmelden</a>',
+      '<a href="https://e.com/n">Se désabonner</a>',
+      '<a href="https://e.com/n">Darse de baja</a>',
+      '<a href="https://e.com/n">Descadastre-se</a>',
+      '<a href="https://e.com/n">Disiscriviti</a>',
+      '<a href="https://e.com/n">Uitschrijven</a>',
+      '<a href="https://e.com/n">Отписаться от рассылки</a>',
+      '<a href="https://e.com/n">配信停止</a>',
+      '<a href="https://e.com/n">Manage your email preferences</a>',
+      '<a href="https://e.com/n">Opt out</a>',
+      '<a href="https://e.com/newsletter/optout?id=1">hier</a>',
+    ])
+      expect(problems(run(footer(link)).content), link).toEqual([]);
+    // A cancellation policy is not one.
+    only(
+      run(footer('<a href="https://e.com/p">Cancellation policy</a>')).content,
+      'warning',
+      /No unsubscribe/,
+    );
   });
 });
 
@@ -409,6 +510,62 @@ describe('compatibility', () => {
     // In a <style> rule the elements' sizes are not known: still a use.
     const rule = run(email('<p class="b">x</p>', '<style>.b { box-sizing:border-box }</style>'), {}, targets);
     only(rule.compatibility, 'error', /box-sizing/);
+  });
+  it("takes a min-/max- limit the element's own size already keeps for no problem", () => {
+    const targets: TargetClientId[] = ['outlook-windows'];
+    const kept = (html: string) => {
+      const c = run(email(html), {}, targets).compatibility;
+      expect(problems(c), JSON.stringify(c.findings)).toEqual([]);
+      expect(c.findings.length).toBeGreaterThan(0);
+    };
+    kept(
+      '<table role="presentation" width="600" style="width:600px; min-width:600px"><tr><td>x</td></tr></table>',
+    );
+    kept(
+      '<img src="https://e.com/s.gif" alt="" width="600" height="1" style="max-height:1px; min-height:1px">',
+    );
+    kept('<table role="presentation" width="600" style="min-width:240px"><tr><td>x</td></tr></table>');
+    expect(
+      problems(
+        run(`<html lang="en" style="min-height:100%">${email('<p>x</p>').slice(31)}`, {}, targets)
+          .compatibility,
+      ),
+    ).toEqual([]);
+    const rule = email('<p>x</p>', '<style>html, body { min-height:100%; min-width:100% }</style>');
+    expect(problems(run(rule, {}, targets).compatibility)).toEqual([]);
+    // A limit beyond the size, or in another unit, is a limit the client drops.
+    only(
+      run(
+        email('<table role="presentation" width="600" style="min-width:700px"><tr><td>x</td></tr></table>'),
+        {},
+        targets,
+      ).compatibility,
+      'error',
+      /min-width/,
+    );
+    only(
+      run(
+        email('<table role="presentation" width="100%" style="min-width:600px"><tr><td>x</td></tr></table>'),
+        {},
+        targets,
+      ).compatibility,
+      'error',
+      /min-width/,
+    );
+    // The error names the use without the fallback, not the first use.
+    const two = run(
+      email(
+        '<table role="presentation" width="600" style="min-width:600px"><tr><td>x</td></tr></table>\n<div style="min-width:300px">y</div>',
+      ),
+      {},
+      targets,
+    ).compatibility;
+    expect(only(two, 'error', /min-width/).element).toMatch(/^<div/);
+  });
+  it('takes hyphenation for the enhancement it is: text without it reads the same', () => {
+    const c = run(email('<p style="hyphens:auto">A long paragraph of words.</p>')).compatibility;
+    expect(problems(c)).toEqual([]);
+    expect(c.findings.some((f) => f.severity === 'info' && /hyphens/.test(f.message))).toBe(true);
   });
   it("gives a fluid image's max-width its width attribute as classic Outlook's fallback", () => {
     const image = (width: string) =>
