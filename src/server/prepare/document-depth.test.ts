@@ -48,6 +48,41 @@ describe('documentDepth', () => {
     expect(documentDepth(`<svg>${'<g/>'.repeat(1000)}</svg>`)).toBe(5);
   });
 
+  it('reads what the generated tag soup found as a parser does', () => {
+    for (const html of [
+      // A <template> inside a <select> is read as any template: its <xmp> is raw text.
+      '<select><template><xmp><body>',
+      // Inside a <select> other end tags are ignored: the <div> stays open around it.
+      '<div/><select></div><script></div>',
+      // </p> in MathML leaves it, and with no p open a parser inserts an empty one.
+      '<math></p><g/><div/><div>x',
+      // A <math> inside an <svg> is SVG, and SVG's <title> lets HTML in.
+      '<svg><math><title><div>x',
+      // A form inside a form is ignored before it would close the paragraph.
+      '<form><p><form><applet>x',
+      // With scripting on (html5ever, parse5), <noscript> is raw text.
+      '<noscript><style></noscript><div><b id=2><div>x',
+    ])
+      expect(documentDepth(html), html).toBe(parserDepth(html));
+    for (const html of [
+      // After text a parser ignores <frameset>, and </frameset> closes nothing (counted as opened).
+      'x<frameset><g/></frameset><div><iframe></div>',
+      // A cell in a template's table gets the body and row a parser may insert around it, as
+      // levels no end tag closes.
+      '<template><caption><th>x',
+      '<template><td><div></tr><div><div><xmp></div>',
+      '<template><th></tbody><div/><div><div>x',
+      // An SVG <td> is no cell: a <tr> in its <title> is ignored, and closes nothing.
+      '<svg><td><title><tr><div>x',
+    ])
+      expect(documentDepth(html), html).toBeGreaterThanOrEqual(parserDepth(html));
+    // Those levels are counted once: a thousand cells in a template are no deeper than one.
+    expect(documentDepth(`<template>${'<td>x'.repeat(1000)}`)).toBe(documentDepth('<template><td>x'));
+    // Each template inside the last is counted, as deep as a parser nests them.
+    const templates = `<select>${'<template>'.repeat(600)}x`;
+    expect(documentDepth(templates)).toBe(parserDepth(templates));
+  });
+
   it('ends a comment where a parser does: an abrupt <!--> or <!---> and a --!> hide nothing after them', () => {
     const deep = '<div>'.repeat(600);
     for (const comment of ['<!-->', '<!--->', '<!-- note --!>'])

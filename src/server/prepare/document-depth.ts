@@ -41,7 +41,18 @@ const VOID = new Set([
   'track',
   'wbr',
 ]);
-const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes']);
+/** Raw text to their end tag; `noscript` too, as parsers with scripting on (html5ever, parse5) read it. */
+const RAW_TEXT = new Set([
+  'script',
+  'style',
+  'textarea',
+  'title',
+  'xmp',
+  'iframe',
+  'noembed',
+  'noframes',
+  'noscript',
+]);
 /** Opening one of these closes an open `p` (in button scope). */
 const CLOSES_P = new Set([
   'address',
@@ -93,8 +104,26 @@ const BREAK_OUT = new Set(
 const TABLE_ONLY = new Set(['tbody', 'thead', 'tfoot', 'tr', 'td', 'th', 'caption', 'col', 'colgroup']);
 /** A table and the parts a parser puts between it and a cell. */
 const TABLE_PARTS = new Set(['table', 'tbody', 'thead', 'tfoot', 'tr']);
+/** Levels a parser may insert in a template's content: no tag has these names. */
+const SOME_BODY = '#tbody';
+const SOME_ROW = '#tr';
+/** The same, a template, whose content may be read as a table's, and the levels counted in it. */
+const TABLE_CONTEXTS = new Set([...TABLE_PARTS, 'template', SOME_BODY, SOME_ROW]);
 /** Start tags a parser ignores inside a <select> (so their content is not raw text there). */
-const IGNORED_IN_SELECT = new Set(['title', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext']);
+const IGNORED_IN_SELECT = new Set([
+  'title',
+  'style',
+  'xmp',
+  'iframe',
+  'noembed',
+  'noframes',
+  'noscript',
+  'plaintext',
+]);
+/** The end tags a parser reads inside a <select>; it ignores the others. */
+const SELECT_END = new Set(['select', 'option', 'optgroup', 'template']);
+/** End tags that close a <select> in a table, and then themselves. */
+const TABLE_END = new Set(['caption', 'table', 'tbody', 'tfoot', 'thead', 'tr', 'td', 'th']);
 /** Start tags that put a marker in the list of active formatting elements. */
 const MARKERS = new Set(['td', 'th', 'caption', 'applet', 'marquee', 'object', 'template']);
 
@@ -217,9 +246,28 @@ export function documentDepth(html: string): number {
     i = tag.end;
     const name = html.slice(nameStart, nameEnd).toLowerCase();
     if (closing) {
+      // In SVG or MathML, </p> and </br> are HTML's: the foreign elements around them close first.
+      if ((name === 'p' || name === 'br') && open.inForeign()) open.breakOut();
+      if (open.openSince('select', 'template') && !SELECT_END.has(name)) {
+        // Inside a <select> a parser ignores other end tags, but a table part's closes the select
+        // (in a table) and then itself.
+        if (!TABLE_END.has(name) || !open.hasInScope(name, 'table')) continue;
+        open.close('select', 'table');
+      }
       if (name === 'form') formOpened = false;
       if (name === 'br') {
         open.reconstruct(); // </br> is read as <br>
+        open.leaf();
+        continue;
+      }
+      // </p> with no p to close: a parser inserts an empty one.
+      // A </frameset> closes the frameset a parser honoured, where nothing else stands above it; in
+      // a body a parser ignores <frameset>, and its end tag closes nothing.
+      if (name === 'frameset') {
+        if (open.top() === 'frameset') open.close('frameset');
+        continue;
+      }
+      if (name === 'p' && !open.hasInScope('p')) {
         open.leaf();
         continue;
       }
@@ -236,6 +284,14 @@ export function documentDepth(html: string): number {
     const foreign = open.inForeign(); // there, `/>` self-closes
     // Counted once, below; in SVG or MathML they are elements like any other.
     if (!foreign && (name === 'html' || name === 'head' || name === 'body')) continue;
+    // A form inside a form is ignored (until </form>, even when the first was closed otherwise),
+    // before it would close a paragraph.
+    if (!foreign && name === 'form') {
+      if (formOpened && !open.isOpen('template')) continue;
+      formOpened = true;
+    }
+    // Outside any table a parser ignores the parts of one, before they would close anything.
+    if (!foreign && TABLE_ONLY.has(name) && !open.isOpen('table') && !open.isOpen('template')) continue;
     if (!foreign) {
       if (CLOSES_P.has(name)) open.closeNearest(P, P_STOP);
       if (name === 'li') open.closeNearest(LI, LIST_STOP);
@@ -244,13 +300,20 @@ export function documentDepth(html: string): number {
         open.closeNearest(CELL, ROW_STOP);
         // A cell straight in a table gets the row (and body) a parser inserts around it.
         // (Whatever stands between them and the table, a parser would have moved out of it.)
-        const section = open.nearest(TABLE_PARTS);
+        const section = open.nearest(TABLE_CONTEXTS);
         if (section === 'table') open.push('tbody');
-        if (section !== undefined && section !== 'tr') open.push('tr');
+        if (section === 'table' || section === 'tbody' || section === 'thead' || section === 'tfoot')
+          open.push('tr');
+        // In a template a parser inserts them or not, as the tags before took it: counted as if it
+        // did, as levels no end tag closes.
+        if (section === 'template') open.push(SOME_BODY);
+        if (section === 'template' || section === SOME_BODY) open.push(SOME_ROW);
       } else if (name === 'tr') {
         open.closeNearest(CELL, ROW_STOP);
         open.closeNearest(ROW, SECTION_STOP);
-        if (open.nearest(TABLE_PARTS) === 'table') open.push('tbody');
+        const section = open.nearest(TABLE_CONTEXTS);
+        if (section === 'table') open.push('tbody');
+        if (section === 'template') open.push(SOME_BODY);
       } else if ((name === 'option' || name === 'optgroup') && open.top() === 'option') open.close('option');
     }
     if (!foreign) {
@@ -264,15 +327,9 @@ export function documentDepth(html: string): number {
       open.leaf();
       continue;
     }
-    // Outside any table a parser ignores the parts of one.
-    if (!foreign && TABLE_ONLY.has(name) && !open.isOpen('table') && !open.isOpen('template')) continue;
-    // A form inside a form is ignored (until </form>, even when the first was closed otherwise).
-    if (!foreign && name === 'form') {
-      if (formOpened && !open.isOpen('template')) continue;
-      formOpened = true;
-    }
-    // Inside a <select> a parser ignores these start tags, and reads what follows as markup.
-    if (!foreign && open.isOpen('select') && IGNORED_IN_SELECT.has(name)) continue;
+    // Inside a <select> a parser ignores these start tags, and reads what follows as markup; a
+    // <template> opened inside it is read as any template is.
+    if (!foreign && open.openSince('select', 'template') && IGNORED_IN_SELECT.has(name)) continue;
     if (name === 'plaintext' && !foreign) {
       // Everything after it is its text, before which the formatting elements are reopened.
       open.push(name);

@@ -144,6 +144,14 @@ export class OpenElements {
     return (this.positions.get(name)?.length ?? 0) > 0;
   }
 
+  /** Whether `name` is open and was opened after any open `than` (a template inside it starts afresh). */
+  openSince(name: string, than: string): boolean {
+    const at = this.positions.get(name);
+    if (!at?.length) return false;
+    const since = this.positions.get(than);
+    return !since?.length || at[at.length - 1]! > since[since.length - 1]!;
+  }
+
   /**
    * Whether a start tag now is SVG or MathML: inside an `<svg>` or `<math>`, but not right inside
    * one of the points where HTML comes back (foreignObject, desc, title; MathML's text elements).
@@ -191,8 +199,15 @@ export class OpenElements {
 
   push(name: string, entry?: Formatting | { marker: true }): void {
     const index = this.names.length;
+    // In foreign content every start tag is of the namespace around it (a <math> inside an <svg> is
+    // SVG), but for an <svg> in MathML's annotation-xml; elsewhere <svg> and <math> start their own.
+    const around = this.inForeign() ? this.foreign[index - 1] : undefined;
     const foreign: Namespace | undefined =
-      name === 'svg' || name === 'math' ? name : this.inForeign() ? this.foreign[index - 1] : undefined;
+      around && !(name === 'svg' && this.names[index - 1] === 'annotation-xml')
+        ? around
+        : name === 'svg' || name === 'math'
+          ? name
+          : undefined;
     this.names.push(name);
     this.removed.push(false);
     this.entries.push(entry);
@@ -311,6 +326,13 @@ export class OpenElements {
     const at = this.positions.get(name);
     const index = at?.[at.length - 1];
     if (index !== undefined && this.inScope(index, scope)) this.closeAt(index, name === 'form');
+  }
+
+  /** Whether `name` is open with no boundary of `scope` above it: what an end tag of it would close. */
+  hasInScope(name: string, scope: Scope = scopeOf(name)): boolean {
+    const at = this.positions.get(name);
+    const index = at?.[at.length - 1];
+    return index !== undefined && this.inScope(index, scope);
   }
 
   /** No boundary of `scope` stands above the element at `index`. */
