@@ -1,9 +1,11 @@
 import type { TargetClientId } from '../../shared/contract/checks.ts';
 
 /**
- * Where each target client's support lives in the caniemail data (family, platform). The new
- * Outlook for Windows replaced the Windows Mail app, whose caniemail row (`windows-mail`) is where
- * caniemail has recorded it since (docs/decisions/0064-vendored-caniemail-data.md).
+ * Where each target client's support lives in the caniemail data (family, platform). caniemail has
+ * no row for the new Outlook for Windows: it renders as Outlook.com does (the same web engine, which
+ * caniemail's own tests of the new Outlook were recorded against), so it reads Outlook.com's row.
+ * The `windows-mail` row is the Windows 10 Mail app and its Word engine
+ * (docs/decisions/0064-vendored-caniemail-data.md).
  */
 export const CANIEMAIL_KEYS: Record<TargetClientId, readonly [family: string, platform: string]> = {
   'gmail-web': ['gmail', 'desktop-webmail'],
@@ -12,7 +14,7 @@ export const CANIEMAIL_KEYS: Record<TargetClientId, readonly [family: string, pl
   'apple-mail-macos': ['apple-mail', 'macos'],
   'apple-mail-ios': ['apple-mail', 'ios'],
   'outlook-windows': ['outlook', 'windows'],
-  'outlook-windows-new': ['outlook', 'windows-mail'],
+  'outlook-windows-new': ['outlook', 'outlook-com'],
   'outlook-com': ['outlook', 'outlook-com'],
   'outlook-macos': ['outlook', 'macos'],
   'outlook-ios': ['outlook', 'ios'],

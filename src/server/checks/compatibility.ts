@@ -343,9 +343,28 @@ function limitHeldBySize(el: El, slug: string): boolean {
   if (ROOT_ELEMENTS.has(el.name) && windowHoldsLimit(slug, value)) return true;
   const limit = length(value);
   if (!limit) return false;
-  const size = length(
-    styleValue(el, dimension) ?? (SIZED_BY_ATTRIBUTE.has(el.name) ? el.attrs[dimension] : undefined),
-  );
+  const declared = styleValue(el, dimension);
+  const attribute = SIZED_BY_ATTRIBUTE.has(el.name) ? el.attrs[dimension] : undefined;
+  // A box of its content's size is no wider than what holds it: max-width:100% keeps nothing in
+  // (React Email's button writes it on an <a> and a <span>).
+  if (
+    bound === 'max' &&
+    limit.unit === '%' &&
+    limit.n >= 100 &&
+    (declared ?? 'auto') === 'auto' &&
+    !attribute
+  )
+    return true;
+  // An image of a fixed width keeps it where the limit is ignored: the limit only shrinks it in a
+  // narrow window, which the clients that ignore it (Outlook on Windows) do not have.
+  if (
+    el.name === 'img' &&
+    bound === 'max' &&
+    attribute !== undefined &&
+    (declared === undefined || length(declared)?.unit === 'px')
+  )
+    return true;
+  const size = length(declared ?? attribute);
   if (!size || size.unit !== limit.unit) return false;
   return bound === 'min' ? size.n >= limit.n : size.n <= limit.n;
 }

@@ -1,7 +1,7 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
 import { checkOf, type StaticCheckContext } from './check-input.ts';
-import { hasOwnText, ownText, textHidden } from './computed.ts';
+import { hasOwnText, isHidden, ownText, textHidden } from './computed.ts';
 import { isWebFontSheet } from './css-scan.ts';
 import { findingAt, insideHead, mainElements, textOf, type El } from './html-doc.ts';
 import { MERGE_TAG } from './merge-tags.ts';
@@ -101,6 +101,15 @@ function namedPreheader(el: El): boolean {
   return false;
 }
 
+/**
+ * A hidden checkbox or radio button whose `:checked` state CSS reads (MJML's navbar, tabs and
+ * carousels): where a client removes it, the rules that read it match nothing and the content shows
+ * as it would without them. It degrades as designed.
+ */
+function checkboxHack(el: El): boolean {
+  return el.name === 'input' && /^(?:checkbox|radio)$/i.test(el.attrs.type ?? '') && isHidden(el);
+}
+
 export function checkContent(ctx: StaticCheckContext): Check {
   const { input, doc } = ctx;
   const elements = mainElements(doc);
@@ -133,7 +142,7 @@ export function checkContent(ctx: StaticCheckContext): Check {
   const reported = new Set<string>();
   for (const el of doc.elements) {
     const stripped = STRIPPED[el.name];
-    if (stripped && !reported.has(el.name)) {
+    if (stripped && !reported.has(el.name) && !checkboxHack(el)) {
       reported.add(el.name);
       findings.push({
         severity: stripped.severity,

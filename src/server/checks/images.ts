@@ -1,6 +1,7 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
-import { findingAt, mainElements, type El, type HtmlDoc } from './html-doc.ts';
+import { MSO_CLIENT } from './clients.ts';
+import { findingAt, mainElements, styleValue, type El, type HtmlDoc } from './html-doc.ts';
 import { hasMergeTag } from './merge-tags.ts';
 
 /** An image of the email, for the static and the live check. */
@@ -20,6 +21,16 @@ export function httpImages(doc: HtmlDoc): EmailImage[] {
     .map((el) => ({ el, src: (el.attrs.src ?? '').trim() }))
     .filter(({ src }) => /^https?:\/\//i.test(src) && !hasMergeTag(src))
     .map(({ el, src }) => ({ src, ...findingAt(doc, el) }));
+}
+
+/**
+ * Whether classic Outlook, the client that sizes an image by its width attribute, is a target and
+ * shows this image: not inside `<!--[if !mso]>` code, and not hidden from it by `mso-hide:all`.
+ */
+function classicOutlookShows(el: El, ctx: HtmlCheckContext): boolean {
+  if (!ctx.targetClients.includes(MSO_CLIENT) || el.audience === 'not-outlook') return false;
+  for (let e: El | null = el; e; e = e.parent) if (styleValue(e, 'mso-hide') === 'all') return false;
+  return true;
 }
 
 export function checkImages(ctx: HtmlCheckContext): Check {
@@ -63,7 +74,7 @@ export function checkImages(ctx: HtmlCheckContext): Check {
         hint: 'Use the full URL, starting with https://.',
         ...at,
       });
-    if (el.attrs.width === undefined)
+    if (el.attrs.width === undefined && classicOutlookShows(el, ctx))
       findings.push({
         severity: 'warning',
         message: 'An image has no width attribute: classic Outlook shows it at its file size.',
