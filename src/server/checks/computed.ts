@@ -47,7 +47,13 @@ export function hasOwnText(el: El): boolean {
   for (const c of el.children) if (c.kind === 'text' && NOT_BLANK.test(c.text)) return true;
   return false;
 }
-const NOT_BLANK = /\S/;
+/**
+ * A character a reader sees: not whitespace, nor one of the invisible characters spacer cells and
+ * preheader fillers are made of (zero-width spaces and joiners, the soft hyphen, the combining
+ * grapheme joiner, direction marks, word joiners, variation selectors, Hangul fillers).
+ */
+const NOT_BLANK =
+  /(?!\u034F|\u1160|\u17B4|\u17B5|\p{Variation_Selector})[^\s\u00AD\u061C\u115F\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFFA0]/u;
 
 /** The element's own text (not its descendants'), blanks collapsed; empty when only whitespace or &nbsp;. */
 export function ownText(el: El): string {

@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { isPlainAddress } from '../../shared/recipients.ts';
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
@@ -25,6 +26,14 @@ export function httpLinks(doc: HtmlDoc): EmailLink[] {
     .map(({ el, href }) => ({ url: href, ...findingAt(doc, el) }));
 }
 
+/** An address whose domain is internationalised (`ann@bücher.example`), with it as DNS has it. */
+function withAsciiDomain(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at === -1 || /^[\x20-\x7e]*$/.test(address)) return address;
+  const ascii = domainToASCII(address.slice(at + 1));
+  return ascii ? `${address.slice(0, at)}@${ascii}` : address;
+}
+
 function mailtoProblem(href: string): string | null {
   const [target = ''] = href.slice('mailto:'.length).split('?');
   let decoded: string;
@@ -38,7 +47,7 @@ function mailtoProblem(href: string): string | null {
     .map((a) => a.trim())
     .filter(Boolean);
   if (addresses.length === 0) return 'it has no address';
-  const bad = addresses.find((a) => !isPlainAddress(a));
+  const bad = addresses.find((a) => !isPlainAddress(withAsciiDomain(a)));
   return bad ? `"${bad}" is not a valid email address` : null;
 }
 
@@ -105,7 +114,11 @@ function linkProblem(href: string): Omit<Finding, 'element' | 'line'> | null {
         hint: 'Check the URL for spaces, missing parts or stray characters.',
       };
     }
-    if (/\s/.test(href) || (!url.hostname.includes('.') && url.hostname !== 'localhost'))
+    // A host is a name with a dot, localhost, or an IPv6 literal ([2001:db8::1]).
+    if (
+      /\s/.test(href) ||
+      (!url.hostname.includes('.') && url.hostname !== 'localhost' && !url.hostname.startsWith('['))
+    )
       return {
         severity: 'error',
         message: `A malformed URL: "${href.slice(0, 80)}".`,

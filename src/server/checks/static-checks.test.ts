@@ -94,6 +94,13 @@ describe('links', () => {
     expect(f.element).toContain('<a href=');
     expect(links.status).toBe(severity);
   });
+  it('accepts an internationalised domain in a mailto: and an IPv6 host', () => {
+    const html = email(
+      '<p><a href="mailto:ann@bücher.example">Write to Ann</a> <a href="https://[2001:db8::1]/shop">The shop</a></p>',
+    );
+    expect(problems(run(html).links)).toEqual([]);
+    only(run(email('<p><a href="https://shop/">The shop</a></p>')).links, 'error', /malformed/);
+  });
   it('accepts https, a valid mailto with a subject, tel and anchors', () => {
     const html = email(
       '<p><a href="https://example.com/a?b=1&amp;c=2">Catalogue</a> <a href="mailto:help@example.com?subject=Hi">Write to us</a> <a href="tel:+441234">Call us</a></p>',
@@ -219,6 +226,10 @@ describe('accessibility', () => {
     );
     expect(problems(run(email('<p style="font-size:12px">Small print</p>')).accessibility)).toEqual([]);
     expect(problems(run(email('<p style="font-size:0">Gap</p>')).accessibility)).toEqual([]);
+    // A spacer of invisible characters (zero-width, soft hyphen, the grapheme joiner) is no text.
+    const spacer =
+      '<table role="presentation"><tr><td style="font-size:1px; line-height:1px">&zwnj;&#8203;&#847;&shy;</td></tr></table>';
+    expect(problems(run(email(spacer)).accessibility)).toEqual([]);
   });
   it('sizes text as the cascade does: headings, relative units, the font shorthand, <font size>', () => {
     const contrast = (html: string) => problems(run(email(html)).accessibility);
