@@ -16,6 +16,8 @@ describe('textFromHtml', () => {
     ['&#8199;&#847; ', '&#8199;&#847; '],
     ['&#8203;', '&#8203;'],
     ['&#x2060;&#xFEFF;', '&#x2060;&#xFEFF;'],
+    // React Email's preview padding.
+    ['&nbsp;&zwnj;&#8203;&zwj;&lrm;&rlm;&#xFEFF;', '&nbsp;&zwnj;&#8203;&zwj;&lrm;&rlm;&#xFEFF;'],
   ])('drops runs of %s', (_name, unit) => {
     expect(textFromHtml(`<p>Preview text${unit.repeat(40)}</p><p>Body</p>`)).toBe('Preview text\n\nBody');
   });
@@ -38,6 +40,8 @@ describe('textFromHtml', () => {
   it('keeps words written with joiners: Persian, emoji sequences, and hyphenation points', () => {
     const html = '<p>می‌خواهم 👨‍👩‍👧 exam&shy;ple</p>';
     expect(textFromHtml(html)).toBe('می‌خواهم 👨‍👩‍👧 example');
+    // A direction mark between letters orders mixed text: kept.
+    expect(textFromHtml('<p>שלום&rlm;ABC</p>')).toBe('שלום\u200FABC');
   });
 
   it('leaves lists indented and the head, styles and images out', () => {
