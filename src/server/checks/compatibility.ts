@@ -305,6 +305,12 @@ function boxSizingTells(el: El): boolean {
   );
 }
 
+/** An image with a width attribute in pixels, and no CSS width or one in px: fixed everywhere. */
+function fixedWidthImage(el: El): boolean {
+  const declared = styleValue(el, 'width');
+  return length(el.attrs.width)?.unit === 'px' && (declared === undefined || length(declared)?.unit === 'px');
+}
+
 /** The min-/max- limits, the size each bounds, and which way. */
 const SIZE_LIMITS: Record<string, readonly [limit: string, size: 'width' | 'height', bound: 'min' | 'max']> =
   {
@@ -357,13 +363,7 @@ function limitHeldBySize(el: El, slug: string): boolean {
     return true;
   // An image of a fixed width keeps it where the limit is ignored: the limit only shrinks it in a
   // narrow window, which the clients that ignore it (Outlook on Windows) do not have.
-  if (
-    el.name === 'img' &&
-    bound === 'max' &&
-    attribute !== undefined &&
-    (declared === undefined || length(declared)?.unit === 'px')
-  )
-    return true;
+  if (el.name === 'img' && bound === 'max' && fixedWidthImage(el)) return true;
   const size = length(declared ?? attribute);
   if (!size || size.unit !== limit.unit) return false;
   return bound === 'min' ? size.n >= limit.n : size.n <= limit.n;
@@ -435,6 +435,9 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       }
   }
 
+  let fixed: boolean | undefined;
+  const imagesFixed = () => (fixed ??= doc.elements.every((el) => el.name !== 'img' || fixedWidthImage(el)));
+
   for (const block of doc.styles) {
     const { rules, atRules } = scanCss(block.css);
     for (const at of atRules) {
@@ -466,6 +469,13 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
           const f = new Set<TargetClientId | '*'>();
           if (GHOST_TABLE_SIZING.has(slug) && ghostTables) f.add(MSO_CLIENT);
           if (rule.selectors.every((sel) => ROOT_ELEMENTS.has(sel.trim())) && windowHoldsLimit(slug, d.value))
+            f.add('*');
+          // `img { max-width: … }`, the reset: where every image has a fixed width, it holds.
+          if (
+            slug === 'css-max-width' &&
+            rule.selectors.every((sel) => sel.trim() === 'img') &&
+            imagesFixed()
+          )
             f.add('*');
           add(slug, null, block.audience, block.start + rule.offset, f);
         }

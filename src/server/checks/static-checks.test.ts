@@ -592,6 +592,12 @@ describe('compatibility', () => {
     const kept = (html: string) => expect(problems(run(email(html), {}, targets).compatibility)).toEqual([]);
     kept('<a href="https://e.com/track" style="display:block; max-width:100%">Track your order</a>');
     kept('<img src="https://e.com/l.png" width="165" alt="Acme" style="width:165px; max-width:80%">');
+    // The reset in a <style> block, where every image has a fixed width; not where one is fluid.
+    const reset = '<style>img { max-width: 600px; }</style>';
+    const fixed = '<img src="https://e.com/a.png" width="300" alt="A">';
+    expect(problems(run(email(fixed, reset), {}, targets).compatibility)).toEqual([]);
+    const fluid = '<img src="https://e.com/b.png" width="100%" alt="B">';
+    only(run(email(fixed + fluid, reset), {}, targets).compatibility, 'warning', /max-width/);
     // A box of a set width, or an image sized in % of its column, is held in by max-width.
     only(
       run(email('<div style="width:700px; max-width:100%">x</div>'), {}, targets).compatibility,
