@@ -2,7 +2,7 @@ import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { contrastRatio, hex, rgbNumber } from './colour.ts';
 import { backgroundColour, fontSizePx, hasOwnText, isBold, isHidden, textColour } from './computed.ts';
-import { findingAt, insideHead, mainElements, textOf, type El } from './html-doc.ts';
+import { closest, findingAt, insideHead, mainElements, textOf, type El } from './html-doc.ts';
 
 /**
  * Accessibility of the HTML as sent (docs/decisions/0063-pre-send-checklist.md): the language, the
@@ -49,8 +49,7 @@ function dataTables(elements: El[]): Set<El> {
 }
 
 function nearestTable(el: El): El | null {
-  for (let e = el.parent; e; e = e.parent) if (e.name === 'table') return e;
-  return null;
+  return closest(el.parent, (e) => e.name === 'table');
 }
 
 const FILE_NAME_ALT =
@@ -222,10 +221,7 @@ function languageWrapsText(elements: El[]): boolean {
   if (withLang.size === 0) return false;
   const texts = elements.filter((el) => hasOwnText(el) && !isHidden(el) && !insideHead(el));
   if (texts.length === 0) return false;
-  return texts.every((el) => {
-    for (let e: El | null = el; e; e = e.parent) if (withLang.has(e)) return true;
-    return false;
-  });
+  return texts.every((el) => closest(el, (e) => withLang.has(e)) !== null);
 }
 
 function elementsWithin(el: El): El[] {

@@ -3,7 +3,7 @@ import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
 import { checkOf, type StaticCheckContext } from './check-input.ts';
 import { hasOwnText, isHidden, ownText, textHidden } from './computed.ts';
 import { isWebFontSheet } from './css-scan.ts';
-import { findingAt, insideHead, mainElements, textOf, type El } from './html-doc.ts';
+import { closest, findingAt, insideHead, mainElements, textOf, type El } from './html-doc.ts';
 import { MERGE_TAG } from './merge-tags.ts';
 
 /**
@@ -96,9 +96,7 @@ function firstText(elements: El[]): El | undefined {
  * Postmark's templates do): the teaser, whether hidden by a `<style>` rule or shown on purpose.
  */
 function namedPreheader(el: El): boolean {
-  for (let e: El | null = el; e && e.name !== '#document'; e = e.parent)
-    if (/pre-?header/i.test(`${e.attrs.class ?? ''} ${e.attrs.id ?? ''}`)) return true;
-  return false;
+  return closest(el, (e) => /pre-?header/i.test(`${e.attrs.class ?? ''} ${e.attrs.id ?? ''}`)) !== null;
 }
 
 /**

@@ -194,10 +194,15 @@ export function styleValue(el: El, property: string): string | undefined {
   return lastValue(el.style, property);
 }
 
+/** The element itself or its nearest ancestor that passes `test`, or null. */
+export function closest(el: El | null, test: (e: El) => boolean): El | null {
+  for (let e = el; e; e = e.parent) if (test(e)) return e;
+  return null;
+}
+
 /** Whether the element is in `<head>` (its title and styles are not the email's text). */
 export function insideHead(el: El): boolean {
-  for (let e: El | null = el; e; e = e.parent) if (e.name === 'head') return true;
-  return false;
+  return closest(el, (e) => e.name === 'head') !== null;
 }
 
 export function findingAt(doc: HtmlDoc, el: El): { element: string; line: number } {

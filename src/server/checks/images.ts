@@ -1,7 +1,7 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { MSO_CLIENT } from './clients.ts';
-import { findingAt, mainElements, styleValue, type El, type HtmlDoc } from './html-doc.ts';
+import { closest, findingAt, mainElements, styleValue, type El, type HtmlDoc } from './html-doc.ts';
 import { hasMergeTag } from './merge-tags.ts';
 
 /** An image of the email, for the static and the live check. */
@@ -29,8 +29,7 @@ export function httpImages(doc: HtmlDoc): EmailImage[] {
  */
 function classicOutlookShows(el: El, ctx: HtmlCheckContext): boolean {
   if (!ctx.targetClients.includes(MSO_CLIENT) || el.audience === 'not-outlook') return false;
-  for (let e: El | null = el; e; e = e.parent) if (styleValue(e, 'mso-hide') === 'all') return false;
-  return true;
+  return closest(el, (e) => styleValue(e, 'mso-hide') === 'all') === null;
 }
 
 export function checkImages(ctx: HtmlCheckContext): Check {
