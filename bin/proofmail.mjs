@@ -196,16 +196,55 @@ function unreachable(/** @type {string} */ baseUrl, /** @type {any} */ err) {
   );
 }
 
-/** @param {string} file */
+/**
+ * A file's text as an editor shows it: UTF-8, or UTF-16 with its byte-order mark (what Windows
+ * editors save as "Unicode"); a byte-order mark is not part of the text. Bytes that are not UTF-8
+ * are refused where they are, never sent as U+FFFD in place of what was written.
+ * @param {string} file
+ */
 async function readText(file) {
+  /** @type {Buffer} */
+  let bytes;
   try {
-    return await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code;
     const why =
       code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'it is a folder' : 'cannot read it';
     throw new CliError(`${file}: ${why}`, EXIT.file, 'file');
   }
+  const encoding =
+    bytes[0] === 0xff && bytes[1] === 0xfe
+      ? 'utf-16le'
+      : bytes[0] === 0xfe && bytes[1] === 0xff
+        ? 'utf-16be'
+        : 'utf-8';
+  try {
+    return new TextDecoder(encoding, { fatal: true }).decode(bytes);
+  } catch {
+    throw new CliError(`${file}: ${notUtf8(bytes, encoding)}`, EXIT.file, 'encoding');
+  }
+}
+
+/**
+ * Where a file stops being text in its encoding, for the message.
+ * @param {Buffer} bytes
+ * @param {string} encoding
+ */
+function notUtf8(bytes, encoding) {
+  if (encoding !== 'utf-8') return `not valid ${encoding.toUpperCase()} text. Save it as UTF-8.`;
+  const text = new TextDecoder('utf-8').decode(bytes);
+  for (let at = text.indexOf('\uFFFD'); at >= 0; at = text.indexOf('\uFFFD', at + 1)) {
+    const offset = Buffer.byteLength(text.slice(0, at)) + (bytes[0] === 0xef && bytes[1] === 0xbb ? 3 : 0);
+    // A U+FFFD written in the file is text; the first one that is not marks the bad bytes.
+    if (bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd) continue;
+    const before = text.slice(0, at);
+    const line = before.split('\n').length;
+    const column = at - before.lastIndexOf('\n');
+    const byte = (bytes[offset] ?? 0).toString(16).toUpperCase().padStart(2, '0');
+    return `not UTF-8 text (byte 0x${byte} at line ${line}, column ${column}). Save it as UTF-8.`;
+  }
+  return 'not UTF-8 text. Save it as UTF-8.';
 }
 
 /**

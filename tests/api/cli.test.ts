@@ -297,6 +297,37 @@ describe('the checklist and --fail-on', () => {
     expect(JSON.parse(ran.stdout).checks.length).toBeGreaterThan(0);
   });
 
+  it('reads a file as its editor wrote it: UTF-16 with a byte-order mark, no mark in the text, other bytes refused where they are', async () => {
+    const html = '<p>Grüße 😀</p>';
+    const utf16le = path.join(dir, 'unicode.html');
+    fs.writeFileSync(utf16le, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(html, 'utf16le')]));
+    const bomData = path.join(dir, 'bom.json');
+    fs.writeFileSync(bomData, Buffer.from('\uFEFF{ "name": "Zoë" }', 'utf8'));
+    const before = sent.length;
+    const ran = await proofmail(['check', utf16le, '--data', bomData, '--json'], env(proKey, proxy.url));
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(sent[before]?.body).toMatchObject({ html, template: { data: { name: 'Zoë' } } });
+
+    const latin1 = path.join(dir, 'latin1.html');
+    fs.writeFileSync(latin1, Buffer.from('<p>x</p>\n<p>caf\xe9</p>', 'latin1'));
+    const withReplacement = path.join(dir, 'fffd.html');
+    fs.writeFileSync(
+      withReplacement,
+      Buffer.concat([Buffer.from('<p>\uFFFD ok</p>\n<p>'), Buffer.from([0xc3, 0x28])]),
+    );
+    for (const [name, where] of [
+      [latin1, 'byte 0xE9 at line 2, column 7'],
+      [withReplacement, 'byte 0xC3 at line 2, column 4'],
+    ] as const) {
+      const refused = await proofmail(['check', name], env(proKey, proxy.url));
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toContain(
+        `${path.basename(name)}: not UTF-8 text (${where}). Save it as UTF-8.`,
+      );
+    }
+    expect(sent.length).toBe(before + 1);
+  });
+
   it('against a server without the checklist it says so and --fail-on does not fail', async () => {
     const ran = await proofmail(
       ['check', withWarnings, '--fail-on', 'warning'],
