@@ -1,6 +1,5 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifySchema } from 'fastify';
-import { validatorCompiler } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import { createApiKeyResolver } from './accounts/api-keys.ts';
 import { createSessionResolver } from './accounts/sessions.ts';
@@ -19,6 +18,7 @@ import { registerUserRoutes } from './features/user/user.routes.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { frameworkErrorOptions } from './http/framework-errors.ts';
+import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerHostAllowlist } from './http/host-allowlist.ts';
 import { lazyChildLoggerFactory, loggerOptions } from './http/logging.ts';
 import { dropUnusedConnectionsOnClose } from './http/unused-connections.ts';
@@ -29,6 +29,7 @@ import { registerSpa } from './http/spa.ts';
 import { createTransformPool, transformPoolOptions } from './prepare/transform-pool.ts';
 import { createRenderer } from './render/renderer.ts';
 import { trustProxyOption, trustProxyWarning } from './http/trust-proxy.ts';
+import { wellFormedValidatorCompiler } from './http/well-formed-text.ts';
 
 /** Default request body cap; routes that take more (email HTML) raise their own. */
 export const DEFAULT_BODY_LIMIT = 100 * 1024;
@@ -63,7 +64,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const proxyWarning = trustProxyWarning(config);
   if (proxyWarning) app.log.warn(proxyWarning);
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(wellFormedValidatorCompiler);
   app.setSerializerCompiler(responseSerializerCompiler);
   const routeTable: RouteEntry[] = [];
   app.decorate('routeTable', routeTable);
@@ -74,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         routeTable.push({ method, url: route.url, schema: route.schema, config: route.config });
   });
   registerErrorHandling(app);
+  registerJsonBodyParser(app);
   dropUnusedConnectionsOnClose(app);
   registerSecurityHeaders(app, config);
   registerHostAllowlist(app, config);

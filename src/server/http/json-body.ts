@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import { badRequest } from './errors.ts';
+
+/**
+ * JSON bodies are measured before they are parsed (docs/architecture.md §6). `JSON.parse` runs on
+ * the event loop, and what it costs follows the body's structure, not its size: 2.8 MB of nested
+ * brackets took half a second to parse and as long again to walk, while every other request
+ * waited. No body this API takes nests deeper than a few levels besides the sample data (16
+ * levels, 64 KB: src/shared/contract/email.ts) or holds tens of thousands of values, so a
+ * linear scan refuses the rest before any parsing. A 1 MB HTML string costs one `indexOf` per
+ * quote in it.
+ */
+
+/** Levels of objects and arrays: above the sample data's own limit, so that limit names itself. */
+export const MAX_JSON_DEPTH = 64;
+/**
+ * Values (members and elements): above the 32,768 that 64 KB of sample data can hold (`[0,0,…]`),
+ * so that limit, too, names itself.
+ */
+export const MAX_JSON_VALUES = 40_000;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+
+/** What makes a body too costly to parse, or null. Malformed JSON is left to the parser. */
+export function jsonCostProblem(text: string): string | null {
+  let depth = 0;
+  let values = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      // Skip the string: to the next quote not escaped by an odd run of backslashes.
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1) {
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++;
+        if (slashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end === -1) return null;
+      i = end;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > MAX_JSON_DEPTH) {
+        return `The request body nests too deeply: the limit is ${MAX_JSON_DEPTH} levels of objects and arrays.`;
+      }
+      values++;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    } else if (c === COMMA && ++values > MAX_JSON_VALUES) {
+      return `The request body holds too many values: the limit is ${MAX_JSON_VALUES.toLocaleString('en')}.`;
+    }
+  }
+  return null;
+}
+
+/** Fastify's own JSON parser (prototype poisoning refused), behind the scan above. */
+export function registerJsonBodyParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const problem = jsonCostProblem(body as string);
+    if (problem) {
+      done(badRequest(problem, 'body_too_complex'), undefined);
+      return;
+    }
+    parse(request, body as string, done);
+  });
+}

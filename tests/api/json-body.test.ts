@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/test-app.ts';
+import { createUser, type TestUser } from '../support/users.ts';
+
+/**
+ * JSON bodies are measured before they are parsed (src/server/http/json-body.ts): a body whose
+ * structure would hold the event loop is refused with a 400 naming the limit, before parsing, and
+ * what the API does take, and Fastify's own refusals, are as before.
+ */
+describe('JSON bodies measured before parsing', () => {
+  let ctx: TestContext;
+  let user: TestUser;
+  beforeAll(async () => {
+    ctx = await createTestContext({ env: { FREE_SENDS_PER_MINUTE: '1000' } });
+    user = await createUser(ctx.db);
+  });
+  afterAll(async () => ctx?.close());
+
+  const raw = (url: string, payload: string) =>
+    ctx.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...user.headers, 'content-type': 'application/json' },
+      payload,
+    });
+
+  it('refuses 2.8 MB of nested brackets in the sample data before parsing it', async () => {
+    const n = 1_400_000;
+    // Malformed at its end: a parser would answer "not valid JSON"; the scan answers first.
+    const body = `{"to":"a@example.com","html":"<p>x</p","template":{"syntax":"handlebars","data":{"a":${'['.repeat(n)}${']'.repeat(n)}}}`;
+    const res = await raw('/api/email/preview', body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: 'The request body nests too deeply: the limit is 64 levels of objects and arrays.',
+      code: 'body_too_complex',
+    });
+  });
+
+  it('refuses 700,000 values before parsing them', async () => {
+    const body = `{"to":"a@example.com","html":"<p>x</p>","template":{"syntax":"handlebars","data":{"a":[${Array(700_000).fill('""').join(',')}]`;
+    const res = await raw('/api/email/send', body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('body_too_complex');
+  });
+
+  it('leaves sample data within the scan to name its own limits', async () => {
+    const deep = `{"to":"a@example.com","html":"<p>x</p>","template":{"syntax":"handlebars","data":{"a":${'['.repeat(40)}${']'.repeat(40)}}}}`;
+    expect((await raw('/api/email/preview', deep)).json().code).toBe('template_data_too_deep');
+    const many = `{"to":"a@example.com","html":"<p>x</p>","template":{"syntax":"handlebars","data":{"a":[${Array(39_000).fill('0').join(',')}]}}}`;
+    expect((await raw('/api/email/preview', many)).json().code).toBe('template_data_too_large');
+  });
+
+  it('sends HTML full of quotes, backslashes and brackets as written', async () => {
+    const html = `<p title="[{\\&quot;}]">${'a "quoted", [bracketed] {braced} \\ back\\slashed \\\\ line. '.repeat(15_000)}</p>`;
+    const res = await raw('/api/email/send', JSON.stringify({ to: 'a@example.com', subject: 'q', html }));
+    expect(res.statusCode, res.body).toBe(200);
+    const row = await ctx.db
+      .selectFrom('emails')
+      .select('html')
+      .where('id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
+    expect(row.html).toBe(html);
+  });
+
+  it('keeps Fastify’s refusals: prototype poisoning, malformed and empty JSON', async () => {
+    const poisoned = await raw(
+      '/api/email/preview',
+      '{"to":"a@example.com","html":"x","__proto__":{"admin":true}}',
+    );
+    expect(poisoned.statusCode).toBe(400);
+    expect((await raw('/api/email/preview', '{"to":')).json()).toEqual({
+      error: 'Request body is not valid JSON',
+      code: 'invalid_json',
+    });
+    expect((await raw('/api/email/preview', '')).json().code).toBe('invalid_json');
+  });
+});
