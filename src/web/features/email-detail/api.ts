@@ -1,4 +1,10 @@
-import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import {
+  useIsMutating,
+  useMutation,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+} from '@tanstack/react-query';
 import type { DeleteVersionsResponse, Email, ShareResponse } from '../../../shared/contract/email.ts';
 import type { ShareRequest } from '../../../shared/contract/review.ts';
 import { api, apiBlob } from '../../lib/api.ts';
@@ -8,14 +14,22 @@ import { emailKeys } from '../../lib/query-keys.ts';
 
 const IN_FLIGHT = new Set<Email['delivery']['state']>(['queued', 'sending', 'retrying']);
 
-/** One email with its HTML; while its delivery is still under way the state is polled. */
+/** The delete mutations, so a detail knows to stop polling while one is on its way. */
+const DELETING = [...emailKeys.all, 'deleting'] as const;
+
+/**
+ * One email with its HTML; while its delivery is still under way the state is polled, but not
+ * while a delete is on its way: a poll that reached the server after the delete came back 404,
+ * and the leaving page showed the error for an instant.
+ */
 export function useEmail(id: string) {
+  const deleting = useIsMutating({ mutationKey: DELETING }) > 0;
   return useQuery({
     queryKey: emailKeys.detail(id),
     queryFn: ({ signal }) => api<Email>(`/api/email/${encodeURIComponent(id)}`, { signal }),
     // Every 2 s at first, slowing down to every 30 s for a delivery that keeps retrying.
     refetchInterval: (query) =>
-      query.state.data && IN_FLIGHT.has(query.state.data.delivery.state)
+      !deleting && query.state.data && IN_FLIGHT.has(query.state.data.delivery.state)
         ? Math.min(30_000, 2000 * 1.25 ** query.state.dataUpdateCount)
         : false,
   });
@@ -85,10 +99,20 @@ export function useMessageSource(id: string, deliveryId?: string) {
  * not refetched, nor removed: a removed query its page renders once more would be built again and
  * ask for the deleted email. It goes with its page (the cache's garbage collection).
  */
-function forgetDeleted(queryClient: QueryClient, ids: string[]): void {
+const isDetailOf = (ids: string[]) => {
   const deleted = new Set(ids);
-  const isDeleted = (key: readonly unknown[]) =>
+  return (key: readonly unknown[]) =>
     key[0] === emailKeys.all[0] && key[1] === 'detail' && deleted.has(key[2] as string);
+};
+
+/** Before a delete: a poll of what is being deleted already on its way is dropped. */
+function stopAsking(queryClient: QueryClient, ids: string[]): Promise<void> {
+  const isDeleted = isDetailOf(ids);
+  return queryClient.cancelQueries({ predicate: (q) => isDeleted(q.queryKey) });
+}
+
+function forgetDeleted(queryClient: QueryClient, ids: string[]): void {
+  const isDeleted = isDetailOf(ids);
   void queryClient.cancelQueries({ predicate: (q) => isDeleted(q.queryKey) });
   for (const id of ids) queryClient.removeQueries({ queryKey: emailKeys.detail(id), type: 'inactive' });
   void queryClient.invalidateQueries({
@@ -101,8 +125,10 @@ function forgetDeleted(queryClient: QueryClient, ids: string[]): void {
 export function useDeleteVersion() {
   const queryClient = useQueryClient();
   return useMutation({
+    mutationKey: DELETING,
     mutationFn: (id: string) =>
       api<{ ok: true }>(`/api/email/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onMutate: (id) => stopAsking(queryClient, [id]),
     onSuccess: (_res, id) => forgetDeleted(queryClient, [id]),
   });
 }
@@ -111,10 +137,16 @@ export function useDeleteVersion() {
 export function useDeleteAllVersions() {
   const queryClient = useQueryClient();
   return useMutation({
+    mutationKey: DELETING,
     mutationFn: (email: Email) =>
       api<DeleteVersionsResponse>(`/api/email/${encodeURIComponent(email.id)}/versions`, {
         method: 'DELETE',
       }),
+    onMutate: (email) =>
+      stopAsking(
+        queryClient,
+        email.versions.map((v) => v.id),
+      ),
     onSuccess: (_res, email) =>
       forgetDeleted(
         queryClient,
