@@ -91,6 +91,10 @@ h1 { font-family: "Nunito Sans", Arial, sans-serif; font-size: 28px }
       { to: 'client@example.com', subject: 'Spring sale', html: newsletter, inlineCss: false },
     ],
     [
+      'a subject that reads like an encoded word',
+      { to: 'client@example.com', subject: 'Use =?UTF-8?B?SGk=?= in headers', html: '<p>Hi</p>' },
+    ],
+    [
       'a fragment with its own text part',
       { to: 'client@example.com', html: '<p>Hi\r\nthere</p>', text: 'My own text\r\n\r\n-- \r\nStudio' },
     ],

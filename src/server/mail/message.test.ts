@@ -49,6 +49,34 @@ describe('buildMessage', () => {
     expect(parsed.replyTo?.text).toBe('designer@studio.example');
   });
 
+  it('sends a subject that reads like an encoded word, or cannot be folded, encoded, so it arrives as written', async () => {
+    for (const subject of [
+      'Use =?UTF-8?B?SGk=?= in headers',
+      '=?utf-8?q?not_really?= and =?',
+      'Grüße =?iso-8859-1?q?caf=E9?= ✓',
+      `${'long '.repeat(20)}=?utf-8?q?${'y'.repeat(80)}?= end`,
+    ]) {
+      const raw = await buildMessage({ ...input, subject });
+      expect((await simpleParser(raw)).subject, subject).toBe(subject);
+      expect(raw.toString('latin1')).not.toMatch(/\r\n\s*=\?utf-8\?q\?|=\?UTF-8\?B\?SGk/);
+    }
+    // One word of the longest subject taken: no line over RFC 5322's 998 characters.
+    const word = 'x'.repeat(998);
+    const long = await buildMessage({ ...input, subject: word });
+    expect((await simpleParser(long)).subject).toBe(word);
+    expect(
+      Math.max(
+        ...long
+          .toString('latin1')
+          .split('\r\n')
+          .map((l) => l.length),
+      ),
+    ).toBeLessThanOrEqual(998);
+    // Anything else is nodemailer's as before: plain ASCII as it is, a lone "=?" too.
+    const plain = (await buildMessage({ ...input, subject: 'Is 2+2 =? 4' })).toString('latin1');
+    expect(plain).toContain('\r\nSubject: Is 2+2 =? 4\r\n');
+  });
+
   it('differs between recipients only in To, Message-ID and Date, and only by their lengths', async () => {
     const one = await buildMessage(input);
     const two = await buildMessage({

@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
+import { encodeWord } from 'nodemailer/lib/mime-funcs';
 import { assembleMessage } from './mime-assembly.ts';
 
 /**
@@ -36,6 +37,23 @@ export function parseMailbox(value: string): { name: string; address: string } {
 }
 
 const stripLineBreaks = (s: string) => s.replace(/[\r\n]+/g, ' ');
+
+/** Text a mail client would take for RFC 2047 encoded words (`=?charset?Q?text?=`) and decode. */
+const LOOKS_ENCODED = /=\?[\s\S]*\?=/;
+/** A word nodemailer cannot fold within RFC 5322's 998 characters a line (after the fold's space). */
+const UNFOLDABLE = /\S{998}/;
+
+/**
+ * The Subject as nodemailer is to write it. nodemailer encodes only words beyond ASCII, so a
+ * subject that reads like an encoded word ("Use =?UTF-8?B?SGk=?= in headers") went out as it is
+ * and arrived decoded ("Use Hi in headers"), and folds only at spaces, so a subject of one
+ * 998-character word made a 999-character line. Such a subject goes out encoded as a whole (encoded
+ * words fold anywhere), and every client shows what was written.
+ */
+function subjectHeader(subject: string): string {
+  const line = stripLineBreaks(subject);
+  return LOOKS_ENCODED.test(line) || UNFOLDABLE.test(line) ? encodeWord(line, 'Q', 52) : line;
+}
 
 /**
  * The multipart boundary comes from a hash of the content, so the same input gives the same
@@ -113,7 +131,7 @@ export function composerOptions(input: MessageInput): ComposerOptions {
     from: parseMailbox(input.from),
     to: input.to.map((address) => ({ name: '', address })),
     replyTo: input.replyTo ? { name: '', address: input.replyTo } : undefined,
-    subject: stripLineBreaks(input.subject),
+    subject: subjectHeader(input.subject),
     messageId: input.messageId,
     date: input.date,
     text: part(input.text),
