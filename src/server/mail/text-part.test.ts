@@ -28,6 +28,17 @@ describe('textFromHtml', () => {
     expect(textFromHtml(html)).toBe('TITLE\n\nText');
   });
 
+  it('takes spacers of thin and hair spaces for blank lines, and such spaces between words for spaces', () => {
+    // MJML's mj-spacer: a hair space in a div of the spacer's height.
+    const spacer = (s: string) => `<div style="height:20px;line-height:20px;">${s}</div>`;
+    const html =
+      `${spacer('&#8202;')}<div>Your monthly news</div>${spacer('&#8202;')}${spacer('&thinsp;')}` +
+      `${spacer('&emsp;&#8287;')}<div>10&thinsp;000 readers&#8202;—&#8202;thank you</div>`;
+    expect(textFromHtml(html)).toBe('Your monthly news\n\n10 000 readers — thank you');
+    // An ideographic space indents a Japanese paragraph: it stays.
+    expect(textFromHtml('<p>\u3000今日は。</p>')).toBe('\u3000今日は。');
+  });
+
   it('keeps links readable: the text, then the address in brackets, once', () => {
     const html =
       '<p>Read <a href="https://example.com/post?a=1&amp;b=2">the post</a> or go to ' +

@@ -8,21 +8,22 @@ import { compile } from 'html-to-text';
  */
 
 /**
- * A run of characters that pad without showing: spaces of every width, soft hyphens, the
- * combining grapheme joiner (&#847;), zero-width spaces and joiners, direction marks (React Email
- * pads its preview text with them), word joiners, BOMs. A
- * preheader is followed by dozens of them (`&zwnj;&nbsp;` …) to keep the body out of the inbox
- * snippet.
+ * A run of characters that pad without showing: spaces of every width (no-break, en and em to
+ * hair, narrow, medium mathematical), soft hyphens, the combining grapheme joiner (&#847;),
+ * zero-width spaces and joiners, direction marks (React Email pads its preview text with them),
+ * word joiners, BOMs. A preheader is followed by dozens of them (`&zwnj;&nbsp;` …) to keep the body
+ * out of the inbox snippet; MJML's templates fill spacer cells with a hair space (`&#8202;`). The
+ * ideographic space stays: it indents a Japanese paragraph.
  */
 // eslint-disable-next-line no-misleading-character-class -- each invisible character is matched on its own, on purpose
-const PAD_RUN = /[ \t\u00A0\u2007\u202F\u00AD\u034F\u200B-\u200F\u2060\uFEFF]+/g;
+const PAD_RUN = /[ \t\u00A0\u2000-\u200A\u202F\u205F\u00AD\u034F\u200B-\u200F\u2060\uFEFF]+/g;
 const PLAIN_SPACES = /^[ \t]+$/;
 /**
  * Zero-width (non-)joiners between two letters are spelling (Persian, Indic scripts, emoji
  * sequences), and direction marks there set the order of mixed Hebrew or Arabic and Latin text.
  */
 const JOINERS = /^[\u200C-\u200F]+$/;
-const SPACE_LIKE = /[ \t\u00A0\u2007\u202F]/;
+const SPACE_LIKE = /[ \t\u00A0\u2000-\u200A\u202F\u205F]/;
 
 function replacePad(run: string, offset: number, text: string): string {
   if (PLAIN_SPACES.test(run)) return run; // ordinary spacing and indentation stay as they are
