@@ -95,6 +95,28 @@ describe('MJML and merge tags over the API', () => {
     expect(plain.json().html).toBe('<p>{{x}}</p>');
   });
 
+  it("evaluates Mailchimp's conditional blocks in the HTML and the subject, and refuses one left open", async () => {
+    const body = {
+      subject: '*|IF:FNAME|**|FNAME|*, your*|ELSE:|*Your*|END:IF|* receipt',
+      html: '<p>*|IF:PLAN=pro|*Thanks for going Pro*|ELSEIF:PLAN=team|*Welcome, team*|ELSE:|*Hi*|END:IF|*</p>',
+    };
+    const res = await post('preview', {
+      ...body,
+      template: { syntax: 'mailchimp', data: { FNAME: 'Ada', PLAN: 'team' } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ subject: 'Ada, your receipt', html: '<p>Welcome, team</p>' });
+    expect(res.json().notes.unfilled).toEqual([]);
+    const open = await post('send', {
+      to: 'client@example.com',
+      html: '<p>\n*|IF:PLAN=pro|*Pro</p>',
+      template: { syntax: 'mailchimp', data: {} },
+    });
+    expect(open.statusCode).toBe(422);
+    expect(open.json()).toMatchObject({ code: 'template_invalid', problems: [{ line: 2 }] });
+    expect(await emailCount(alice.user.id)).toBe(0);
+  });
+
   it('answers invalid MJML with 422 mjml_invalid and the problems at their lines', async () => {
     const html = MJML.replace('<mj-text>', '<mj-text colour="red">');
     const res = await post('preview', { html, format: 'mjml' });

@@ -226,19 +226,15 @@ describe('Liquid token positions', () => {
 
 describe('Mailchimp', () => {
   it('fills *|TAG|* from the data (exact key or upper case), HTML-escaped, and reports the rest', () => {
-    const filled = fill(
-      'mailchimp',
-      'Hi *|FNAME|* *|lname|*, *|MISSING|* *|IF:VIP|*vip*|END:IF|* *|COUNT|*',
-      {
-        FNAME: 'Ada & <Co>',
-        LNAME: 'Lovelace',
-        COUNT: 3,
-        OBJ: { a: 1 },
-      },
-    );
+    const filled = fill('mailchimp', 'Hi *|FNAME|* *|lname|*, *|MISSING|* *|UNSUB|* *|COUNT|*', {
+      FNAME: 'Ada & <Co>',
+      LNAME: 'Lovelace',
+      COUNT: 3,
+      OBJ: { a: 1 },
+    });
     expect(filled).toEqual({
-      output: 'Hi Ada &amp; &lt;Co&gt; Lovelace, *|MISSING|* *|IF:VIP|*vip*|END:IF|* 3',
-      unfilled: ['MISSING', 'IF:VIP', 'END:IF'],
+      output: 'Hi Ada &amp; &lt;Co&gt; Lovelace, *|MISSING|* *|UNSUB|* 3',
+      unfilled: ['MISSING', 'UNSUB'],
     });
   });
 
@@ -246,6 +242,72 @@ describe('Mailchimp', () => {
     expect(fill('mailchimp', '*|FNAME|* *|Lname|*', { fname: 'Ada', LNAME: 'L' }).output).toBe('Ada L');
     // An exact key wins over another case.
     expect(fill('mailchimp', '*|FNAME|*', { fname: 'x', FNAME: 'Ada' }).output).toBe('Ada');
+  });
+});
+
+describe('Mailchimp conditional blocks', () => {
+  const mc = (source: string, data: Record<string, unknown>) => fill('mailchimp', source, data);
+
+  it('keeps the branch whose condition holds: a value given, IFNOT, ELSEIF and ELSE', () => {
+    const greeting = '*|IF:FNAME|*Hi *|FNAME|*,*|ELSE:|*Hi there,*|END:IF|*';
+    expect(mc(greeting, { FNAME: 'Ann' })).toEqual({ output: 'Hi Ann,', unfilled: [] });
+    // Empty, false, missing or not a plain value: no value given.
+    for (const FNAME of ['', false, null, { a: 1 }]) expect(mc(greeting, { FNAME }).output).toBe('Hi there,');
+    expect(mc(greeting, {}).output).toBe('Hi there,');
+    expect(mc('*|IFNOT:COUPON|*none*|ELSE:|**|COUPON|**|END:IF|*', { COUPON: 'X1' }).output).toBe('X1');
+    const plan = '*|IF:PLAN=pro|*P*|ELSEIF:PLAN=team|*T*|ELSEIF:PLAN!=free|*?*|ELSE:|*F*|END:IF|*';
+    expect(['pro', 'team', 'trial', 'free'].map((PLAN) => mc(plan, { PLAN }).output)).toEqual([
+      'P',
+      'T',
+      '?',
+      'F',
+    ]);
+    // Lower-case tags and keys read as Mailchimp reads them.
+    expect(mc('*|if:fname|*yes*|end:if|*', { fname: 'a' }).output).toBe('yes');
+  });
+
+  it('compares numbers as numbers and text exactly; with no value only != holds', () => {
+    const age = (AGE: unknown, condition: string) =>
+      mc(`*|IF:AGE${condition}|*y*|ELSE:|*n*|END:IF|*`, { AGE }).output;
+    expect([age(9, '<10'), age('10', '>=10'), age(10.5, '>10'), age('9', '>10'), age(9, '<=8')]).toEqual([
+      'y',
+      'y',
+      'y',
+      'n',
+      'n',
+    ]);
+    expect([age('Pro', '=pro'), age('b', '>a'), age(undefined, '=1'), age(undefined, '!=1')]).toEqual([
+      'n',
+      'y',
+      'n',
+      'y',
+    ]);
+  });
+
+  it('nests, and fills or reports only the tags of the branches kept', () => {
+    const source =
+      '*|IF:VIP|*\n*|IF:FNAME|*Dear *|FNAME|**|ELSE:|*Dear member*|END:IF|*\n*|ELSE:|**|MISSING|**|END:IF|*';
+    expect(mc(source, { VIP: 'yes', FNAME: 'Ann' })).toEqual({ output: '\nDear Ann\n', unfilled: [] });
+    expect(mc(source, { VIP: 'yes' }).output).toBe('\nDear member\n');
+    expect(mc(source, {})).toEqual({ output: '*|MISSING|*', unfilled: ['MISSING'] });
+  });
+
+  it('refuses a block left open or closed twice, and a branch after ELSE, at its line', () => {
+    const problem = (source: string) => {
+      const err = refusal(() => mc(source, {}));
+      return [err.code, err.message];
+    };
+    expect(problem('<p>\n*|IF:A|*x\n</p>')).toEqual([
+      'template_invalid',
+      'The Mailchimp merge tags could not be read (line 2): *|IF:…|* has no *|END:IF|*',
+    ]);
+    expect(problem('x\n\n*|END:IF|*')[1]).toBe(
+      'The Mailchimp merge tags could not be read (line 3): *|END:IF|* has no *|IF:…|* before it',
+    );
+    expect(problem('*|IF:A|*\n*|ELSE:|*\n*|ELSEIF:B|**|END:IF|*')[1]).toBe(
+      "The Mailchimp merge tags could not be read (line 3): *|ELSEIF:B|* comes after the block's *|ELSE:|*",
+    );
+    expect(problem('*|IF:=x|*y*|END:IF|*')[1]).toMatch(/"=x" is not a condition such as FNAME or PLAN=pro/);
   });
 });
 
