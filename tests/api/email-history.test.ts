@@ -74,6 +74,22 @@ describe('history, detail, sharing and the public view', () => {
     expect(await search('nothing-matches-this')).toEqual([]);
   });
 
+  it('searches case-insensitively beyond ASCII: accents, Greek, Cyrillic', async () => {
+    const u = await createUser(ctx.db, { plan: 'pro' });
+    const a = await seed(u, { subject: 'Émile, votre ÉTÉ commence', html: '<p>a</p>' });
+    const b = await seed(u, { subject: 's2', html: '<p>Ünser Angebot für Sie</p>' });
+    const c = await seed(u, { subject: 'ΚΑΛΗΜΕΡΑ', html: '<p>Привет, МИР</p>' });
+    const search = async (q: string) =>
+      (await get(`/api/email?q=${encodeURIComponent(q)}`, u)).json().items.map((i: { id: string }) => i.id);
+    expect(await search('émile')).toEqual([a.id]);
+    expect(await search('été')).toEqual([a.id]);
+    expect(await search('ünser')).toEqual([b.id]);
+    expect(await search('FÜR')).toEqual([b.id]);
+    expect(await search('καλημέρα')).toEqual([]);
+    expect(await search('καλημερα')).toEqual([c.id]);
+    expect(await search('мир')).toEqual([c.id]);
+  });
+
   it('answers 403 plan_required to free users for the list and for sharing', async () => {
     const list = await get('/api/email', free);
     expect(list.statusCode).toBe(403);

@@ -199,7 +199,10 @@ async function initialise(bins: Binaries, clusterDir: string, ids: RunAs, log: (
           `--username=${DB_USER}`,
           `--pwfile=${pwfile}`,
           '--encoding=UTF8',
+          // Byte order and no OS locale, as before; case by Unicode (docs/decisions/0109-unicode-case-in-the-embedded-cluster.md).
           '--no-locale',
+          '--locale-provider=builtin',
+          '--builtin-locale=C.UTF-8',
         ],
         { ...ids, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
       );
