@@ -117,6 +117,40 @@ describe('MJML and merge tags over the API', () => {
     expect(await emailCount(alice.user.id)).toBe(0);
   });
 
+  it('fills the merge tags of a text part the user wrote, as plain text, and names a problem in it', async () => {
+    const res = await post('preview', {
+      html: '<p>Hi {{name}}</p>',
+      text: 'Hi {{name}},\nyour code is {{code}}.\n{{missing}}',
+      template: { syntax: 'handlebars', data: { name: 'Ann & Bob', code: '<A1>' } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().text).toBe('Hi Ann & Bob,\nyour code is <A1>.\n');
+    expect(res.json().notes.unfilled).toEqual(['missing']);
+    const bad = await post('preview', {
+      html: '<p>x</p>',
+      text: 'Hi {{#if name}}',
+      template: { syntax: 'handlebars', data: {} },
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().error).toMatch(/^In the text part: The Handlebars merge tags could not be read/);
+    const sent = await post('send', {
+      to: 'client@example.com',
+      html: '<p>x</p>',
+      text: '*|IF:FNAME|*Hi *|FNAME|**|ELSE:|*Hi*|END:IF|*',
+      template: { syntax: 'mailchimp', data: { FNAME: 'Zoë' } },
+    });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const row = await ctx.db
+      .selectFrom('emails')
+      .select(['text_part', 'text_override'])
+      .where('id', '=', sent.json().id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      text_part: 'Hi Zoë',
+      text_override: '*|IF:FNAME|*Hi *|FNAME|**|ELSE:|*Hi*|END:IF|*',
+    });
+  });
+
   it('answers invalid MJML with 422 mjml_invalid and the problems at their lines', async () => {
     const html = MJML.replace('<mj-text>', '<mj-text colour="red">');
     const res = await post('preview', { html, format: 'mjml' });

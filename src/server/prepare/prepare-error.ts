@@ -1,8 +1,8 @@
 import { MAX_HTML_BYTES } from '../../shared/contract/email.ts';
 
 /**
- * Why a document was not processed: too deep, grown past the size limit by a step, a subject made
- * too long by its merge tags, over its time budget, rejected by the inliner, MJML that does not
+ * Why a document was not processed: too deep, grown past the size limit by a step (the HTML, or a
+ * text part written by the user, by its merge tags), a subject made too long by its merge tags, over its time budget, rejected by the inliner, MJML that does not
  * compile, merge tags that cannot be read, ask for what templates may not have or use more memory
  * than they may, an unexpected failure of a transform, or every transform process busy with a full
  * queue.
@@ -10,6 +10,7 @@ import { MAX_HTML_BYTES } from '../../shared/contract/email.ts';
 export type PrepareErrorCode =
   | 'document_too_deep'
   | 'html_too_large'
+  | 'text_too_large'
   | 'subject_too_long'
   | 'processing_timeout'
   | 'inline_failed'

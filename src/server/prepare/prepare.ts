@@ -133,6 +133,28 @@ function filledSubject(subject: string, template: TemplateInput, filled: Filled)
   return cleaned;
 }
 
+/**
+ * A text part the user wrote, with its merge tags filled like the subject's (plain text, not
+ * HTML-escaped): what ESPs do with a template's text body. A problem in it names the text part.
+ */
+function filledText(text: string, template: TemplateInput, filled: Filled): string {
+  let result: Filled;
+  try {
+    result = fillMergeTags(text, template, { escape: false });
+  } catch (err) {
+    if (err instanceof PrepareError && err.code === 'html_too_large') {
+      throw new PrepareError(
+        'text_too_large',
+        'Plain-text part is too large once its merge tags are filled: the limit is 1 MB. Check the merge tags for a loop that repeats too much.',
+      );
+    }
+    if (err instanceof PrepareError) throw new PrepareError(err.code, `In the text part: ${err.message}`);
+    throw err;
+  }
+  for (const name of result.unfilled) if (!filled.unfilled.includes(name)) filled.unfilled.push(name);
+  return result.output;
+}
+
 function subjectTooLong(length: number | 'far more'): PrepareError {
   return new PrepareError(
     'subject_too_long',
@@ -186,7 +208,9 @@ export async function prepareHtml(input: PrepareInput, textBeside?: TextBeside):
     if (depth > MAX_DOCUMENT_DEPTH) throw tooDeep(depth);
   }
 
-  const ownText = input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null;
+  const writtenText = input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null;
+  const ownText =
+    writtenText !== null && input.template ? filledText(writtenText, input.template, filled) : writtenText;
   // Generated from the HTML before inlining, which changes styles and attributes but never the words
   // (docs/decisions/0105-text-part-beside-the-inlining.md); a failure there is generated here again.
   const beside = ownText === null ? textBeside?.(compiled)?.catch(() => undefined) : undefined;

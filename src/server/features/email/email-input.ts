@@ -144,8 +144,9 @@ export async function prepareEmail(
   } catch (err) {
     if (!(err instanceof PrepareError)) throw err;
     if (err.code === 'busy') throw new AppError(503, err.message, 'busy', 5);
-    // A step made the HTML larger than the limit a source has: the source's own 413 and code.
-    if (err.code === 'html_too_large') throw new AppError(413, err.message, err.code);
+    // A step made the HTML or the text part larger than the limit a source has: the source's own 413 and code.
+    if (err.code === 'html_too_large' || err.code === 'text_too_large')
+      throw new AppError(413, err.message, err.code);
     throw new AppError(422, err.message, err.code, undefined, err.problems);
   }
 }
