@@ -133,6 +133,16 @@ describe('MJML and merge tags over the API', () => {
     });
     expect(bad.statusCode).toBe(422);
     expect(bad.json().error).toMatch(/^In the text part: The Handlebars merge tags could not be read/);
+    const grown = await post('preview', {
+      html: '<p>x</p>',
+      text: '*|A|*'.repeat(100),
+      template: { syntax: 'mailchimp', data: { A: 'x'.repeat(20_000) } },
+    });
+    expect(grown.statusCode).toBe(413);
+    expect(grown.json()).toMatchObject({
+      code: 'text_too_large',
+      error: expect.stringMatching(/^Plain-text part is too large once its merge tags are filled/),
+    });
     const sent = await post('send', {
       to: 'client@example.com',
       html: '<p>x</p>',

@@ -114,46 +114,43 @@ function inlined(html: string): { html: string; keptInStyle: number } {
 }
 
 /**
- * The subject with its merge tags filled with the same data but not HTML-escaped (a header is
- * plain text), and cleaned; the names it leaves unfilled join the source's. A problem in it names
- * the subject, without a line (the editor's lines are the source's).
+ * Plain text (the subject; a text part the user wrote, as ESPs fill a template's text body) with
+ * its merge tags filled with the same data but not HTML-escaped; the names it leaves unfilled join
+ * the source's. A problem in it names it, without a line (the editor's lines are the source's).
  */
-function filledSubject(subject: string, template: TemplateInput, filled: Filled): string {
-  let result: Filled;
-  try {
-    result = fillMergeTags(subject, template, { escape: false });
-  } catch (err) {
-    if (err instanceof PrepareError && err.code === 'html_too_large') throw subjectTooLong('far more');
-    if (err instanceof PrepareError) throw new PrepareError(err.code, `In the subject: ${err.message}`);
-    throw err;
-  }
-  const cleaned = cleanSubject(result.output);
-  if (cleaned.length > MAX_SUBJECT_LENGTH) throw subjectTooLong(cleaned.length);
-  for (const name of result.unfilled) if (!filled.unfilled.includes(name)) filled.unfilled.push(name);
-  return cleaned;
-}
-
-/**
- * A text part the user wrote, with its merge tags filled like the subject's (plain text, not
- * HTML-escaped): what ESPs do with a template's text body. A problem in it names the text part.
- */
-function filledText(text: string, template: TemplateInput, filled: Filled): string {
+function filledPlain(
+  text: string,
+  template: TemplateInput,
+  filled: Filled,
+  where: 'subject' | 'text part',
+  tooLarge: () => PrepareError,
+): string {
   let result: Filled;
   try {
     result = fillMergeTags(text, template, { escape: false });
   } catch (err) {
-    if (err instanceof PrepareError && err.code === 'html_too_large') {
-      throw new PrepareError(
-        'text_too_large',
-        'Plain-text part is too large once its merge tags are filled: the limit is 1 MB. Check the merge tags for a loop that repeats too much.',
-      );
-    }
-    if (err instanceof PrepareError) throw new PrepareError(err.code, `In the text part: ${err.message}`);
+    if (err instanceof PrepareError && err.code === 'html_too_large') throw tooLarge();
+    if (err instanceof PrepareError) throw new PrepareError(err.code, `In the ${where}: ${err.message}`);
     throw err;
   }
   for (const name of result.unfilled) if (!filled.unfilled.includes(name)) filled.unfilled.push(name);
   return result.output;
 }
+
+/** The subject filled and cleaned. */
+function filledSubject(subject: string, template: TemplateInput, filled: Filled): string {
+  const cleaned = cleanSubject(
+    filledPlain(subject, template, filled, 'subject', () => subjectTooLong('far more')),
+  );
+  if (cleaned.length > MAX_SUBJECT_LENGTH) throw subjectTooLong(cleaned.length);
+  return cleaned;
+}
+
+const textTooLarge = () =>
+  new PrepareError(
+    'text_too_large',
+    'Plain-text part is too large once its merge tags are filled: the limit is 1 MB. Check the merge tags for a loop that repeats too much.',
+  );
 
 function subjectTooLong(length: number | 'far more'): PrepareError {
   return new PrepareError(
@@ -210,7 +207,9 @@ export async function prepareHtml(input: PrepareInput, textBeside?: TextBeside):
 
   const writtenText = input.text?.trim() ? input.text.replace(/\r\n?/g, '\n') : null;
   const ownText =
-    writtenText !== null && input.template ? filledText(writtenText, input.template, filled) : writtenText;
+    writtenText !== null && input.template
+      ? filledPlain(writtenText, input.template, filled, 'text part', textTooLarge)
+      : writtenText;
   // Generated from the HTML before inlining, which changes styles and attributes but never the words
   // (docs/decisions/0105-text-part-beside-the-inlining.md); a failure there is generated here again.
   const beside = ownText === null ? textBeside?.(compiled)?.catch(() => undefined) : undefined;
