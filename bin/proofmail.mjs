@@ -250,13 +250,15 @@ function notUtf8(bytes, encoding) {
 /**
  * The body of a send or preview: `.mjml` files go as MJML, `--data` as the template's sample data.
  * @param {string} file
- * @param {{ subject?: string, inlineCss?: boolean, data?: string, syntax?: string }} opts
+ * @param {{ subject?: string, inlineCss?: boolean, text?: string, data?: string, syntax?: string }} opts
  */
 async function emailBody(file, opts) {
   const html = await readText(file);
   /** @type {Record<string, unknown>} */
   const body = { html, inlineCss: Boolean(opts.inlineCss) };
   if (opts.subject !== undefined) body.subject = opts.subject;
+  // The plain-text part as written (its merge tags filled like the HTML's); absent: generated.
+  if (opts.text !== undefined) body.text = await readText(opts.text);
   if (path.extname(file).toLowerCase() === '.mjml') body.format = 'mjml';
   if (opts.data !== undefined) {
     const raw = await readText(opts.data);
@@ -451,6 +453,7 @@ Exit codes: 0 ok, 1 checklist at or above --fail-on, 2 usage, 3 local file, 4 re
     .requiredOption('--to <addresses>', 'recipients, comma-separated (at most 5)')
     .option('--subject <subject>', 'the subject line')
     .option('--inline-css', 'inline the CSS before sending')
+    .option('--text <file>', 'the plain-text part (default: generated from the HTML)')
     .option('--data <file>', 'sample data (JSON) for merge tags')
     .addOption(syntax())
     .option('--parent <id>', "send as the next version of that email's thread (any version's id)")
@@ -468,6 +471,7 @@ Exit codes: 0 ok, 1 checklist at or above --fail-on, 2 usage, 3 local file, 4 re
     .argument('<file>', 'the email: .html or .mjml')
     .option('--subject <subject>', 'the subject line')
     .option('--inline-css', 'inline the CSS first')
+    .option('--text <file>', 'the plain-text part (default: generated from the HTML)')
     .option('--data <file>', 'sample data (JSON) for merge tags')
     .addOption(syntax())
     .option('--json', 'print one JSON object: summary, checks')

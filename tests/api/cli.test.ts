@@ -297,6 +297,31 @@ describe('the checklist and --fail-on', () => {
     expect(JSON.parse(ran.stdout).checks.length).toBeGreaterThan(0);
   });
 
+  it('--text sends the plain-text part written beside the HTML, its merge tags filled', async () => {
+    const text = file('welcome.txt', 'Hi {{name}},\r\nwelcome aboard.\n');
+    const data = file('name.json', '{ "name": "Ada" }');
+    const before = sent.length;
+    const ran = await proofmail(
+      ['send', welcome, '--to', 'a@example.com', '--text', text, '--data', data, '--json'],
+      env(proKey, proxy.url),
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(sent[before]?.body).toMatchObject({ text: 'Hi {{name}},\r\nwelcome aboard.\n' });
+    const { id } = JSON.parse(ran.stdout) as { id: string };
+    const row = await app.db
+      .selectFrom('emails')
+      .select(['text_part', 'text_override'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      text_part: 'Hi Ada,\nwelcome aboard.\n',
+      text_override: 'Hi {{name}},\r\nwelcome aboard.\n',
+    });
+    const missing = await proofmail(['check', welcome, '--text', path.join(dir, 'nope.txt')], env());
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('nope.txt: file not found');
+  });
+
   it('reads a file as its editor wrote it: UTF-16 with a byte-order mark, no mark in the text, other bytes refused where they are', async () => {
     const html = '<p>Grüße 😀</p>';
     const utf16le = path.join(dir, 'unicode.html');
