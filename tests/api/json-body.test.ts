@@ -62,6 +62,26 @@ describe('JSON bodies measured before parsing', () => {
     expect(row.html).toBe(html);
   });
 
+  it('answers a caller who may not use the route before reading its body', async () => {
+    // Malformed JSON: were it parsed first, the answer would be 400 invalid_json.
+    const bodies = ['{"to":', `{"html":${'['.repeat(100_000)}`];
+    for (const [headers, status, code] of [
+      [{}, 401, 'unauthenticated'],
+      [{ authorization: 'Bearer pm_not-a-key' }, 401, 'invalid_api_key'],
+    ] as const) {
+      for (const payload of bodies) {
+        const res = await ctx.app.inject({
+          method: 'POST',
+          url: '/api/email/send',
+          headers: { ...headers, 'content-type': 'application/json' },
+          payload,
+        });
+        expect(res.statusCode).toBe(status);
+        expect(res.json().code).toBe(code);
+      }
+    }
+  });
+
   it('keeps Fastify’s refusals: prototype poisoning, malformed and empty JSON', async () => {
     const poisoned = await raw(
       '/api/email/preview',

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import type { AccountUser } from '../accounts/users.repo.ts';
 import { API_KEY_MESSAGES, API_KEY_PREFIX } from '../../shared/contract/api-keys.ts';
 import { forbidden, unauthorized } from './errors.ts';
@@ -96,10 +96,11 @@ export function registerAuthentication(
 ): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('apiKey', undefined);
+  // Before the body is read: a caller who may not use the route costs no parsing at all.
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/') || route.config?.public) return;
-    const existing = route.preValidation ? [route.preValidation].flat() : [];
-    route.preValidation = [requireSessionHook, ...existing];
+    const existing = route.preParsing ? [route.preParsing].flat() : [];
+    route.preParsing = [requireSessionHook, ...existing];
   });
   app.addHook('onRequest', (request, _reply, done) => {
     if (!request.url.startsWith('/api/')) return done();
@@ -130,19 +131,24 @@ export function registerAuthentication(
   });
 }
 
-/** A callback hook, not an async one: the check is synchronous, and a promise per request costs. */
+/**
+ * A callback hook, not an async one: the check is synchronous, and a promise per request costs.
+ * It runs before parsing (`preParsing`), so it hands the body stream on untouched.
+ */
 function requireSessionHook(
   request: FastifyRequest,
   _reply: FastifyReply,
-  done: (err?: Error) => void,
+  payload: RequestPayload,
+  done: (err: Error | null, payload?: RequestPayload) => void,
 ): void {
   if (request.apiKey !== undefined) {
     if (!request.apiKey) return done(unauthorized(API_KEY_MESSAGES.invalidKey, 'invalid_api_key'));
     if (!request.routeOptions.config.apiKey)
       return done(forbidden(API_KEY_MESSAGES.accountOnly, 'api_key_not_allowed'));
-    return done();
+    return done(null, payload);
   }
-  done(request.auth ? undefined : unauthorized());
+  if (!request.auth) return done(unauthorized());
+  done(null, payload);
 }
 
 function requireApiKey(request: FastifyRequest): ApiKeyAuth {
