@@ -21,8 +21,7 @@ interface Found {
 
 /** The first code unit that is NUL or an unpaired surrogate, or -1. */
 function badIndex(text: string): number {
-  const nul = text.indexOf('\0');
-  if ((text as string & { isWellFormed(): boolean }).isWellFormed()) return nul;
+  if ((text as string & { isWellFormed(): boolean }).isWellFormed()) return text.indexOf('\0');
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
     if (unit === 0) return i;

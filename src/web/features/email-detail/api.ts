@@ -113,7 +113,7 @@ function stopAsking(queryClient: QueryClient, ids: string[]): Promise<void> {
 
 function forgetDeleted(queryClient: QueryClient, ids: string[]): void {
   const isDeleted = isDetailOf(ids);
-  void queryClient.cancelQueries({ predicate: (q) => isDeleted(q.queryKey) });
+  void stopAsking(queryClient, ids);
   for (const id of ids) queryClient.removeQueries({ queryKey: emailKeys.detail(id), type: 'inactive' });
   void queryClient.invalidateQueries({
     queryKey: emailKeys.all,
