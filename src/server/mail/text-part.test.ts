@@ -48,6 +48,36 @@ describe('textFromHtml', () => {
     );
   });
 
+  it("gives a link that shows only an image that image's alt text, once", () => {
+    const logo =
+      '<a href="https://acme.example"><img src="l.png" alt="Acme"><img src="m.png" alt="Acme"></a>';
+    expect(textFromHtml(`<p>Hi</p>${logo}`)).toBe('Hi\n\nAcme [https://acme.example]');
+    const icons =
+      '<a href="https://t.example/acme"><img src="t.png" alt=" Twitter "></a> ' +
+      '<a href="https://f.example/acme">&zwnj;&nbsp;<img src="f.png" alt="Facebook"></a>';
+    expect(textFromHtml(icons)).toBe('Twitter [https://t.example/acme] Facebook [https://f.example/acme]');
+    // A link with words of its own keeps them alone; no alt text, or a link to no address, leaves
+    // the image out as before.
+    expect(textFromHtml('<a href="https://acme.example"><img alt="Logo"> Shop now</a>')).toBe(
+      'Shop now [https://acme.example]',
+    );
+    expect(textFromHtml('<a href="https://acme.example"><img alt=""></a>')).toBe('https://acme.example');
+    expect(textFromHtml('<a href="#top"><img alt="Top"></a><a href=""><img alt="Play"></a>')).toBe('');
+  });
+
+  it('starts a new word at a link written right after another (a menu spaced by CSS)', () => {
+    expect(
+      textFromHtml('<div><a href="#">Home</a><a href="#">New</a><!-- x --><a href="#">Kids</a></div>'),
+    ).toBe('Home New Kids');
+    expect(
+      textFromHtml('<p><a href="https://a.example/">Home</a><a href="https://a.example/new">New</a></p>'),
+    ).toBe('Home [https://a.example/] New [https://a.example/new]');
+    // Other inline elements written together are one word, as the HTML shows them.
+    expect(textFromHtml('<p><b>Bo</b><i>ld</i> <a href="https://a.example/">x</a>.</p>')).toBe(
+      'Bold x [https://a.example/].',
+    );
+  });
+
   it('keeps words written with joiners: Persian, emoji sequences, and hyphenation points', () => {
     const html = '<p>می‌خواهم 👨‍👩‍👧 exam&shy;ple</p>';
     expect(textFromHtml(html)).toBe('می‌خواهم 👨‍👩‍👧 example');

@@ -1,4 +1,4 @@
-import { compile } from 'html-to-text';
+import { compile, type DomNode, type FormatCallback } from 'html-to-text';
 
 /**
  * The plain-text alternative of an HTML mail (docs/decisions/0053-text-part-rules.md): the words
@@ -15,8 +15,9 @@ import { compile } from 'html-to-text';
  * out of the inbox snippet; MJML's templates fill spacer cells with a hair space (`&#8202;`). The
  * ideographic space stays: it indents a Japanese paragraph.
  */
+const PAD = String.raw` \t\u00A0\u2000-\u200A\u202F\u205F\u00AD\u034F\u200B-\u200F\u2060\uFEFF`;
 // eslint-disable-next-line no-misleading-character-class -- each invisible character is matched on its own, on purpose
-const PAD_RUN = /[ \t\u00A0\u2000-\u200A\u202F\u205F\u00AD\u034F\u200B-\u200F\u2060\uFEFF]+/g;
+const PAD_RUN = new RegExp(`[${PAD}]+`, 'g');
 const PLAIN_SPACES = /^[ \t]+$/;
 /**
  * Zero-width (non-)joiners between two letters are spelling (Persian, Indic scripts, emoji
@@ -83,6 +84,84 @@ export function wrapText(text: string): string {
 }
 
 /**
+ * The nearest link around a node that the text part shows an address for (html-to-text leaves out
+ * an empty `href` and one to an anchor in the page, `#…`).
+ */
+function linkAround(node: DomNode): DomNode | undefined {
+  for (let at = node.parent; at; at = at.parent) {
+    if (at.name !== 'a') continue;
+    const href = String(at.attribs?.href ?? '').trim();
+    return href && !href.startsWith('#') ? at : undefined;
+  }
+  return undefined;
+}
+
+/** A character that shows: neither white space nor padding. */
+// eslint-disable-next-line no-misleading-character-class -- as PAD_RUN
+const VISIBLE = new RegExp(String.raw`[^\s${PAD}]`);
+
+interface LinkContent {
+  hasText: boolean;
+  image?: DomNode;
+}
+
+/**
+ * Whether a link shows words of its own, and the first image inside it with an alt text. Looked at
+ * once per link (a link around thousands of images is looked at once, not once per image).
+ */
+const seenLinks = new WeakMap<DomNode, LinkContent>();
+function linkContent(link: DomNode): LinkContent {
+  const known = seenLinks.get(link);
+  if (known) return known;
+  let hasText = false;
+  let image: DomNode | undefined;
+  const visit = (nodes: DomNode[]) => {
+    for (const node of nodes) {
+      if (hasText) return;
+      if (node.type === 'text') hasText = VISIBLE.test(node.data ?? '');
+      else if (node.name === 'img') image ??= node.attribs?.alt?.trim() ? node : undefined;
+      else if (node.children) visit(node.children);
+    }
+  };
+  visit(link.children);
+  const content = { hasText, image };
+  seenLinks.set(link, content);
+  return content;
+}
+
+/**
+ * Images are left out of the text part, but for the one thing a link shows when it has no words
+ * of its own (a linked logo, an image button, a row of social icons): its alt text stands for it,
+ * so the reader sees "Acme [https://acme.example]" rather than a bare address. Only the first
+ * image with an alt text counts (a logo is often there twice, for desktop and for phones).
+ */
+const altOfLinkedImage: FormatCallback = (elem, _walk, builder) => {
+  const link = linkAround(elem);
+  if (!link) return;
+  const { hasText, image } = linkContent(link);
+  if (!hasText && image === elem) builder.addInline(String(elem.attribs.alt).trim());
+};
+
+/** html-to-text's nodes are htmlparser2's (domhandler), which know their previous sibling. */
+type Sibling = DomNode & { prev?: Sibling | null };
+
+/** The node before this one among its parent's children, comments aside. */
+function previousSibling(node: Sibling): Sibling | undefined {
+  let at = node.prev;
+  while (at?.type === 'comment') at = at.prev;
+  return at ?? undefined;
+}
+
+/**
+ * A link written right after another (a menu, a row of icons, spaced by CSS padding in the HTML)
+ * starts a new word: "Home New Women", "F [https://…] T [https://…]", never "HomeNewWomen".
+ */
+const separateLinks: FormatCallback = (elem, walk, builder, formatOptions) => {
+  if (previousSibling(elem)?.name === 'a') builder.addInline(' ');
+  builder.options.formatters!.anchor!(elem, walk, builder, formatOptions);
+};
+
+/**
  * Compiled once: html-to-text's `convert` rebuilds its selectors and formatters on every call,
  * which cost three to four times the conversion itself (docs/decisions/0071-send-in-two-statements.md).
  */
@@ -91,9 +170,10 @@ const toText = compile({
   wordwrap: false,
   // No-break and figure spaces join words in HTML; in a text part they are only spaces.
   whitespaceCharacters: ' \t\r\n\f\u200b\u00a0\u2007\u202f',
+  formatters: { altOfLinkedImage, separateLinks },
   selectors: [
-    { selector: 'img', format: 'skip' },
-    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    { selector: 'img', format: 'altOfLinkedImage' },
+    { selector: 'a', format: 'separateLinks', options: { hideLinkHrefIfSameAsText: true } },
     { selector: 'style', format: 'skip' },
     { selector: 'head', format: 'skip' },
   ],
