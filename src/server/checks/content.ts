@@ -108,6 +108,26 @@ function checkboxHack(el: El): boolean {
   return el.name === 'input' && /^(?:checkbox|radio)$/i.test(el.attrs.type ?? '') && isHidden(el);
 }
 
+/**
+ * Inboxes show about this many characters of the preview beside the subject (Apple Mail's two
+ * lines; Gmail shows fewer): invisible spacers this long before the first text leave it blank.
+ */
+const PREVIEW_CHARS = 100;
+/** The spacers of a preheader hack (`&zwnj;&nbsp;`, `&#847;`, `&#8199;`, soft hyphens, zero-width spaces). */
+// eslint-disable-next-line no-misleading-character-class -- each invisible character is counted on its own
+const SPACER = /[\u00A0\u2000-\u200F\u202F\u205F\u00AD\u034F\u2060\uFEFF]/g;
+
+/** How many spacer characters the text of the body holds before `first` (hidden text counts: inboxes show it). */
+function spacersBefore(elements: El[], first: El): number {
+  let count = 0;
+  for (const el of elements) {
+    if (el === first) break;
+    if (insideHead(el) || ['title', 'style', 'script'].includes(el.name)) continue;
+    for (const c of el.children) if (c.kind === 'text') count += c.text.match(SPACER)?.length ?? 0;
+  }
+  return count;
+}
+
 export function checkContent(ctx: StaticCheckContext): Check {
   const { input, doc } = ctx;
   const elements = mainElements(doc);
@@ -117,7 +137,10 @@ export function checkContent(ctx: StaticCheckContext): Check {
   if (first && !textHidden(first) && !namedPreheader(first))
     findings.push({
       severity: 'warning',
-      message: `No preheader: inboxes show the first text of the email beside the subject ("${ownText(first).slice(0, 60)}").`,
+      message:
+        spacersBefore(elements, first) >= PREVIEW_CHARS
+          ? 'No preheader: inboxes show a blank preview beside the subject (invisible spacers come before the first text).'
+          : `No preheader: inboxes show the first text of the email beside the subject ("${ownText(first).slice(0, 60)}").`,
       hint: 'Add a short hidden summary as the first element of <body> (display:none; max-height:0; overflow:hidden; mso-hide:all).',
       ...findingAt(doc, first),
     });

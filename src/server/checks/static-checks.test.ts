@@ -291,6 +291,15 @@ describe('content', () => {
       '<html lang="en"><head><title>T</title></head><body><p>Visible first line</p><a href="https://e.com/unsubscribe">Unsubscribe</a></body></html>';
     only(run(html).content, 'warning', /No preheader/);
   });
+  it('says the preview is blank when spacers after an empty preheader fill it', () => {
+    const withSpacers = (pairs: number) =>
+      '<html lang="en"><head><title>T</title></head><body><div style="display:none"></div>' +
+      `<span style="display:none">${'&zwnj;&nbsp;'.repeat(pairs)}</span>` +
+      '<p>Visible first line</p><a href="https://e.com/unsubscribe">Unsubscribe</a></body></html>';
+    only(run(withSpacers(50)).content, 'warning', /^No preheader: inboxes show a blank preview/);
+    // Too few to fill a preview: the first text shows after them.
+    only(run(withSpacers(20)).content, 'warning', /^No preheader: .*\("Visible first line"\)/);
+  });
   it('takes text its author marked as the preheader for one, hidden by a <style> rule or shown', () => {
     const marked = (attribute: string) =>
       `<html lang="en"><head><title>T</title><style>.preheader{display:none}</style></head><body>` +
