@@ -7,7 +7,7 @@ import {
 } from '../../../tests/support/loopback-http.ts';
 import { isLoopbackAddress } from '../http/loopback.ts';
 import { createEgress, type EgressOptions, type Resolver } from '../net/egress.ts';
-import { checkImagesLive } from './live-images.ts';
+import { checkImagesLive, sniffImage } from './live-images.ts';
 import { shortUrl } from './live-fetch.ts';
 import { checkLinksLive } from './live-links.ts';
 
@@ -56,6 +56,8 @@ beforeAll(async () => {
     if (p === '/missing' || p === '/img/missing.png') return void res.writeHead(404).end();
     if (p === '/broken') return void res.writeHead(500).end();
     if (p === '/members') return void res.writeHead(403).end();
+    // LinkedIn answers 999 to every automated request.
+    if (p === '/in/ann') return void res.writeHead(999, 'Request denied').end();
     if (p === '/no-head') {
       if (req.method === 'HEAD') return void res.writeHead(405).end();
       return void res.end('fine with GET');
@@ -64,10 +66,13 @@ beforeAll(async () => {
       await new Promise((r) => setTimeout(r, 10_000));
       return void res.end();
     }
-    const sized = /^\/img\/(\d+)k\.(png|html)$/.exec(p);
+    const sized = /^\/img\/(\d+)k\.(png|html|bin)$/.exec(p);
     if (sized) {
       const bytes = Number(sized[1]) * KB;
-      const type = sized[2] === 'png' ? 'image/png' : 'text/html; charset=utf-8';
+      // .bin: served with S3's generic type, a PNG by its first bytes when ?png is asked.
+      const type = { png: 'image/png', html: 'text/html; charset=utf-8', bin: 'binary/octet-stream' }[
+        sized[2]!
+      ]!;
       const chunked = url.searchParams.has('chunked');
       // Chunked answers carry no Content-Length: the check must count the bytes itself.
       res.writeHead(
@@ -76,6 +81,7 @@ beforeAll(async () => {
       );
       if (req.method === 'HEAD') return void res.end();
       const chunk = Buffer.alloc(16 * KB, 0x89);
+      if (url.searchParams.has('png')) Buffer.from('\x89PNG\r\n\x1a\n', 'latin1').copy(chunk);
       let sent = 0;
       const pump = () => {
         while (sent < bytes && !res.destroyed) {
@@ -139,6 +145,7 @@ describe('checkLinksLive', () => {
         { url: `${s}/missing`, element: '<a href="/missing">', line: 12 },
         { url: `${s}/broken` },
         { url: `${s}/members` },
+        { url: `${s}/in/ann` },
         { url: `${s}/no-head` },
         { url: `http://nowhere.test:${site.port}/` },
       ],
@@ -152,6 +159,7 @@ describe('checkLinksLive', () => {
     expect(findings[0]).toMatchObject({ element: '<a href="/missing">', line: 12 });
     expect(bySeverity(findings, 'warning').map((f) => f.message)).toEqual([
       `${s}/members answers 403 (access denied) to our check.`,
+      `${s}/in/ann answers 999 (request denied) to our check.`,
     ]);
     // /no-head answered GET: no finding for it.
     expect(findings.some((f) => f.message.includes('/no-head'))).toBe(false);
@@ -270,5 +278,33 @@ describe('checkImagesLive', () => {
       ['info', 'The images weigh 12 KB in total (2 images).'],
     ]);
     expect(totalBytes).toBe(12 * KB);
+  });
+
+  it('knows the image formats by their first bytes', () => {
+    const of = (bytes: string) => sniffImage(Buffer.from(bytes, 'latin1'))?.name;
+    expect(of('\xff\xd8\xff\xe0\x00\x10JFIF')).toBe('JPEG');
+    expect(of('GIF89a\x01\x00')).toBe('GIF');
+    expect(of('RIFF\x24\x00\x00\x00WEBPVP8 ')).toBe('WebP');
+    expect(of('\x00\x00\x00\x1cftypavif')).toBe('AVIF');
+    expect(of('<!doctype html>')).toBeUndefined();
+    expect(of('')).toBeUndefined();
+  });
+
+  it('tells an image served under a generic type by its first bytes: an info, not a warning', async () => {
+    const s = `http://site.test:${site.port}`;
+    const { findings } = await checkImagesLive(
+      [
+        { src: `${s}/img/3k.bin?png` }, // Content-Length given: a GET of its first bytes
+        { src: `${s}/img/4k.bin?png&chunked` }, // read whole anyway
+        { src: `${s}/img/5k.bin` }, // no image format at all
+      ],
+      ctx(),
+    );
+    expect(findings.map((f) => [f.severity, f.message])).toEqual([
+      ['info', `${s}/img/3k.bin?png is a PNG image served as binary/octet-stream.`],
+      ['info', `${s}/img/4k.bin?png&chunked is a PNG image served as binary/octet-stream.`],
+      ['warning', `${s}/img/5k.bin answers binary/octet-stream, not an image.`],
+      ['info', 'The images weigh 12 KB in total (3 images).'],
+    ]);
   });
 });

@@ -88,6 +88,14 @@ export type Outcome =
   /** Not checked: the caller's time ran out, or the user's rate was used up. */
   | { kind: 'not-checked'; rateLimited: boolean };
 
+/** Answers that say who is asking is refused, not that the page is missing. */
+const REFUSALS: Record<number, string> = {
+  401: 'access denied',
+  403: 'access denied',
+  429: 'too many requests',
+  999: 'request denied',
+};
+
 /** An HTTP status that means the target is broken, in words; undefined when it is fine. */
 export function describeStatus(
   status: number,
@@ -99,10 +107,12 @@ export function describeStatus(
     what === 'link'
       ? 'Fix the address or remove the link.'
       : 'Fix the image address or upload the image again.';
-  if (status === 401 || status === 403 || status === 429) {
+  // 999 is LinkedIn's answer to every automated request ("Request denied"), a working page or not.
+  const refusal = REFUSALS[status];
+  if (refusal) {
     return {
       severity: 'warning',
-      message: `${url} answers ${status}${status === 429 ? ' (too many requests)' : ' (access denied)'} to our check.`,
+      message: `${url} answers ${status} (${refusal}) to our check.`,
       hint: `It may need a sign-in, or block automated checks; open it in a browser to be sure. ${fix}`,
     };
   }

@@ -38,6 +38,33 @@ interface Weighed {
   /** True when reading stopped at the cap: the image weighs at least `bytes`. */
   atLeast: boolean;
   contentType: string | undefined;
+  /** When the answer's type is not an image's: the image format its first bytes are, if any. */
+  sniffed?: ImageFormat;
+}
+
+interface ImageFormat {
+  name: string;
+  type: string;
+}
+
+/** Bytes a file starts with, per image format (at `at`, when not at the start). */
+const SIGNATURES: { name: string; type: string; bytes: string; at?: number }[] = [
+  { name: 'PNG', type: 'image/png', bytes: '\x89PNG\r\n\x1a\n' },
+  { name: 'JPEG', type: 'image/jpeg', bytes: '\xff\xd8\xff' },
+  { name: 'GIF', type: 'image/gif', bytes: 'GIF8' },
+  { name: 'WebP', type: 'image/webp', bytes: 'WEBP', at: 8 },
+  { name: 'AVIF', type: 'image/avif', bytes: 'ftypavif', at: 4 },
+  { name: 'BMP', type: 'image/bmp', bytes: 'BM' },
+];
+/** Enough of a file to tell its format. */
+const SNIFF_BYTES = 16;
+
+/** The image format the first bytes of a file say, the way browsers (and so webmail) tell one. */
+export function sniffImage(head: Buffer): ImageFormat | undefined {
+  const found = SIGNATURES.find(
+    (s) => head.subarray(s.at ?? 0, (s.at ?? 0) + s.bytes.length).toString('latin1') === s.bytes,
+  );
+  return found && { name: found.name, type: found.type };
 }
 
 async function weigh(
@@ -49,12 +76,26 @@ async function weigh(
   const head = await egress.fetch(url, { ...common, method: 'HEAD', body: 'discard', totalTimeoutMs: 8_000 });
   const type = (h: string | string[] | undefined) =>
     typeof h === 'string' ? h.split(';')[0]!.trim() : undefined;
+  const notImage = (contentType: string | undefined) =>
+    contentType !== undefined && !contentType.startsWith('image/');
   if (head.status < 400 && head.contentLength !== undefined) {
+    const contentType = type(head.headers['content-type']);
+    // An answer that says it is no image: its first bytes say whether it is one all the same.
+    const first = notImage(contentType)
+      ? await egress.fetch(url, {
+          ...common,
+          method: 'GET',
+          maxBytes: SNIFF_BYTES,
+          overflow: 'truncate',
+          totalTimeoutMs: 8_000,
+        })
+      : undefined;
     return {
       kind: 'ok',
       bytes: head.contentLength,
       atLeast: false,
-      contentType: type(head.headers['content-type']),
+      contentType,
+      sniffed: first && first.status < 400 ? sniffImage(first.body) : undefined,
     };
   }
   const get = await egress.fetch(url, {
@@ -65,11 +106,13 @@ async function weigh(
     totalTimeoutMs: 15_000,
   });
   if (get.status >= 400) return { kind: 'status', status: get.status };
+  const contentType = type(get.headers['content-type']);
   return {
     kind: 'ok',
     bytes: get.truncated ? get.bytesRead : get.body.length,
     atLeast: get.truncated,
-    contentType: type(get.headers['content-type']),
+    contentType,
+    sniffed: notImage(contentType) ? sniffImage(get.body) : undefined,
   };
 }
 
@@ -111,7 +154,16 @@ export async function checkImagesLive(
     // than" a figure that does not depend on the size of the chunk that crossed it.
     totalBytes += outcome.atLeast ? IMAGE_ERROR_BYTES : outcome.bytes;
     totalAtLeast ||= outcome.atLeast;
-    if (outcome.contentType && !outcome.contentType.startsWith('image/')) {
+    if (outcome.sniffed) {
+      // A real image under a generic type (S3's binary/octet-stream): browsers, and so webmail and
+      // Apple Mail, tell an image by its bytes and show it.
+      findings.push({
+        severity: 'info',
+        message: `${url} is a ${outcome.sniffed.name} image served as ${outcome.contentType}.`,
+        hint: `Clients tell an image by its bytes and show it; serving it as ${outcome.sniffed.type} is the tidy setting.`,
+        ...place(image),
+      });
+    } else if (outcome.contentType && !outcome.contentType.startsWith('image/')) {
       findings.push({
         severity: 'warning',
         message: `${url} answers ${outcome.contentType}, not an image.`,
