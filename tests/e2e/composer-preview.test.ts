@@ -8,6 +8,7 @@ import { startMailDelivery, type MailDelivery } from '../../src/server/mail/mail
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { poll } from '../support/poll.ts';
+import { shot } from '../support/screenshots.ts';
 import { SmtpSink } from '../support/smtp-sink.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
@@ -200,6 +201,51 @@ describe('the live preview in the composer', () => {
     const error = page.getByTestId('preview-error');
     await error.getByText(/nests elements 60\d levels deep; the limit is 512/).waitFor({ timeout: 15_000 });
     expect(await frameHtml(page)).toContain('Third line');
+    expect(problems.all()).toEqual([]);
+  });
+});
+
+describe('the live preview past the per-minute cap', () => {
+  it('says it waits, counts the seconds down, and asks again by itself when Retry-After says', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const page = await openSend(u);
+    const problems = watchProblems(page, {
+      // The 429 the test answers, as a failed request and as Chromium's console line for it.
+      ignore: [
+        /POST http:\/\/[^ ]*\/api\/email\/preview 429$/,
+        /status of 429 \(Too Many Requests\) \(http:\/\/[^)]*\/api\/email\/preview\)/,
+      ],
+    });
+    // The server's answer past the cap (tests/api/email-preview.test.ts), for the first request
+    // only, with a short wait; every later request reaches the server.
+    const asked: number[] = [];
+    await page.route('**/api/email/preview', async (route) => {
+      asked.push(Date.now());
+      if (asked.length > 1) return route.continue();
+      await route.fulfill({
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '3' },
+        body: JSON.stringify({ error: 'Too many previews: at most 120 a minute. Try again in 3 seconds.' }),
+      });
+    });
+    const html = '<p>Waited for</p>';
+    const answer = previewAnswer(page, html);
+    await typeHtml(page, html);
+    const wait = page.getByTestId('preview-wait');
+    await wait.getByText('Many previews this minute: this one follows by itself').waitFor();
+    const seconds = async () => Number(/in (\d+) s\.$/.exec(await wait.innerText())?.[1]);
+    const first = await seconds();
+    expect(first).toBeGreaterThanOrEqual(1);
+    expect(first).toBeLessThanOrEqual(3);
+    await shot(wait, 'composer-preview-wait');
+    if (first > 1) await poll(async () => (await seconds()) < first);
+    // No error while it waits: nothing failed for good.
+    expect(await page.getByTestId('preview-error').count()).toBe(0);
+    await answer;
+    expect(asked).toHaveLength(2);
+    expect(asked[1]! - asked[0]!).toBeGreaterThanOrEqual(2_900);
+    await poll(async () => (await frameHtml(page)).includes('Waited for'));
+    await wait.waitFor({ state: 'detached' });
     expect(problems.all()).toEqual([]);
   });
 });

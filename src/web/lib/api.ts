@@ -15,6 +15,8 @@ export class ApiError extends Error {
     readonly code?: string,
     /** Lines of the source the problem is at (MJML, merge tags), when the server names them. */
     readonly problems?: ErrorResponse['problems'],
+    /** Seconds to wait before asking again (the Retry-After of a 429 or 503), when given. */
+    readonly retryAfterS?: number,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -55,9 +57,21 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   }
   if (!res.ok) {
     const body = data as Partial<ErrorResponse> | undefined;
-    throw new ApiError(res.status, body?.error ?? 'Unknown error', body?.code, body?.problems);
+    throw new ApiError(
+      res.status,
+      body?.error ?? 'Unknown error',
+      body?.code,
+      body?.problems,
+      retryAfter(res),
+    );
   }
   return data as T;
+}
+
+/** The Retry-After header in seconds (the API sends whole seconds), or undefined. */
+function retryAfter(res: Response): number | undefined {
+  const value = res.headers.get('Retry-After');
+  return value && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
 }
 
 /** A file the API answers with (e.g. a message/rfc822 download), as a Blob; failures as in api(). */

@@ -5,7 +5,7 @@ import type {
   PreviewEmailResponse,
   SendEmailRequest,
 } from '../../../shared/contract/email.ts';
-import { api } from '../../lib/api.ts';
+import { api, ApiError } from '../../lib/api.ts';
 import { emailKeys, USAGE_KEY } from '../../lib/query-keys.ts';
 
 export function useSendEmail() {
@@ -19,11 +19,21 @@ export function useSendEmail() {
   });
 }
 
+/** A preview refused for now (too many a minute): asked again by itself once the wait is over. */
+export function previewWait(err: unknown): number | undefined {
+  return err instanceof ApiError && err.status === 429 ? err.retryAfterS : undefined;
+}
+
+/** Waits for the preview throttle, at most: a longer one is shown as an error. */
+const MAX_PREVIEW_WAITS = 3;
+
 /**
  * What a send of `body` would deliver (POST /api/email/preview, the same door as a send,
  * docs/architecture.md §9); null asks nothing. A new body cancels the request for the previous
  * one (TanStack Query aborts a query nobody watches any more), and the last answer stays on show
- * while the next one loads.
+ * while the next one loads. Refused for being one too many this minute, it is asked again when
+ * the server's Retry-After says (the composer says so meanwhile), not left failed until the next
+ * keystroke.
  */
 export function useEmailPreview(body: PreviewEmailRequest | null) {
   return useQuery({
@@ -35,7 +45,8 @@ export function useEmailPreview(body: PreviewEmailRequest | null) {
     // The same input gives the same message: no refetch on focus or remount.
     staleTime: Infinity,
     gcTime: 30_000,
-    retry: false,
+    retry: (failures, err) => failures < MAX_PREVIEW_WAITS && previewWait(err) !== undefined,
+    retryDelay: (_, err) => (previewWait(err) ?? 0) * 1000,
   });
 }
 

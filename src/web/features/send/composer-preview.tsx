@@ -1,4 +1,4 @@
-import { Eye, FileText, ListChecks, Link2, RotateCcw, TriangleAlert } from 'lucide-react';
+import { Eye, FileText, Hourglass, ListChecks, Link2, RotateCcw, TriangleAlert } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import type { Check } from '../../../shared/contract/checks.ts';
 import type { PreviewEmailRequest, PreviewEmailResponse } from '../../../shared/contract/email.ts';
@@ -11,7 +11,7 @@ import { Textarea } from '../../components/ui/textarea.tsx';
 import { errorMessage } from '../../lib/api.ts';
 import { checklistSummary, countFindings } from '../../lib/checklist-summary.ts';
 import { formatBytes } from '../../lib/format-size.ts';
-import { useEmailPreview } from './api.ts';
+import { previewWait, useEmailPreview } from './api.ts';
 
 export interface ComposerPreviewProps {
   /** What a send would take now (settled after typing); null while there is no HTML. */
@@ -72,6 +72,24 @@ function ProblemCount({ checks }: { checks: readonly Check[] }) {
 }
 
 /**
+ * While the preview waits out the server's throttle (useEmailPreview asks again by itself): the
+ * seconds left, ticking; null when it is not waiting.
+ */
+function useThrottleWait(failure: unknown, waiting: boolean): number | null {
+  const [deadline, setDeadline] = useState<number | null>(null);
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const wait = waiting ? previewWait(failure) : undefined;
+    setDeadline(wait === undefined ? null : Date.now() + wait * 1000);
+    setNow(Date.now());
+    if (wait === undefined) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [failure, waiting]);
+  return deadline === null ? null : Math.max(1, Math.ceil((deadline - now) / 1000));
+}
+
+/**
  * The composer's live preview (docs/architecture.md §9): exactly what a send of the form would
  * deliver, from POST /api/email/preview, shown by the one preview component; and the plain-text
  * part, generated or the user's own.
@@ -97,6 +115,7 @@ export function ComposerPreview({
 
   const shown = body === null ? null : preview.isError ? lastGood : (preview.data ?? lastGood);
   const updating = body !== null && preview.isFetching;
+  const waitS = useThrottleWait(preview.failureReason, updating);
   const status = updating ? (
     <span
       className="inline-flex items-center gap-1.5 text-xs text-slate-500 dark:text-slate-400"
@@ -132,6 +151,25 @@ export function ComposerPreview({
           </TabsList>
           {shown ? <Sizes preview={shown} /> : null}
         </div>
+
+        {waitS !== null ? (
+          <div
+            role="status"
+            data-testid="preview-wait"
+            className="mt-3 flex gap-2.5 rounded-lg border border-slate-200 bg-slate-50 px-3.5 py-2.5 text-sm text-slate-700 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-300"
+          >
+            <Hourglass aria-hidden="true" className="mt-0.5 size-4 shrink-0" />
+            {/* Said once to a screen reader; the ticking seconds are for the eye only. */}
+            <p className="min-w-0">
+              Many previews this minute: this one follows by itself
+              <span aria-hidden="true">
+                {' '}
+                in <span className="tabular-nums">{waitS}</span> s
+              </span>
+              .
+            </p>
+          </div>
+        ) : null}
 
         {body !== null && preview.isError ? (
           <div
