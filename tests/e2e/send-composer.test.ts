@@ -42,7 +42,42 @@ function contrast(a: string, b: string): number {
   return (hi! + 0.05) / (lo! + 0.05);
 }
 
+/** Pastes `text` into the editor as the clipboard does (one transaction, like Ctrl+V). */
+async function paste(page: Page, text: string): Promise<void> {
+  await page.locator('.cm-content').evaluate((content, value) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', value);
+    content.dispatchEvent(
+      new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+    );
+  }, text);
+}
+
 describe('the composer', () => {
+  it('wraps lines, but not while one is too long to lay out on every key (minified HTML)', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const page = await openSend(u);
+    const problems = watchProblems(page);
+    const content = page.locator('.cm-content');
+    const wraps = () => content.evaluate((el) => el.classList.contains('cm-lineWrapping'));
+    await content.click();
+    await paste(page, '<p>A short line</p>\n<p>and another</p>');
+    expect(await wraps()).toBe(true);
+    // One line of 12,000 characters among short ones (src/web/features/send/wrap-short-lines.ts).
+    const minified = `<table>${'<tr><td style="padding:0">x</td></tr>'.repeat(320)}</table>`;
+    expect(minified.length).toBeGreaterThan(10_000);
+    await paste(page, `\n${minified}\n<p>after</p>`);
+    await expect.poll(wraps).toBe(false);
+    // Typing on that line, or elsewhere, keeps it unwrapped while the line is there.
+    await page.keyboard.insertText('<p>more</p>');
+    expect(await wraps()).toBe(false);
+    // Replaced by short lines: wrapped again.
+    await page.keyboard.press('Control+A');
+    await paste(page, '<p>Short again</p>');
+    await expect.poll(wraps).toBe(true);
+    expect(problems.all()).toEqual([]);
+  });
+
   it('at 0 sends left, neither the button nor Ctrl/Cmd+Enter sends, and a hint says why', async () => {
     const u = await createUser(server.db);
     const page = await openSend(u);

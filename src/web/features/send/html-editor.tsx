@@ -6,6 +6,7 @@ import CodeMirror, { type ReactCodeMirrorRef } from '@uiw/react-codemirror';
 import { useEffect, useMemo, useRef } from 'react';
 import { useTheme } from '../../lib/theme.ts';
 import { editorTheme } from './editor-theme.ts';
+import { wrapShortLines } from './wrap-short-lines.ts';
 
 const HTML_PLACEHOLDER = `<h1>Hello from Proofmail</h1>
 <p>Paste or write your HTML email here, then send a test to your inbox.</p>`;
@@ -69,7 +70,7 @@ export default function HtmlEditor({
       html(),
       lintGutter(),
       placeholderExt(format === 'mjml' ? MJML_PLACEHOLDER : HTML_PLACEHOLDER),
-      EditorView.lineWrapping,
+      wrapShortLines,
       EditorView.contentAttributes.of({
         id,
         'aria-label': label,
