@@ -78,6 +78,25 @@ describe('textFromHtml', () => {
     );
   });
 
+  it('gives each row of words its own line, its cells apart, and leaves layout rows as their blocks lay out', () => {
+    // A receipt: html-to-text ran every cell of the table into one line; cells written with no
+    // space between them ran into one word.
+    const receipt =
+      '<p>Your order</p><table><tr><td>Item</td><td>$24.00</td></tr><tr><td>Shipping</td><td>$6.00</td></tr>' +
+      '<tr><th>Total</th><th>$30.00</th></tr></table><p>Thanks</p>';
+    expect(textFromHtml(receipt)).toBe('Your order\n\nItem $24.00\nShipping $6.00\nTotal $30.00\n\nThanks');
+    expect(
+      textFromHtml(
+        '<table><thead><tr><th>Item</th><th>Price</th></tr></thead><tbody><tr><td>Tea</td><td>$3</td></tr></tbody></table>',
+      ),
+    ).toBe('Item Price\nTea $3');
+    // A layout row (blocks inside): the space a nested table keeps before it stays.
+    const layout =
+      '<table><tr><td><div>Amazing deals</div></td></tr>' +
+      '<tr><td><table><tr><td><a href="https://x.example/">Subscribe</a></td></tr></table></td></tr></table>';
+    expect(textFromHtml(layout)).toBe('Amazing deals\n\nSubscribe [https://x.example/]');
+  });
+
   it('keeps words written with joiners: Persian, emoji sequences, and hyphenation points', () => {
     const html = '<p>می‌خواهم 👨‍👩‍👧 exam&shy;ple</p>';
     expect(textFromHtml(html)).toBe('می‌خواهم 👨‍👩‍👧 example');

@@ -161,6 +161,79 @@ const separateLinks: FormatCallback = (elem, walk, builder, formatOptions) => {
   builder.options.formatters!.anchor!(elem, walk, builder, formatOptions);
 };
 
+/** Elements that lay out as blocks of their own in the text part (html-to-text's block formats). */
+const BLOCKS = new Set([
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'div',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'ul',
+]);
+
+function holdsBlock(nodes: DomNode[]): boolean {
+  for (const node of nodes) {
+    if (node.type !== 'tag') continue;
+    if (BLOCKS.has(node.name!) || holdsBlock(node.children)) return true;
+  }
+  return false;
+}
+
+const ROW_GROUPS = new Set(['thead', 'tbody', 'tfoot']);
+
+/** Whether a row is the first of its table (directly, or in its first row group). */
+function isFirstRow(row: DomNode): boolean {
+  const parent = row.parent;
+  if (!parent) return true;
+  const table = parent.name !== undefined && ROW_GROUPS.has(parent.name) ? parent.parent : parent;
+  for (const child of table?.children ?? []) {
+    if (child.type !== 'tag') continue;
+    if (child.name === 'tr') return child === row;
+    if (ROW_GROUPS.has(child.name!)) {
+      const first = child.children.find((c) => c.type === 'tag' && c.name === 'tr');
+      if (first) return first === row;
+    }
+  }
+  return true;
+}
+
+/**
+ * A table row of words only (a receipt's line, "Amount Due: $54.00") is a line of its own, its cells
+ * apart by a space: html-to-text runs the cells of every row of a table together ("Item $24.00 Item
+ * $24.00 Shipping $6.00"), and cells written with no space between them into one word. A row that
+ * holds blocks (a layout row of nested tables and paragraphs) is left as the blocks lay it out.
+ */
+const rowAsLine: FormatCallback = (elem, walk, builder) => {
+  if (holdsBlock(elem.children)) return walk(elem.children, builder);
+  // A table's first row starts the table's block: the table's own space before it (a blank line)
+  // stays, where html-to-text would give the block the row's (one line break) instead.
+  builder.openBlock({ leadingLineBreaks: isFirstRow(elem) ? 2 : 1 });
+  let cells = 0;
+  for (const child of elem.children) {
+    if (child.type === 'tag' && (child.name === 'td' || child.name === 'th') && cells++ > 0)
+      builder.addInline(' ');
+    walk([child], builder);
+  }
+  builder.closeBlock({ trailingLineBreaks: 1 });
+};
+
 /**
  * Compiled once: html-to-text's `convert` rebuilds its selectors and formatters on every call,
  * which cost three to four times the conversion itself (docs/decisions/0071-send-in-two-statements.md).
@@ -170,12 +243,13 @@ const toText = compile({
   wordwrap: false,
   // No-break and figure spaces join words in HTML; in a text part they are only spaces.
   whitespaceCharacters: ' \t\r\n\f\u200b\u00a0\u2007\u202f',
-  formatters: { altOfLinkedImage, separateLinks },
+  formatters: { altOfLinkedImage, separateLinks, rowAsLine },
   selectors: [
     { selector: 'img', format: 'altOfLinkedImage' },
     { selector: 'a', format: 'separateLinks', options: { hideLinkHrefIfSameAsText: true } },
     { selector: 'style', format: 'skip' },
     { selector: 'head', format: 'skip' },
+    { selector: 'tr', format: 'rowAsLine' },
   ],
 });
 

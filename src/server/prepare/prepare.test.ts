@@ -141,7 +141,7 @@ describe('the generated text part', () => {
     expect(on.html).not.toBe(off.html);
     expect(on.html).toMatch(/Stray<table/);
     expect(on.text).toBe(off.text);
-    expect(on.text).toBe('StrayPreheader\n\nHello there [https://example.com/a]');
+    expect(on.text).toBe('Stray\n\nPreheader\n\nHello there [https://example.com/a]');
   });
 
   it('takes the text generated beside the inlining, and generates it in line when that fails', async () => {
