@@ -162,31 +162,9 @@ const separateLinks: FormatCallback = (elem, walk, builder, formatOptions) => {
 };
 
 /** Elements that lay out as blocks of their own in the text part (html-to-text's block formats). */
-const BLOCKS = new Set([
-  'article',
-  'aside',
-  'blockquote',
-  'br',
-  'div',
-  'footer',
-  'form',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'header',
-  'hr',
-  'main',
-  'nav',
-  'ol',
-  'p',
-  'pre',
-  'section',
-  'table',
-  'ul',
-]);
+const BLOCK_NAMES =
+  'article aside blockquote br div footer form h1 h2 h3 h4 h5 h6 header hr main nav ol p pre section table ul';
+const BLOCKS = new Set(BLOCK_NAMES.split(' '));
 
 function holdsBlock(nodes: DomNode[]): boolean {
   for (const node of nodes) {
