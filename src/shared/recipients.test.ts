@@ -13,6 +13,23 @@ describe('parseRecipients', () => {
     expect(parseRecipients([...five, 'u6@x.com'].join(','))).toEqual({ ok: false, reason: 'too_many' });
   });
 
+  it('takes an internationalised domain in its ASCII form, and names what was written when it is no domain', () => {
+    expect(parseRecipients('ann@bücher.example, ANN@xn--bcher-kva.example, ken@例え.テスト')).toEqual({
+      ok: true,
+      recipients: ['ann@xn--bcher-kva.example', 'ken@xn--r8jz45g.xn--zckzah'],
+    });
+    // A URL would read these as a port, a path or an escape; a local part that is not ASCII needs
+    // SMTPUTF8 of every server on the way.
+    for (const address of [
+      'ann@bücher.example/x',
+      'ann@bü:80',
+      'ann@b%C3%BC.example',
+      'ánn@x.com',
+      'ann@bücher',
+    ])
+      expect(parseRecipients(address)).toEqual({ ok: false, reason: 'invalid', invalid: address });
+  });
+
   it('reports missing when nothing is left', () => {
     expect(parseRecipients(' , ,')).toEqual({ ok: false, reason: 'missing' });
   });

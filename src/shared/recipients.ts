@@ -3,7 +3,8 @@ import { MAX_RECIPIENTS } from './plans.ts';
 /**
  * Recipients rule (docs/spec.md §5, docs/architecture.md §6): split on commas, trim, drop empties,
  * drop duplicates (case-insensitively), at most 5, and each a plain address — no display names,
- * quotes, groups, angle brackets, comments or line breaks. Shared so the form and the server agree.
+ * quotes, groups, angle brackets, comments or line breaks; an internationalised domain is taken in
+ * its ASCII form (asciiAddress). Shared so the form and the server agree.
  */
 
 // Local part: dot-atoms of RFC 5322 atext; domain: LDH labels with a dot, or localhost.
@@ -16,6 +17,26 @@ export function isPlainAddress(address: string): boolean {
   return address.length <= 254 && (address.split('@')[0]?.length ?? 0) <= 64 && PLAIN_ADDRESS.test(address);
 }
 
+/** Characters a domain never has that a URL would read as something else (a port, a path, an escape). */
+const NOT_IN_A_DOMAIN = /[\s@/\\:?#[\]%]/;
+
+/**
+ * An address with an internationalised domain as DNS and SMTP have it (`ann@bücher.example` →
+ * `ann@xn--bcher-kva.example`, by the URL standard's IDNA, the same in the browser and on the
+ * server); any other address as it is. The local part is left alone: one that is not ASCII needs
+ * SMTPUTF8 of every server on the way, and stays refused.
+ */
+export function asciiAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  const domain = address.slice(at + 1);
+  if (at === -1 || /^[\x20-\x7e]*$/.test(domain) || NOT_IN_A_DOMAIN.test(domain)) return address;
+  try {
+    return `${address.slice(0, at)}@${new URL(`http://${domain}/`).hostname}`;
+  } catch {
+    return address;
+  }
+}
+
 export type RecipientsResult =
   | { ok: true; recipients: string[] }
   | { ok: false; reason: 'missing' | 'too_many' | 'invalid'; invalid?: string };
@@ -24,9 +45,10 @@ export function parseRecipients(input: string, max = MAX_RECIPIENTS): Recipients
   const seen = new Set<string>();
   const recipients: string[] = [];
   for (const raw of input.split(',')) {
-    const address = raw.trim();
-    if (!address) continue;
-    if (!isPlainAddress(address)) return { ok: false, reason: 'invalid', invalid: address };
+    const written = raw.trim();
+    if (!written) continue;
+    const address = asciiAddress(written);
+    if (!isPlainAddress(address)) return { ok: false, reason: 'invalid', invalid: written };
     const key = address.toLowerCase();
     if (seen.has(key)) continue;
     seen.add(key);

@@ -169,6 +169,19 @@ describe.each([
     );
   });
 
+  it('an internationalised domain goes out as DNS and SMTP have it: envelope, To and history alike', async () => {
+    const u = await createUser(h.ctx.db);
+    const id = await sendEmail(h, u, { to: 'ann@bücher.example', subject: 'IDN', html: '<p>Hallo</p>' });
+    const email = await settledEmail(h, u, id);
+    expect(email.to).toBe('ann@xn--bcher-kva.example');
+    expect(email.deliveries.map((d) => [d.to, d.state])).toEqual([['ann@xn--bcher-kva.example', 'sent']]);
+    const [message] = h.sink.byMessageId(email.deliveries[0]!.messageId);
+    // The worker's RCPT TO is the delivery's address; smtp-server shows a punycode domain in Unicode.
+    expect(message!.envelopeTo).toEqual(['ann@bücher.example']);
+    // As written in the header (a parser would show it in Unicode again).
+    expect(message!.raw.toString('latin1')).toMatch(/^To: ann@xn--bcher-kva\.example\r$/m);
+  });
+
   it('delivers the inlined HTML when asked', async () => {
     const u = await createUser(h.ctx.db);
     const id = await sendEmail(h, u, {

@@ -1,6 +1,5 @@
-import { domainToASCII } from 'node:url';
 import type { Check, Finding } from '../../shared/contract/checks.ts';
-import { isPlainAddress } from '../../shared/recipients.ts';
+import { asciiAddress, isPlainAddress } from '../../shared/recipients.ts';
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { findingAt, mainElements, type El, type HtmlDoc } from './html-doc.ts';
 import { hasMergeTag } from './merge-tags.ts';
@@ -26,14 +25,6 @@ export function httpLinks(doc: HtmlDoc): EmailLink[] {
     .map(({ el, href }) => ({ url: href, ...findingAt(doc, el) }));
 }
 
-/** An address whose domain is internationalised (`ann@bücher.example`), with it as DNS has it. */
-function withAsciiDomain(address: string): string {
-  const at = address.lastIndexOf('@');
-  if (at === -1 || /^[\x20-\x7e]*$/.test(address)) return address;
-  const ascii = domainToASCII(address.slice(at + 1));
-  return ascii ? `${address.slice(0, at)}@${ascii}` : address;
-}
-
 function mailtoProblem(href: string): string | null {
   const [target = ''] = href.slice('mailto:'.length).split('?');
   let decoded: string;
@@ -47,7 +38,7 @@ function mailtoProblem(href: string): string | null {
     .map((a) => a.trim())
     .filter(Boolean);
   if (addresses.length === 0) return 'it has no address';
-  const bad = addresses.find((a) => !isPlainAddress(withAsciiDomain(a)));
+  const bad = addresses.find((a) => !isPlainAddress(asciiAddress(a)));
   return bad ? `"${bad}" is not a valid email address` : null;
 }
 
