@@ -281,6 +281,31 @@ describe('versions of an email in the browser', () => {
     },
   );
 
+  it(
+    'compares two minified versions (one long line) by their changed words',
+    { timeout: 90_000 },
+    async () => {
+      const u = await createUser(server.db, { plan: 'pro' });
+      let tables = '';
+      for (let n = 0; tables.length < 150_000; n++)
+        tables += `<table width="600"><tr><td><p style="margin:0">Story ${n}: a paragraph.</p></td></tr></table>`;
+      const html = `<!DOCTYPE html><html><body>${tables}</body></html>`;
+      const v1 = await send(u, { html });
+      const v2 = await send(u, { html: html.replace('Story 300:', 'Story three hundred:'), parentId: v1 });
+      const page = await browser.sharedPage(server, u);
+      const problems = watchProblems(page);
+      await page.goto(`/app/email/${v1}/compare/${v2}`);
+      await page.locator('mark[data-change]').first().waitFor();
+      expect(await page.locator('mark[data-change]').allInnerTexts()).toEqual(['300', 'three hundred']);
+      // The rest of the line is counted, not laid out: the page stays a screen or two tall.
+      expect(await page.locator('[data-elided]').first().innerText()).toMatch(
+        /^… [\d,]+ unchanged characters …$/,
+      );
+      expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(3_000);
+      expect(problems.all()).toEqual([]);
+    },
+  );
+
   it('marks only the inserted banner in the pixel diff of two versions', { timeout: 90_000 }, async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const v1 = await send(u, { html: emailHtml('tangerine') });

@@ -25,7 +25,16 @@ function Text({ segments, tone }: { segments: Segment[]; tone: 'removed' | 'adde
   return (
     <>
       {segments.map((s, i) =>
-        s.changed && tone !== 'same' ? (
+        s.elided !== undefined ? (
+          // An unchanged stretch of a long line (minified HTML), left out around the changes.
+          <span
+            key={i}
+            data-elided={s.elided}
+            className="mx-1 rounded-sm bg-slate-100 px-1.5 text-xs text-slate-600 italic dark:bg-slate-800 dark:text-slate-400"
+          >
+            … {s.elided.toLocaleString('en-US')} unchanged characters …
+          </span>
+        ) : s.changed && tone !== 'same' ? (
           <mark key={i} className={MARK[tone]} data-change={tone}>
             {s.text}
           </mark>

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { diffSources, inlineLines, type DiffRow, type Segment } from './source-diff.ts';
+import {
+  diffSources,
+  inlineLines,
+  LINE_CONTEXT,
+  LONG_LINE,
+  type DiffRow,
+  type Segment,
+} from './source-diff.ts';
 
 /** An email of `n` table rows, one per line, as an agency writes them. */
 function email(rows: string[]): string {
@@ -121,5 +128,47 @@ describe('source diff of two versions', () => {
     expect(performance.now() - started).toBeLessThan(1000);
     expect(diff.changed).toBe(12);
     expect(diff.rows).toHaveLength(1207);
+  });
+
+  it('shows a minified email (one long line) by its changed words, its unchanged stretches left out', () => {
+    let tables = '';
+    for (let n = 0; tables.length < 200_000; n++)
+      tables += `<table width="600"><tr><td style="padding:8px"><p style="margin:0">Story ${n}: a paragraph <a href="https://example.com/${n}">a link</a>.</p></td></tr></table>`;
+    const left = `<!DOCTYPE html><html><body>${tables}</body></html>`;
+    const right = left
+      .replace('Story 100:', 'Story one hundred:')
+      .replace('Story 1000:', 'Story one thousand:');
+    const diff = diffSources(left, right);
+    expect(diff).toMatchObject({ changed: 1, added: 0, removed: 0, tooDifferent: false });
+    const row = diff.rows[0]!;
+    if (row.kind !== 'changed') throw new Error(row.kind);
+    expect(changedText(row.left.segments)).toEqual(['100', '1000']);
+    expect(changedText(row.right.segments)).toEqual(['one hundred', 'one thousand']);
+    // Each change with LINE_CONTEXT characters either side; the rest counted, not shown.
+    const shape = (segments: Segment[]) =>
+      segments.map((s) => (s.elided !== undefined ? 'elided' : s.changed ? 'changed' : s.text.length));
+    expect(shape(row.left.segments)).toEqual([
+      'elided',
+      LINE_CONTEXT,
+      'changed',
+      LINE_CONTEXT,
+      'elided',
+      LINE_CONTEXT,
+      'changed',
+      LINE_CONTEXT,
+      'elided',
+    ]);
+    const shown = (segments: Segment[]) => segments.reduce((n, s) => n + s.text.length + (s.elided ?? 0), 0);
+    expect(shown(row.left.segments)).toBe(left.length);
+    expect(shown(row.right.segments)).toBe(right.length);
+    // An unchanged long line shows its start and end.
+    const same = diffSources(`${left}\n<p>a</p>`, `${left}\n<p>b</p>`).rows[0]!;
+    expect(same.kind).toBe('same');
+    if (same.kind === 'same')
+      expect(shape(same.left.segments)).toEqual([LINE_CONTEXT, 'elided', LINE_CONTEXT]);
+    // A line under LONG_LINE is shown whole.
+    const short = 'x'.repeat(LONG_LINE - 10);
+    const first = diffSources(`${short}\n<p>a</p>`, `${short}\n<p>b</p>`).rows[0]!;
+    expect(first.kind === 'same' && first.left.segments).toEqual([{ text: short, changed: false }]);
   });
 });

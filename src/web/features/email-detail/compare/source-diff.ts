@@ -1,4 +1,4 @@
-import { diffLines, diffWordsWithSpace, type ChangeObject } from 'diff';
+import { diffArrays, diffLines, diffWordsWithSpace, type ChangeObject } from 'diff';
 
 /**
  * The source diff of two versions (docs/decisions/0077-source-diff-in-a-browser-worker.md): lines
@@ -10,6 +10,8 @@ import { diffLines, diffWordsWithSpace, type ChangeObject } from 'diff';
 export interface Segment {
   text: string;
   changed: boolean;
+  /** Characters of an unchanged stretch of a long line left out here (`text` is then empty). */
+  elided?: number;
 }
 
 export interface DiffLine {
@@ -58,19 +60,115 @@ function push(segments: Segment[], text: string, changed: boolean): void {
   else segments.push({ text, changed });
 }
 
-/** Word-level segments of a line and the line that replaced it. */
-export function diffWordsOfLine(left: string, right: string): { left: Segment[]; right: Segment[] } {
+/**
+ * A line longer than this (minified HTML: a build's output, an ESP's export, often one line of
+ * hundreds of kilobytes) is word-diffed by the part between its common start and end, and shown
+ * only around its changes.
+ */
+export const LONG_LINE = 10_000;
+/** Characters of a long line kept on show either side of a change. */
+export const LINE_CONTEXT = 200;
+
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+
+/** Where the two lines stop being the same from the start and from the end, at word edges. */
+function commonEnds(left: string, right: string): { start: number; end: number } {
+  const max = Math.min(left.length, right.length);
+  let start = 0;
+  while (start < max && left.charCodeAt(start) === right.charCodeAt(start)) start++;
+  let end = 0;
+  while (
+    end < max - start &&
+    left.charCodeAt(left.length - 1 - end) === right.charCodeAt(right.length - 1 - end)
+  )
+    end++;
+  // Not inside a word: the word diff compares whole words.
+  while (start > 0 && WORD_CHAR.test(left[start - 1]!)) start--;
+  while (end > 0 && WORD_CHAR.test(left[left.length - end]!)) end--;
+  return { start, end };
+}
+
+/**
+ * A long line's unchanged stretches cut to LINE_CONTEXT characters beside each change (and at the
+ * line's start and end when nothing changed), the rest counted in an `elided` segment. Short lines
+ * are returned as they are.
+ */
+export function elideLong(segments: Segment[]): Segment[] {
+  if (segments.reduce((n, s) => n + s.text.length, 0) <= LONG_LINE) return segments;
+  const out: Segment[] = [];
+  const last = segments.length - 1;
+  segments.forEach((segment, i) => {
+    const keepHead = i > 0 || last === 0 ? LINE_CONTEXT : 0;
+    const keepTail = i < last || last === 0 ? LINE_CONTEXT : 0;
+    const cut = segment.text.length - keepHead - keepTail;
+    if (segment.changed || cut <= LINE_CONTEXT) return void out.push(segment);
+    if (keepHead) out.push({ text: segment.text.slice(0, keepHead), changed: false });
+    out.push({ text: '', changed: false, elided: cut });
+    if (keepTail) out.push({ text: segment.text.slice(-keepTail), changed: false });
+  });
+  return out;
+}
+
+/** Appends the word diff of `left` and `right` to each side's segments (all changed when it runs out of time). */
+function pushWords(l: Segment[], r: Segment[], left: string, right: string): void {
   const parts: ChangeObject<string>[] | undefined = diffWordsWithSpace(left, right, {
     timeout: WORD_DIFF_MS,
   });
-  if (!parts) return { left: whole(left, true), right: whole(right, true) };
-  const l: Segment[] = [];
-  const r: Segment[] = [];
+  if (!parts) {
+    push(l, left, true);
+    push(r, right, true);
+    return;
+  }
   for (const part of parts) {
     if (!part.added) push(l, part.value, part.removed);
     if (!part.removed) push(r, part.value, part.added);
   }
-  return { left: l, right: r };
+}
+
+/** A long line in pieces that each end with a tag's `>`: minified HTML's own "lines". */
+const tagPieces = (text: string) => text.split(/(?<=>)/);
+
+/**
+ * The changed middle of two long lines: the pieces between tags diffed first (thousands of pieces,
+ * where a word diff of hundreds of kilobytes runs out of time), then the words of each run of
+ * pieces that replaced another.
+ */
+function pushLongMiddle(l: Segment[], r: Segment[], left: string, right: string): void {
+  const runs = diffArrays(tagPieces(left), tagPieces(right), { timeout: WORD_DIFF_MS });
+  if (!runs) return pushWords(l, r, left, right);
+  for (let i = 0; i < runs.length; i++) {
+    const run = runs[i]!;
+    const text = run.value.join('');
+    const next = runs[i + 1];
+    if (run.removed && next?.added) {
+      pushWords(l, r, text, next.value.join(''));
+      i++;
+    } else if (run.removed) push(l, text, true);
+    else if (run.added) push(r, text, true);
+    else {
+      push(l, text, false);
+      push(r, text, false);
+    }
+  }
+}
+
+/** Word-level segments of a line and the line that replaced it. */
+export function diffWordsOfLine(left: string, right: string): { left: Segment[]; right: Segment[] } {
+  if (Math.max(left.length, right.length) <= LONG_LINE) {
+    const l: Segment[] = [];
+    const r: Segment[] = [];
+    pushWords(l, r, left, right);
+    return { left: l, right: r };
+  }
+  const { start, end } = commonEnds(left, right);
+  const head = left.slice(0, start);
+  const l = whole(head, false);
+  const r = whole(head, false);
+  pushLongMiddle(l, r, left.slice(start, left.length - end), right.slice(start, right.length - end));
+  const tail = left.slice(left.length - end);
+  push(l, tail, false);
+  push(r, tail, false);
+  return { left: elideLong(l), right: elideLong(r) };
 }
 
 /** Two lines are one line edited when at least this share of their words is common. */
@@ -155,10 +253,11 @@ export function diffSources(leftText: string, rightText: string): SourceDiff {
   let rightNo = 0;
   const result = { rows, added: 0, removed: 0, changed: 0, tooDifferent: false };
   const same = (text: string) => {
+    const segments = elideLong(whole(text, false));
     rows.push({
       kind: 'same',
-      left: { number: ++leftNo, segments: whole(text, false) },
-      right: { number: ++rightNo, segments: whole(text, false) },
+      left: { number: ++leftNo, segments },
+      right: { number: ++rightNo, segments },
     });
   };
   const removed = (text: string) => {
