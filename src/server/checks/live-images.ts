@@ -67,6 +67,10 @@ export function sniffImage(head: Buffer): ImageFormat | undefined {
   return found && { name: found.name, type: found.type };
 }
 
+/** A type an answer gives that is not an image's (no type at all is not counted against it). */
+const notImage = (contentType: string | undefined): contentType is string =>
+  !!contentType && !contentType.startsWith('image/');
+
 async function weigh(
   egress: Egress,
   url: string,
@@ -76,8 +80,6 @@ async function weigh(
   const head = await egress.fetch(url, { ...common, method: 'HEAD', body: 'discard', totalTimeoutMs: 8_000 });
   const type = (h: string | string[] | undefined) =>
     typeof h === 'string' ? h.split(';')[0]!.trim() : undefined;
-  const notImage = (contentType: string | undefined) =>
-    contentType !== undefined && !contentType.startsWith('image/');
   if (head.status < 400 && head.contentLength !== undefined) {
     const contentType = type(head.headers['content-type']);
     // An answer that says it is no image: its first bytes say whether it is one all the same.
@@ -163,7 +165,7 @@ export async function checkImagesLive(
         hint: `Clients tell an image by its bytes and show it; serving it as ${outcome.sniffed.type} is the tidy setting.`,
         ...place(image),
       });
-    } else if (outcome.contentType && !outcome.contentType.startsWith('image/')) {
+    } else if (notImage(outcome.contentType)) {
       findings.push({
         severity: 'warning',
         message: `${url} answers ${outcome.contentType}, not an image.`,
