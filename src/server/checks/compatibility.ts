@@ -4,6 +4,7 @@ import caniemail from './caniemail-data.json' with { type: 'json' };
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { hidingStyle, isHidden } from './computed.ts';
 import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
+import { noteText, notesConcerning, partialConcerns, type UseDetail } from './compat-notes.ts';
 import { isWebFontSheet, lastValue, scanCss, type Declaration } from './css-scan.ts';
 import type { Audience, El } from './html-doc.ts';
 import {
@@ -83,8 +84,11 @@ const BACKGROUND_COMPANIONS = new Set([
  */
 const GHOST_TABLE_SIZING = new Set(['css-max-width', 'css-min-width']);
 
-/** A use of a feature: where, who sees it, and whether the standard fallback is there. */
-interface Use {
+/**
+ * A use of a feature: where, who sees it, whether the standard fallback is there, and what the
+ * notes on partial support may ask of it (the declaration, the at-rule's prelude, the selectors).
+ */
+interface Use extends UseDetail {
   slug: string;
   audience: Audience;
   /** Where it is written: the element, or null inside a `<style>` block; and the offset. */
@@ -247,8 +251,9 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
     audience: Audience,
     offset: number,
     fallback: Use['fallback'],
+    detail: Omit<UseDetail, 'el'> = {},
   ) => {
-    uses.push({ slug, audience, el, offset, fallback });
+    uses.push({ slug, audience, el, offset, fallback, ...detail });
   };
 
   for (const el of doc.elements) {
@@ -287,7 +292,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
     for (const d of el.style)
       for (const slug of declarationSlugs(d)) {
         if (slug === 'css-box-sizing' && !boxSizingTells(el)) continue;
-        add(slug, el, el.audience, el.start, fallbacks(slug));
+        add(slug, el, el.audience, el.start, fallbacks(slug), d);
       }
   }
 
@@ -300,7 +305,9 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       const slug = atRuleSlug(at.name, at.prelude);
       const fallback = new Set<TargetClientId | '*'>();
       if (slug === 'css-at-import' && isWebFontSheet(at.prelude)) fallback.add('*');
-      if (slug) add(slug, null, block.audience, block.start + at.offset, fallback);
+      const nested = at.within.some((outer) => /^@media\b/i.test(outer));
+      if (slug)
+        add(slug, null, block.audience, block.start + at.offset, fallback, { value: at.prelude, nested });
     }
     for (const rule of rules) {
       // Inside a media query a declaration only applies where media queries work: the query is
@@ -314,6 +321,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
           block.audience,
           block.start + rule.offset,
           new Set(),
+          { selectors: rule.selectors.filter((sel) => sel.includes(pseudo)) },
         );
       // A rule only for interaction or for a client-targeting hack is the enhancement itself.
       if (/:(?:hover|focus|active|visited)\b/.test(selectorText)) continue;
@@ -333,7 +341,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
             imagesFixed()
           )
             f.add('*');
-          add(slug, null, block.audience, block.start + rule.offset, f);
+          add(slug, null, block.audience, block.start + rule.offset, f, d);
         }
       }
     }
@@ -381,9 +389,24 @@ export function supportIn(
 const LABELS = new Map<string, string>(TARGET_CLIENTS.map((c) => [c.id, c.label]));
 const names = (clients: TargetClientId[]) => clients.map((c) => LABELS.get(c) ?? c).join(', ');
 
-function cleanNote(note: string): string {
-  // Notes are Markdown: keep the words of links, drop the formatting.
-  return note.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1').replace(/`/g, '');
+/**
+ * The clients' notes after a finding's sentence: the one note when every client has the same,
+ * else each note after the clients it is about.
+ */
+function notesOf(clients: TargetClientId[], notes: Map<TargetClientId, string>): string {
+  const byNote = new Map<string, TargetClientId[]>();
+  for (const client of clients) {
+    const note = notes.get(client) ?? '';
+    byNote.set(note, [...(byNote.get(note) ?? []), client]);
+  }
+  if (byNote.size === 1) {
+    const [note] = byNote.keys();
+    return note ? ` ${note}` : '';
+  }
+  return [...byNote]
+    .filter(([note]) => note)
+    .map(([note, group]) => ` ${names(group)}: ${note}`)
+    .join('');
 }
 
 export function checkCompatibility(ctx: HtmlCheckContext): Check {
@@ -412,15 +435,16 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
     const broken: TargetClientId[] = [];
     const partial: TargetClientId[] = [];
     const mitigated: TargetClientId[] = [];
-    const partialNotes = new Set<string>();
+    /** Each partly supporting client's notes on the use named, as the finding quotes them. */
+    const partialNotes = new Map<TargetClientId, string>();
     for (const client of ctx.targetClients) {
       const seen = seenBy(client);
       if (seen.length === 0) continue;
       const support = supportIn(slug, client);
       if (!support || support.support === 'y' || support.support === 'u') continue;
-      // caniemail's "Only works on <table> elements" (max-width in Outlook): a table's use works.
-      const tablesOnly = support.notes.some((n) => /only works on `?<table>`? elements/i.test(n));
-      const unmet = tablesOnly ? seen.filter((u) => u.el?.name !== 'table') : seen;
+      // A note may say which uses the partial support is about (a table's max-width works in
+      // classic Outlook, a relative position in Apple Mail): the others work there.
+      const unmet = support.support === 'a' ? seen.filter((u) => partialConcerns(support.notes, u)) : seen;
       if (unmet.length === 0) continue;
       const uncovered = unmet.find((u) => !u.fallback.has('*') && !u.fallback.has(client));
       if (!uncovered || ENHANCEMENTS.has(slug)) {
@@ -432,7 +456,8 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
       if (support.support === 'n') broken.push(client);
       else {
         partial.push(client);
-        for (const note of support.notes) partialNotes.add(cleanNote(note));
+        const notes = notesConcerning(support.notes, uncovered).map(noteText).filter(Boolean);
+        partialNotes.set(client, notes.join(' '));
       }
     }
     // Only one use is named: its line and excerpt are made for it alone.
@@ -451,10 +476,9 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
       });
     }
     if (partial.length > 0) {
-      const note = [...partialNotes][0];
       findings.push({
         severity: 'warning',
-        message: `${feature.title} is only partly supported in ${names(partial)}.${note ? ` ${note}` : ''}`,
+        message: `${feature.title} is only partly supported in ${names(partial)}.${notesOf(partial, partialNotes)}`,
         hint: `Test it in these clients, or use a widely supported alternative. ${see}`,
         ...at(problem),
       });

@@ -28,6 +28,8 @@ export interface CssAtRule {
   prelude: string;
   name: string;
   offset: number;
+  /** Enclosing at-rules, outermost first. */
+  within: string[];
 }
 
 /** Splits at `;` outside strings and brackets. */
@@ -111,7 +113,7 @@ export function scanCss(css: string): { rules: CssRule[]; atRules: CssAtRule[] }
         .replace(/\s+/g, ' ')
         .trim();
       const name = (/^@([\w-]+)/.exec(prelude)?.[1] ?? '').toLowerCase();
-      atRules.push({ prelude, name, offset: base + at });
+      atRules.push({ prelude, name, offset: base + at, within });
       if (brace !== -1 && /^(media|supports|document|layer|container)$/.test(name)) {
         const inner = item.text.slice(brace + 1, item.text.lastIndexOf('}'));
         walk(inner, base + at + brace + 1, [...within, prelude]);

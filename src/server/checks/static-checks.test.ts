@@ -654,6 +654,69 @@ describe('compatibility', () => {
     ).compatibility;
     expect(problems(c)).toEqual([]);
   });
+  it('names only the clients whose partial support concerns the value used, with their own notes', () => {
+    const targets: TargetClientId[] = ['apple-mail-macos', 'outlook-com', 'yahoo-web'];
+    const position = (value: string) =>
+      only(
+        run(email(`<div style="position:${value}">x</div>`), {}, targets).compatibility,
+        'warning',
+        /position/,
+      ).message;
+    // Apple Mail and Yahoo support relative; Outlook.com supports only sticky.
+    expect(position('relative')).toBe(
+      'position is only partly supported in Outlook.com. Supports sticky but not relative, absolute and fixed.',
+    );
+    expect(position('fixed')).toBe(
+      'position is only partly supported in Apple Mail (macOS), Outlook.com, Yahoo Mail (web).' +
+        ' Apple Mail (macOS): Supports relative, absolute but not sticky and fixed.' +
+        ' Outlook.com: Supports sticky but not relative, absolute and fixed.' +
+        ' Yahoo Mail (web): Supports relative but not absolute, sticky and fixed.',
+    );
+    // Yahoo drops the comma of a multiple background: one image is fine there.
+    const background = (value: string) =>
+      run(email(`<td style="background-image:${value}">x</td>`), {}, ['yahoo-web']).compatibility;
+    expect(background('url(https://e.com/a.png)').findings).toEqual([]);
+    expect(
+      only(background('url(https://e.com/a.png), url(https://e.com/b.png)'), 'warning', /background/).message,
+    ).toBe(
+      'background-image is only partly supported in Yahoo Mail (web). Does not support multiple values. The comma between two values is removed.',
+    );
+    const radius = (value: string) =>
+      run(email(`<a href="https://e.com" style="border-radius:${value}">Go to the shop</a>`), {}, [
+        'yahoo-web',
+      ]).compatibility.findings;
+    expect(radius('6px')).toEqual([]);
+    expect(radius('27% 73% / 30% 34%')).toHaveLength(1);
+  });
+  it('reads a media query for what the clients support of it', () => {
+    const targets: TargetClientId[] = ['gmail-web', 'outlook-windows', 'outlook-com', 'yahoo-web'];
+    const named = (css: string) =>
+      only(run(email('<p>x</p>', `<style>${css}</style>`), {}, targets).compatibility, 'info', /@media/)
+        .message;
+    const usual = '@media only screen and (max-width:600px){.x{width:100%!important}}';
+    expect(named(usual)).toBe(
+      '@media is not fully supported in Outlook (Windows, classic); the email degrades gracefully or carries a fallback there.',
+    );
+    // Gmail does not read height queries, Yahoo only screen, width and height ones.
+    expect(named('@media (max-height:500px){.x{display:none}}')).toContain(
+      'Gmail (web), Outlook (Windows, classic);',
+    );
+    expect(named('@media (min-device-width:375px){.x{display:none}}')).toContain(
+      'Outlook (Windows, classic), Yahoo Mail (web);',
+    );
+    // Outlook.com removes a media query nested in another.
+    expect(named('@media screen{@media (max-width:600px){.x{display:none}}}')).toContain(
+      'Outlook (Windows, classic), Outlook.com;',
+    );
+  });
+  it('passes an interactive pseudo-class on a type selector in Outlook.com, not on a class', () => {
+    const pseudo = (css: string) =>
+      run(email('<p><a href="https://e.com" class="b">Shop the sale</a></p>', `<style>${css}</style>`), {}, [
+        'outlook-com',
+      ]).compatibility.findings;
+    expect(pseudo('a:hover{color:red}')).toEqual([]);
+    expect(pseudo('.b:hover{color:red}')).toHaveLength(1);
+  });
   it('counts code inside <!--[if mso]> for classic Outlook only, and <!--[if !mso]><!--> for every other client', () => {
     const msoOnly = email('<!--[if mso]><div style="display:flex">x</div><![endif]-->');
     const f = only(run(msoOnly).compatibility, 'error', /flex/i);
