@@ -38,7 +38,8 @@ export const CANIEMAIL_SNAPSHOT = (caniemail as { snapshotDate: string }).snapsh
 
 /**
  * Features whose absence degrades gracefully: the email still reads right without them (square
- * corners, no shadow, no hover effect, the desktop layout, the fallback font, no dark-mode tweak).
+ * corners, no shadow, no hover effect, the desktop layout, the fallback font, no dark-mode tweak,
+ * text that can be selected, form controls in their default colour).
  */
 const ENHANCEMENTS = new Set([
   'css-border-radius',
@@ -67,6 +68,8 @@ const ENHANCEMENTS = new Set([
   'css-text-underline-offset',
   'css-letter-spacing',
   'css-hyphens',
+  'css-user-select',
+  'css-accent-color',
 ]);
 
 /** Properties that only tune a background image: where the image falls back, so do they. */
@@ -289,7 +292,10 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       for (const [re, slug] of IMAGE_FORMATS)
         if (re.test(el.attrs.src)) add(slug, el, el.audience, el.start, new Set());
     }
-    for (const d of el.style)
+    // A VML shape's (`v:image`, `v:rect`) style is VML's own, read by classic Outlook's VML
+    // renderer: its `position`, `top` and `z-index` lay the shape out, as they are meant to.
+    const vml = el.name.includes(':');
+    for (const d of vml ? [] : el.style)
       for (const slug of declarationSlugs(d)) {
         if (slug === 'css-box-sizing' && !boxSizingTells(el)) continue;
         add(slug, el, el.audience, el.start, fallbacks(slug), d);

@@ -1,13 +1,16 @@
 import { Parser } from 'htmlparser2';
+import { outlookReads } from './conditional-comments.ts';
 import { lastValue, parseDeclarations, type Declaration } from './css-scan.ts';
 
 /**
  * The HTML as sent, parsed once for every static check (htmlparser2, the same tokenizer rules as
  * the text part's html-to-text) into a small tree that knows, for each element, its line and which
  * clients see it (docs/decisions/0063-pre-send-checklist.md):
- * - inside `<!--[if mso]>…<![endif]-->` (any condition naming `mso` without `!`): classic Outlook
- *   for Windows only. The comment's content is parsed as HTML where it stands;
- * - between `<!--[if !mso]><!-->` and `<!--<![endif]-->`: every client but classic Outlook;
+ * - inside `<!--[if …]>…<![endif]-->` whose condition classic Outlook for Windows reads as true
+ *   (`mso`, `mso | IE`, `gte mso 9`; `outlookReads` in conditional-comments.ts): that client only.
+ *   The comment's content is parsed as HTML where it stands;
+ * - between `<!--[if …]><!-->` and `<!--<![endif]-->` whose condition it reads as false (`!mso`,
+ *   MJML's `!mso | IE`): every client but classic Outlook;
  * - inside any other downlevel-hidden conditional (`<!--[if !mso]>…`, `<!--[if IE]>…`): nobody we
  *   score, so it is skipped.
  */
@@ -57,10 +60,9 @@ export interface HtmlDoc {
   excerpt(el: El): string;
 }
 
-const MSO_ONLY = /^\[if\s+[^\]]*(?<!!\s*)\bmso\b[^\]]*\]>/i;
-const DOWNLEVEL_REVEALED_OPEN = /^\[if\s+!\s*mso\s*\]><!$/i;
+const DOWNLEVEL_REVEALED_OPEN = /^\[if\s+([^\]]*)\]><!$/i;
 const DOWNLEVEL_REVEALED_CLOSE = /^<!\[endif\]$/i;
-const DOWNLEVEL_HIDDEN = /^\[if\s[^\]]*\]>/i;
+const DOWNLEVEL_HIDDEN = /^\[if\s+([^\]]*)\]>/i;
 
 function lineIndex(html: string): (offset: number) => number {
   const starts = [0];
@@ -82,7 +84,7 @@ const MAX_EXCERPT = 160;
 /** Parses `html` (or a fragment at `offset` of the document, seen by `audience`) into `into`. */
 function parseInto(doc: HtmlDoc, into: El, html: string, offset: number, audience: Audience): void {
   let current = into;
-  let revealed = false; // between <!--[if !mso]><!--> and <!--<![endif]-->
+  let revealed = false; // between <!--[if !mso]><!--> (or another condition Outlook reads as false) and <!--<![endif]-->
   const audienceNow = (): Audience => (audience === 'all' && revealed ? 'not-outlook' : audience);
   const parser = new Parser(
     {
@@ -117,16 +119,17 @@ function parseInto(doc: HtmlDoc, into: El, html: string, offset: number, audienc
       },
       oncomment(data) {
         const at = offset + parser.startIndex;
-        if (DOWNLEVEL_REVEALED_OPEN.test(data.trim())) {
-          revealed = true;
+        const revealedOpen = DOWNLEVEL_REVEALED_OPEN.exec(data.trim());
+        if (revealedOpen) {
+          revealed = !outlookReads(revealedOpen[1]!);
           return;
         }
         if (DOWNLEVEL_REVEALED_CLOSE.test(data.trim())) {
           revealed = false;
           return;
         }
-        const open = MSO_ONLY.exec(data);
-        if (open && audience !== 'not-outlook') {
+        const open = DOWNLEVEL_HIDDEN.exec(data);
+        if (open && outlookReads(open[1]!) && audience !== 'not-outlook') {
           doc.hasMsoContent = true;
           const end = data.lastIndexOf('<![endif]');
           const inner = data.slice(open[0].length, end === -1 ? undefined : end);
@@ -134,7 +137,6 @@ function parseInto(doc: HtmlDoc, into: El, html: string, offset: number, audienc
           parseInto(doc, current, inner, at + 4 + open[0].length, 'outlook');
           return;
         }
-        if (DOWNLEVEL_HIDDEN.test(data)) return;
       },
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },

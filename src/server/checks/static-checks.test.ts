@@ -717,6 +717,29 @@ describe('compatibility', () => {
     expect(pseudo('a:hover{color:red}')).toEqual([]);
     expect(pseudo('.b:hover{color:red}')).toHaveLength(1);
   });
+  it("takes MJML's carousel, which stops its images being selected, for an enhancement", () => {
+    const carousel = email(
+      '<div class="mj-carousel">x</div>',
+      '<style>.mj-carousel { -webkit-user-select: none; -moz-user-select: none; user-select: none; }</style>',
+    );
+    const c = run(carousel).compatibility;
+    expect(problems(c)).toEqual([]);
+    expect(c.findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(/^user-select is not fully supported in .*; the email degrades gracefully/),
+    ]);
+  });
+  it('reads the style of a VML shape as VML, not as CSS', () => {
+    // MJML's hero: the background image for classic Outlook, laid behind the content by VML.
+    const hero = email(
+      '<!--[if mso]><v:image xmlns:v="urn:schemas-microsoft-com:vml" src="https://e.com/hero.jpg"' +
+        ' style="border:0;mso-position-horizontal:center;position:absolute;top:0;width:600px;z-index:-3;" /><![endif]-->' +
+        '<table role="presentation" width="600"><tr><td bgcolor="#222222">Spring is here</td></tr></table>',
+    );
+    expect(run(hero, {}, ['outlook-windows']).compatibility.findings).toEqual([]);
+    // The same declarations on an HTML element are scored.
+    const div = email('<!--[if mso]><div style="position:absolute;top:0;z-index:-3">x</div><![endif]-->');
+    only(run(div, {}, ['outlook-windows']).compatibility, 'error', /^position/);
+  });
   it('counts code inside <!--[if mso]> for classic Outlook only, and <!--[if !mso]><!--> for every other client', () => {
     const msoOnly = email('<!--[if mso]><div style="display:flex">x</div><![endif]-->');
     const f = only(run(msoOnly).compatibility, 'error', /flex/i);
@@ -745,6 +768,16 @@ describe('the HTML tree', () => {
     expect(doc.line(by('div').start)).toBe(6);
     expect(doc.elements.some((e) => e.name === 'span')).toBe(false);
     expect(doc.hasMsoContent).toBe(true);
+  });
+  it("reads MJML's downlevel-revealed `<!--[if !mso | IE]><!-->` as hidden from classic Outlook", () => {
+    const doc = parseHtml(
+      '<!--[if !mso | IE]><!--><img src="https://e.com/more.png" alt="+"><!--<![endif]-->\n' +
+        '<!--[if mso | IE]><table><tr><td>ghost</td></tr></table><![endif]-->\n' +
+        '<!--[if lte mso 11]><p>Outlook 2003</p><![endif]-->',
+    );
+    expect(doc.elements.find((e) => e.name === 'img')!.audience).toBe('not-outlook');
+    expect(doc.elements.find((e) => e.name === 'table')!.audience).toBe('outlook');
+    expect(doc.elements.some((e) => e.name === 'p')).toBe(false);
   });
 });
 
