@@ -3,6 +3,7 @@ import { TARGET_CLIENTS } from '../../shared/contract/checks.ts';
 import caniemail from './caniemail-data.json' with { type: 'json' };
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { hidingStyle, isHidden } from './computed.ts';
+import { boxSizingRules } from './box-sizing-rule.ts';
 import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
 import { noteText, notesConcerning, partialConcerns, type UseDetail } from './compat-notes.ts';
 import { isWebFontSheet, lastValue, scanCss, type Declaration } from './css-scan.ts';
@@ -305,8 +306,12 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
   let fixed: boolean | undefined;
   const imagesFixed = () => (fixed ??= doc.elements.every((el) => el.name !== 'img' || fixedWidthImage(el)));
 
-  for (const block of doc.styles) {
-    const { rules, atRules } = scanCss(block.css);
+  const sheets = doc.styles.map((block) => ({ block, ...scanCss(block.css) }));
+  const boxSizingOf = boxSizingRules(
+    sheets.flatMap((sheet) => sheet.rules),
+    doc,
+  );
+  for (const { block, rules, atRules } of sheets) {
     for (const at of atRules) {
       const slug = atRuleSlug(at.name, at.prelude);
       const fallback = new Set<TargetClientId | '*'>();
@@ -347,12 +352,21 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
             imagesFixed()
           )
             f.add('*');
-          add(slug, null, block.audience, block.start + rule.offset, f, d);
+          let audience: Audience | undefined = block.audience;
+          if (slug === 'css-box-sizing') audience = narrower(audience, boxSizingOf(rule));
+          if (audience) add(slug, null, audience, block.start + rule.offset, f, d);
         }
       }
     }
   }
   return uses;
+}
+
+/** Who sees both: an audience within another, or nobody. */
+function narrower(a: Audience, b: Audience | undefined): Audience | undefined {
+  if (b === undefined) return undefined;
+  if (b === 'all' || a === b) return a;
+  return a === 'all' ? b : undefined;
 }
 
 function atRuleSlug(name: string, prelude: string): string | undefined {

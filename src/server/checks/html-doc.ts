@@ -60,7 +60,8 @@ export interface HtmlDoc {
   excerpt(el: El): string;
 }
 
-const DOWNLEVEL_REVEALED_OPEN = /^\[if\s+([^\]]*)\]><!$/i;
+/** `<!--[if !mso]><!-->`, and Stripo's and Litmus' `<!--[if !mso]><!-- -->`. */
+const DOWNLEVEL_REVEALED_OPEN = /^\[if\s+([^\]]*)\]><!(?:--)?$/i;
 const DOWNLEVEL_REVEALED_CLOSE = /^<!\[endif\]$/i;
 const DOWNLEVEL_HIDDEN = /^\[if\s+([^\]]*)\]>/i;
 

@@ -78,8 +78,8 @@ const BORDER_STYLE = /\b(?:solid|dashed|dotted|double|groove|ridge|inset|outset)
 /**
  * Whether `box-sizing` changes this element's box: only a size (CSS or attribute) with padding or
  * a border beside it is measured differently by it. Postmark's button (`box-sizing: border-box`
- * with borders, no width) looks the same in a client that ignores it. What a `<style>` rule sets
- * cannot be told so (its elements get their sizes elsewhere) and stays a use.
+ * with borders, no width) looks the same in a client that ignores it. A `<style>` rule is asked the
+ * same of each element it selects (box-sizing-rule.ts).
  */
 export function boxSizingTells(el: El): boolean {
   const sized =

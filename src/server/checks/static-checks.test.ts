@@ -541,9 +541,43 @@ describe('compatibility', () => {
     only(on('width:200px; padding:10px'), 'error', /box-sizing/);
     only(on('border:1px solid #000', ' width="200"'), 'error', /box-sizing/);
     expect(on('width:200px; padding:0; border:0').findings).toEqual([]);
-    // In a <style> rule the elements' sizes are not known: still a use.
-    const rule = run(email('<p class="b">x</p>', '<style>.b { box-sizing:border-box }</style>'), {}, targets);
-    only(rule.compatibility, 'error', /box-sizing/);
+  });
+  it('scores box-sizing in a <style> rule by the boxes of the elements it selects', () => {
+    const boxes = (body: string, css: string, targets: TargetClientId[]) =>
+      run(email(body, `<style>${css}</style>`), {}, targets).compatibility;
+    // Postmark's button: borders, and a width only in its phone query, which classic Outlook does not read.
+    const button =
+      '.button { display:inline-block; border:10px solid #3869d4; box-sizing:border-box }' +
+      ' @media only screen and (max-width:500px) { .button { width:100% !important } }';
+    const link = '<a class="button" href="https://e.com/go">Go to the shop</a>';
+    expect(problems(boxes(link, button, ['outlook-windows']))).toEqual([]);
+    expect(only(boxes(link, button, ['outlook-windows', 'yahoo-web']), 'error', /box-sizing/).message).toBe(
+      'box-sizing is not supported in Yahoo Mail (web).',
+    );
+    // A universal rule changes the box of an element with a width attribute and padding from another rule.
+    const universal = '* { box-sizing:border-box } .cell { padding:20px }';
+    only(
+      boxes('<table role="presentation"><tr><td class="cell" width="300">x</td></tr></table>', universal, [
+        'outlook-windows',
+      ]),
+      'error',
+      /box-sizing/,
+    );
+    expect(
+      boxes('<table role="presentation"><tr><td class="cell">x</td></tr></table>', universal, [
+        'outlook-windows',
+      ]).findings,
+    ).toEqual([]);
+    // A rule that selects nothing changes nothing; one css-select cannot read is still a use.
+    expect(
+      boxes('<p>x</p>', '.b { box-sizing:border-box; width:10px; padding:2px }', ['outlook-windows'])
+        .findings,
+    ).toEqual([]);
+    only(
+      boxes('<p>x</p>', 'p:unknown-state { box-sizing:border-box }', ['outlook-windows']),
+      'error',
+      /box-sizing/,
+    );
   });
   it("takes a min-/max- limit the element's own size already keeps for no problem", () => {
     const targets: TargetClientId[] = ['outlook-windows'];
@@ -778,6 +812,9 @@ describe('the HTML tree', () => {
     expect(doc.elements.find((e) => e.name === 'img')!.audience).toBe('not-outlook');
     expect(doc.elements.find((e) => e.name === 'table')!.audience).toBe('outlook');
     expect(doc.elements.some((e) => e.name === 'p')).toBe(false);
+    // Stripo's and Litmus' form of the same.
+    const stripo = parseHtml('<!--[if !mso]><!-- --><div>modern</div><!--<![endif]-->');
+    expect(stripo.elements.find((e) => e.name === 'div')!.audience).toBe('not-outlook');
   });
 });
 
