@@ -248,6 +248,16 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
   const uses: Use[] = [];
   const hasVml = doc.elements.some((el) => el.audience === 'outlook' && el.name.startsWith('v:'));
   const ghostTables = doc.elements.some((el) => el.audience === 'outlook' && el.name === 'table');
+  const sheets = doc.styles.map((block) => ({ block, ...scanCss(block.css) }));
+  const allRules = sheets.flatMap((sheet) => sheet.rules);
+  // `position: relative` without offsets (reported as their own feature) only anchors what is
+  // positioned absolutely inside it: where nothing is, a client that ignores it lays out the same.
+  const absolute = (d: Declaration) => d.property === 'position' && /\babsolute\b/.test(d.value);
+  const anchors =
+    doc.elements.some((el) => !el.name.includes(':') && el.style.some(absolute)) ||
+    allRules.some((rule) => rule.declarations.some(absolute));
+  const noUse = (d: Declaration, slug: string) =>
+    slug === 'css-position' && d.value === 'relative' && !anchors;
 
   const add = (
     slug: string,
@@ -299,18 +309,17 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
     for (const d of vml ? [] : el.style)
       for (const slug of declarationSlugs(d)) {
         if (slug === 'css-box-sizing' && !boxSizingTells(el)) continue;
-        add(slug, el, el.audience, el.start, fallbacks(slug), d);
+        if (noUse(d, slug)) continue;
+        const f = fallbacks(slug);
+        if (fallsBack(d, slug, el.style)) f.add('*');
+        add(slug, el, el.audience, el.start, f, d);
       }
   }
 
   let fixed: boolean | undefined;
   const imagesFixed = () => (fixed ??= doc.elements.every((el) => el.name !== 'img' || fixedWidthImage(el)));
 
-  const sheets = doc.styles.map((block) => ({ block, ...scanCss(block.css) }));
-  const boxSizingOf = boxSizingRules(
-    sheets.flatMap((sheet) => sheet.rules),
-    doc,
-  );
+  const boxSizingOf = boxSizingRules(allRules, doc);
   for (const { block, rules, atRules } of sheets) {
     for (const at of atRules) {
       const slug = atRuleSlug(at.name, at.prelude);
@@ -341,7 +350,9 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       if (hidingStyle((property) => lastValue(rule.declarations, property))) continue;
       for (const d of rule.declarations) {
         for (const slug of declarationSlugs(d)) {
+          if (noUse(d, slug)) continue;
           const f = new Set<TargetClientId | '*'>();
+          if (fallsBack(d, slug, rule.declarations)) f.add('*');
           if (GHOST_TABLE_SIZING.has(slug) && ghostTables) f.add(MSO_CLIENT);
           if (rule.selectors.every((sel) => ROOT_ELEMENTS.has(sel.trim())) && windowHoldsLimit(slug, d.value))
             f.add('*');
@@ -360,6 +371,19 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
     }
   }
   return uses;
+}
+
+/**
+ * The CSS fallback idiom: an earlier declaration of the same property in the same block that does
+ * not use the feature (`font-size: 16px; font-size: max(16px, 1rem)`, `display: block; display:
+ * flex`). A client that does not understand the later one drops it and keeps the earlier.
+ */
+function fallsBack(d: Declaration, slug: string, block: readonly Declaration[]): boolean {
+  for (const earlier of block) {
+    if (earlier === d) return false;
+    if (earlier.property === d.property && !declarationSlugs(earlier).includes(slug)) return true;
+  }
+  return false;
 }
 
 /** Who sees both: an audience within another, or nobody. */

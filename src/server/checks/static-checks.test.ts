@@ -696,13 +696,26 @@ describe('compatibility', () => {
         'warning',
         /position/,
       ).message;
-    // Apple Mail and Yahoo support relative; Outlook.com supports only sticky.
-    expect(position('relative')).toBe(
-      'position is only partly supported in Outlook.com. Supports sticky but not relative, absolute and fixed.',
+    // Outlook.com supports sticky, Apple Mail relative and absolute, Yahoo relative.
+    expect(position('sticky')).toBe(
+      'position is only partly supported in Apple Mail (macOS), Yahoo Mail (web).' +
+        ' Apple Mail (macOS): Supports relative, absolute but not sticky and fixed.' +
+        ' Yahoo Mail (web): Supports relative but not absolute, sticky and fixed.',
     );
     expect(position('fixed')).toBe(
       'position is only partly supported in Apple Mail (macOS), Outlook.com, Yahoo Mail (web).' +
         ' Apple Mail (macOS): Supports relative, absolute but not sticky and fixed.' +
+        ' Outlook.com: Supports sticky but not relative, absolute and fixed.' +
+        ' Yahoo Mail (web): Supports relative but not absolute, sticky and fixed.',
+    );
+    // A relative box anchors an absolute one inside it: Apple Mail supports both.
+    const anchored = run(
+      email('<div style="position:relative"><span style="position:absolute">x</span></div>'),
+      {},
+      targets,
+    ).compatibility;
+    expect(only(anchored, 'warning', /position/).message).toBe(
+      'position is only partly supported in Outlook.com, Yahoo Mail (web).' +
         ' Outlook.com: Supports sticky but not relative, absolute and fixed.' +
         ' Yahoo Mail (web): Supports relative but not absolute, sticky and fixed.',
     );
@@ -721,6 +734,35 @@ describe('compatibility', () => {
       ]).compatibility.findings;
     expect(radius('6px')).toEqual([]);
     expect(radius('27% 73% / 30% 34%')).toHaveLength(1);
+  });
+  it('takes what changes nothing where it is ignored for no use: a lone position: relative, a declaration after its fallback', () => {
+    const targets: TargetClientId[] = ['gmail-web', 'outlook-windows'];
+    const compat = (body: string, css = '') =>
+      run(email(body, css && `<style>${css}</style>`), {}, targets).compatibility;
+    // Foundation's `table.row { position: relative }`: nothing in the email is positioned absolutely.
+    expect(
+      compat(
+        '<table class="row" role="presentation"><tr><td>x</td></tr></table>',
+        'table.row { position: relative }',
+      ).findings,
+    ).toEqual([]);
+    expect(compat('<div style="position:relative">x</div>').findings).toEqual([]);
+    only(
+      compat('<div style="position:relative"><span style="position:absolute">x</span></div>'),
+      'error',
+      /^position/,
+    );
+    // The Email Markup Consortium's font size: px first, then what newer clients read.
+    const font = compat('<div style="font-size:16px; font-size:1rem; font-size:max(16px, 1rem)">Hello</div>');
+    expect(problems(font)).toEqual([]);
+    expect(font.findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(/^rem unit is not fully supported in .*degrades gracefully/),
+      expect.stringMatching(/^max\(\) is not fully supported in .*degrades gracefully/),
+    ]);
+    only(compat('<div style="font-size:max(16px, 1rem)">Hello</div>'), 'error', /^max\(\)/);
+    expect(problems(compat('<div class="f">Hello</div>', '.f { display: block; display: flex }'))).toEqual(
+      [],
+    );
   });
   it('reads a media query for what the clients support of it', () => {
     const targets: TargetClientId[] = ['gmail-web', 'outlook-windows', 'outlook-com', 'yahoo-web'];
