@@ -97,6 +97,41 @@ describe('textFromHtml', () => {
     expect(textFromHtml(layout)).toBe('Amazing deals\n\nSubscribe [https://x.example/]');
   });
 
+  it('leaves out what an inline style hides, but for the preheader before every word', () => {
+    // MJML's navbar: the menu button is hidden but on phones, where a media query shows it.
+    const navbar =
+      '<div style="display:none">Spring sale ends Sunday</div>' +
+      '<div style="display:none;max-height:0px;overflow:hidden"><label>&#9776;</label><span style="DISPLAY: NONE">&#8855;</span></div>' +
+      '<p><a href="https://e.com/women">Women</a> <a href="https://e.com/men">Men</a></p>' +
+      // A responsive template's phone-only copy of the same offer.
+      '<table><tr><td>Take 20% off</td></tr><tr style="display: none !important"><td>20% off</td></tr></table>' +
+      '<p>Ends <span style="display : none">hidden </span>Sunday.</p>';
+    expect(textFromHtml(navbar)).toBe(
+      'Spring sale ends Sunday\n\nWomen [https://e.com/women] Men [https://e.com/men]\n\nTake 20% off\n\nEnds Sunday.',
+    );
+    // A hidden element after the first words is never the preheader.
+    expect(textFromHtml('<p>Hello</p><div style="display:none">Phone only</div><p>Bye</p>')).toBe(
+      'Hello\n\nBye',
+    );
+  });
+
+  it('leaves out a link that shows nothing nameable where a link with words goes to the same address', () => {
+    // MJML's social button: an icon with alt="", then the network's name, both linked.
+    const social =
+      '<table><tr><td><a href="https://facebook.com/acme"><img src="https://e.com/f.png" alt=""></a></td>' +
+      '<td><a href="https://facebook.com/acme">Facebook</a></td></tr></table>';
+    expect(textFromHtml(social)).toBe('Facebook [https://facebook.com/acme]');
+    // Without a named twin the address is all there is to show; in a list item it stays too.
+    expect(textFromHtml('<p><a href="https://e.com/x"><img src="https://e.com/x.png" alt=""></a></p>')).toBe(
+      'https://e.com/x',
+    );
+    expect(
+      textFromHtml(
+        '<ul><li><a href="https://e.com/c"></a></li></ul><p><a href="https://e.com/c">Contact</a></p>',
+      ),
+    ).toBe(' * https://e.com/c\n\nContact [https://e.com/c]');
+  });
+
   it('keeps words written with joiners: Persian, emoji sequences, and hyphenation points', () => {
     const html = '<p>می‌خواهم 👨‍👩‍👧 exam&shy;ple</p>';
     expect(textFromHtml(html)).toBe('می‌خواهم 👨‍👩‍👧 example');

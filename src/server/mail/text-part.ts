@@ -83,6 +83,8 @@ export function wrapText(text: string): string {
     .join('\n');
 }
 
+const hrefOf = (link: DomNode) => String(link.attribs?.href ?? '').trim();
+
 /**
  * The nearest link around a node that the text part shows an address for (html-to-text leaves out
  * an empty `href` and one to an anchor in the page, `#…`).
@@ -90,7 +92,7 @@ export function wrapText(text: string): string {
 function linkAround(node: DomNode): DomNode | undefined {
   for (let at = node.parent; at; at = at.parent) {
     if (at.name !== 'a') continue;
-    const href = String(at.attribs?.href ?? '').trim();
+    const href = hrefOf(at);
     return href && !href.startsWith('#') ? at : undefined;
   }
   return undefined;
@@ -152,11 +154,43 @@ function previousSibling(node: Sibling): Sibling | undefined {
   return at ?? undefined;
 }
 
+/** Per document, the addresses of its links that show words or an image's alt text. */
+const namedLinks = new WeakMap<DomNode, Set<string>>();
+function addressesNamed(node: DomNode): Set<string> {
+  let root = node;
+  while (root.parent) root = root.parent;
+  let named = namedLinks.get(root);
+  if (!named) {
+    const found = new Set<string>();
+    const visit = (nodes: DomNode[]) => {
+      for (const n of nodes) {
+        if (n.type !== 'tag') continue;
+        if (n.name === 'a') {
+          const { hasText, image } = linkContent(n);
+          if (hasText || image) found.add(hrefOf(n));
+        }
+        visit(n.children);
+      }
+    };
+    visit(root.type === 'root' || !root.name ? root.children : [root]);
+    named = found;
+    namedLinks.set(root, named);
+  }
+  return named;
+}
+
 /**
  * A link written right after another (a menu, a row of icons, spaced by CSS padding in the HTML)
- * starts a new word: "Home New Women", "F [https://…] T [https://…]", never "HomeNewWomen".
+ * starts a new word: "Home New Women", "F [https://…] T [https://…]", never "HomeNewWomen". A link
+ * that shows nothing a reader could name (an icon with `alt=""`) is left out where a link with
+ * words goes to the same address (MJML's social buttons, a product's picture beside its name):
+ * the address once, after the words, rather than alone on a line before them.
  */
 const separateLinks: FormatCallback = (elem, walk, builder, formatOptions) => {
+  const { hasText, image } = linkContent(elem);
+  // (In a list item it stays: the item would be an empty bullet.)
+  const dropped = !hasText && !image && elem.parent?.name !== 'li' && hrefOf(elem);
+  if (dropped && addressesNamed(elem).has(dropped)) return;
   if (previousSibling(elem)?.name === 'a') builder.addInline(' ');
   builder.options.formatters!.anchor!(elem, walk, builder, formatOptions);
 };
@@ -212,6 +246,49 @@ const rowAsLine: FormatCallback = (elem, walk, builder) => {
   builder.closeBlock({ trailingLineBreaks: 1 });
 };
 
+/** Elements that hold no words a reader sees. */
+const WORDLESS = new Set(['head', 'style', 'script', 'title', 'template']);
+
+function hasVisibleText(nodes: DomNode[]): boolean {
+  for (const node of nodes) {
+    if (node.type === 'text' && VISIBLE.test(node.data ?? '')) return true;
+    if (node.type === 'tag' && !WORDLESS.has(node.name!) && hasVisibleText(node.children)) return true;
+  }
+  return false;
+}
+
+/** Whether any words come before this node in the document. */
+function textBefore(node: Sibling): boolean {
+  for (let at: Sibling | undefined = node; at; at = at.parent ?? undefined) {
+    for (let prev = at.prev; prev; prev = prev.prev) if (hasVisibleText([prev])) return true;
+  }
+  return false;
+}
+
+/** The conversions (one builder each) that have met a hidden element: only the first can be the preheader. */
+const metHidden = new WeakSet<object>();
+
+/**
+ * An element its inline style hides (`display: none`) is left out, as a reader never sees it: the
+ * phone-only copy of a responsive template, MJML's menu button (☰ ⊗), padding after a preheader.
+ * The preheader itself, the first hidden element and before any words, stays as the first
+ * paragraph: inboxes show it beside the subject, and so the text part opens with it as before.
+ */
+const hiddenUnlessPreheader: FormatCallback = (elem, walk, builder) => {
+  if (metHidden.has(builder)) return;
+  metHidden.add(builder);
+  if (textBefore(elem)) return;
+  builder.openBlock({ leadingLineBreaks: 2 });
+  walk(elem.children, builder);
+  builder.closeBlock({ trailingLineBreaks: 2 });
+};
+
+/** The ways inline styles write `display: none` (any case; `!important` after it or not). */
+const HIDDEN = ['display:none', 'display: none', 'display :none', 'display : none'].map((style) => ({
+  selector: `[style*="${style}" i]`,
+  format: 'hiddenUnlessPreheader',
+}));
+
 /**
  * Compiled once: html-to-text's `convert` rebuilds its selectors and formatters on every call,
  * which cost three to four times the conversion itself (docs/decisions/0071-send-in-two-statements.md).
@@ -221,13 +298,15 @@ const toText = compile({
   wordwrap: false,
   // No-break and figure spaces join words in HTML; in a text part they are only spaces.
   whitespaceCharacters: ' \t\r\n\f\u200b\u00a0\u2007\u202f',
-  formatters: { altOfLinkedImage, separateLinks, rowAsLine },
+  formatters: { altOfLinkedImage, separateLinks, rowAsLine, hiddenUnlessPreheader },
   selectors: [
     { selector: 'img', format: 'altOfLinkedImage' },
     { selector: 'a', format: 'separateLinks', options: { hideLinkHrefIfSameAsText: true } },
     { selector: 'style', format: 'skip' },
     { selector: 'head', format: 'skip' },
     { selector: 'tr', format: 'rowAsLine' },
+    // An attribute selector outranks a tag's: a hidden link or row is hidden, whatever its tag.
+    ...HIDDEN,
   ],
 });
 
