@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRecipients } from './recipients.ts';
+import { asciiSearchForm, parseRecipients } from './recipients.ts';
 
 describe('parseRecipients', () => {
   it('splits on commas, trims, drops empties and duplicates', () => {
@@ -49,5 +49,15 @@ describe('parseRecipients', () => {
     '.a@x.com',
   ])('rejects %j', (input) => {
     expect(parseRecipients(input)).toMatchObject({ ok: false, reason: 'invalid' });
+  });
+});
+
+describe('asciiSearchForm', () => {
+  it('gives the ASCII form of an address, a domain or a label, and nothing for ASCII or what has none', () => {
+    expect(asciiSearchForm('ann@bücher.example')).toBe('ann@xn--bcher-kva.example');
+    expect(asciiSearchForm('Bücher.example')).toBe('xn--bcher-kva.example');
+    expect(asciiSearchForm('bücher')).toBe('xn--bcher-kva');
+    expect(asciiSearchForm('ann@example.com')).toBeUndefined();
+    expect(asciiSearchForm('Grüße an alle')).toBeUndefined();
   });
 });

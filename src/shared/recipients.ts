@@ -37,6 +37,17 @@ export function asciiAddress(address: string): string {
   }
 }
 
+/**
+ * What a search for an internationalised recipient should also find: the ASCII form recipients are
+ * stored in, of a whole address (`ann@bücher.example`), a domain or one of its labels (`bücher` →
+ * `xn--bcher-kva`). Undefined when the search is ASCII already or has no such form.
+ */
+export function asciiSearchForm(q: string): string | undefined {
+  if (/^[\x20-\x7e]*$/.test(q)) return undefined;
+  const ascii = q.includes('@') ? asciiAddress(q) : asciiAddress(`x@${q}`).slice(2);
+  return ascii !== q && /^[\x20-\x7e]+$/.test(ascii) ? ascii : undefined;
+}
+
 export type RecipientsResult =
   | { ok: true; recipients: string[] }
   | { ok: false; reason: 'missing' | 'too_many' | 'invalid'; invalid?: string };

@@ -18,6 +18,9 @@ describe('history, detail, sharing and the public view', () => {
   afterAll(async () => ctx?.close());
 
   const get = (url: string, u?: TestUser) => ctx.app.inject({ method: 'GET', url, headers: u?.headers });
+  /** The ids a search by `u` lists. */
+  const searchAs = (u: TestUser) => async (q: string) =>
+    (await get(`/api/email?q=${encodeURIComponent(q)}`, u)).json().items.map((i: { id: string }) => i.id);
   const seed = (u: TestUser, values: { to?: string; subject?: string; html?: string; at?: Date }) =>
     insertEmail(ctx.db, {
       userId: u.user.id,
@@ -63,8 +66,7 @@ describe('history, detail, sharing and the public view', () => {
     const c = await seed(u, { subject: 's3', html: '<p>Flamingo sale</p>' });
     const d = await seed(u, { subject: '100% off_now', html: '<p>d</p>' });
     await seed(u, { subject: '100 percent offXnow', html: '<p>e</p>' });
-    const search = async (q: string) =>
-      (await get(`/api/email?q=${encodeURIComponent(q)}`, u)).json().items.map((i: { id: string }) => i.id);
+    const search = searchAs(u);
     expect(await search('zebra@example')).toEqual([a.id]);
     expect(await search('quarterly update')).toEqual([b.id]);
     expect(await search('FLAMINGO')).toEqual([c.id]);
@@ -79,8 +81,7 @@ describe('history, detail, sharing and the public view', () => {
     const a = await seed(u, { subject: 'Émile, votre ÉTÉ commence', html: '<p>a</p>' });
     const b = await seed(u, { subject: 's2', html: '<p>Ünser Angebot für Sie</p>' });
     const c = await seed(u, { subject: 'ΚΑΛΗΜΕΡΑ', html: '<p>Привет, МИР</p>' });
-    const search = async (q: string) =>
-      (await get(`/api/email?q=${encodeURIComponent(q)}`, u)).json().items.map((i: { id: string }) => i.id);
+    const search = searchAs(u);
     expect(await search('émile')).toEqual([a.id]);
     expect(await search('été')).toEqual([a.id]);
     expect(await search('ünser')).toEqual([b.id]);
@@ -90,6 +91,18 @@ describe('history, detail, sharing and the public view', () => {
     expect(await search('мир')).toEqual([c.id]);
   });
 
+  it('finds a recipient with an internationalised domain by its Unicode form too', async () => {
+    const u = await createUser(ctx.db, { plan: 'pro' });
+    // Recipients are stored in ASCII, as the send takes them (src/shared/recipients.ts).
+    const a = await seed(u, { to: 'ann@xn--bcher-kva.example', subject: 'Hallo' });
+    await seed(u, { to: 'bob@example.com', subject: 'Bücher für Bob' });
+    const search = searchAs(u);
+    expect(await search('ann@bücher.example')).toEqual([a.id]);
+    expect(await search('BÜCHER.example')).toEqual([a.id]);
+    expect(await search('xn--bcher-kva')).toEqual([a.id]);
+    // A subject or HTML is searched as written: "Bücher" finds both.
+    expect(await search('bücher')).toHaveLength(2);
+  });
   it('answers 403 plan_required to free users for the list and for sharing', async () => {
     const list = await get('/api/email', free);
     expect(list.statusCode).toBe(403);

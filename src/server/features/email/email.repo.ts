@@ -5,6 +5,7 @@ import type { Executor } from '../../db/executor.ts';
 import type { EmailHeader, OutboxState } from '../../db/schema.ts';
 import { isUuid } from '../../db/uuid.ts';
 import type { EmailTemplate, SourceFormat, TemplateSyntax } from '../../../shared/contract/email.ts';
+import { asciiSearchForm } from '../../../shared/recipients.ts';
 
 export interface NewEmail {
   userId: string;
@@ -203,9 +204,26 @@ export interface ThreadRow extends EmailRow {
   matched: { id: string; version: number } | null;
 }
 
-/** One of the user's email rows (alias `v`) matches the search pattern. */
-function versionMatches(pattern: string) {
-  return sql<boolean>`(v.to_addresses ilike ${pattern} or v.subject ilike ${pattern} or v.html ilike ${pattern})`;
+/** A search: its LIKE pattern, and that of the ASCII form of an internationalised recipient in it. */
+interface SearchPatterns {
+  pattern: string;
+  recipient?: string;
+}
+
+function searchPatterns(q: string): SearchPatterns {
+  const ascii = asciiSearchForm(q);
+  return { pattern: likePattern(q), ...(ascii && { recipient: likePattern(ascii) }) };
+}
+
+/**
+ * One of the user's email rows (alias `v`) matches the search: recipients are stored in ASCII
+ * (`ann@xn--bcher-kva.example`), so "bücher" looks for their ASCII form too.
+ */
+function versionMatches({ pattern, recipient }: SearchPatterns) {
+  const to = recipient
+    ? sql<boolean>`(v.to_addresses ilike ${pattern} or v.to_addresses ilike ${recipient})`
+    : sql<boolean>`v.to_addresses ilike ${pattern}`;
+  return sql<boolean>`(${to} or v.subject ilike ${pattern} or v.html ilike ${pattern})`;
 }
 
 /**
@@ -230,7 +248,7 @@ export function historyQuery(
   userId: string,
   options: { limit: number; cursor?: Cursor; q?: string },
 ) {
-  const pattern = options.q ? likePattern(options.q) : null;
+  const pattern = options.q ? searchPatterns(options.q) : null;
   let query = emailsWithDelivery(db)
     .select(
       sql<number>`(select count(*)::int from emails c
