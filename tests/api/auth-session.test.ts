@@ -181,6 +181,34 @@ describe('sign-up, sign-in, sessions', () => {
       expect(me.statusCode).toBe(200);
     });
 
+    it('takes an internationalised domain in its ASCII form, for sign-up, sign-in and a reset alike', async () => {
+      const local = uniqueEmail('ann').split('@')[0]!;
+      const account = await signUp(ctx, `${local}@Bücher.example`);
+      const ascii = `${local}@xn--bcher-kva.example`;
+      const me = await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(account.token) });
+      expect(me.json().user.email).toBe(ascii);
+      expect((await mailTo(ctx, ascii)).map((m) => m.subject)).toEqual(['Verify your email for Proofmail']);
+      for (const written of [`${local}@bücher.example`, ascii]) {
+        const res = await signIn(ctx, written);
+        expect(res.statusCode, written).toBe(200);
+        expect(res.json().user.id).toBe(account.userId);
+      }
+      // The same account, whichever form it is written in.
+      const again = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/auth/signup',
+        payload: { email: ascii, password: PASSWORD },
+      });
+      expect(again.statusCode).toBe(409);
+      const reset = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/auth/request-password-reset',
+        payload: { email: `${local}@bücher.example` },
+      });
+      expect(reset.statusCode).toBe(200);
+      expect((await mailTo(ctx, ascii)).map((m) => m.subject)).toContain('Reset your Proofmail password');
+    });
+
     it('answers the same 401 for a wrong password and an unknown email', async () => {
       const account = await signUp(ctx);
       const wrong = await signIn(ctx, account.email, 'wrong password!');

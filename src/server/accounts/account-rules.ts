@@ -1,12 +1,18 @@
 import { AUTH_MESSAGES } from '../../shared/contract/auth.ts';
 import { passwordRuleProblem } from '../../shared/password-rules.ts';
+import { asciiAddress } from '../../shared/recipients.ts';
 import { badRequest } from '../http/errors.ts';
 import { COMMON_PASSWORDS } from './common-passwords.ts';
 
 /** Input rules every form that takes an address or a new password applies (sign-up, reset, settings). */
 
+/**
+ * An account's address as it is stored and looked up: trimmed, and an internationalised domain in
+ * its ASCII form, as recipients are taken (src/shared/recipients.ts): `ann@bücher.example` signs up,
+ * signs in, resets and is mailed as `ann@xn--bcher-kva.example`.
+ */
 export function normaliseEmail(email: string): string {
-  return email.trim();
+  return asciiAddress(email.trim());
 }
 
 let common: Set<string> | undefined;

@@ -18,7 +18,7 @@ import {
   type CaptchaChallenge,
 } from '../../../shared/contract/auth.ts';
 import { isPlainAddress } from '../../../shared/recipients.ts';
-import { validateNewPassword } from '../../accounts/account-rules.ts';
+import { normaliseEmail, validateNewPassword } from '../../accounts/account-rules.ts';
 import type { ClientInfo } from '../../accounts/sessions.ts';
 import { toUserResponse } from '../../accounts/user-view.ts';
 import type { AccountUser } from '../../accounts/users.repo.ts';
@@ -188,7 +188,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
       '/api/auth/request-password-reset',
       { config: PUBLIC_ROUTE, schema: { body: requestPasswordResetRequest, response: { 200: okResponse } } },
       async (request, reply) => {
-        const email = request.body.email.trim();
+        const email = normaliseEmail(request.body.email);
         if (!email) throw badRequest(AUTH_MESSAGES.missingEmail, 'missing_fields');
         // The shape of an address says nothing about whether an account has it.
         if (!isPlainAddress(email)) throw badRequest(AUTH_MESSAGES.invalidEmail, 'invalid_email');

@@ -2,6 +2,7 @@ import { CodeChallengeMethod, OAuth2Client, generateCodeVerifier, generateState 
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import type { OAuthProvider } from '../../../shared/contract/auth.ts';
+import { normaliseEmail } from '../../accounts/account-rules.ts';
 import { issueToken, TOKEN_TTL_MS } from '../../accounts/account-mail.ts';
 import { browserBinding, newSecretToken } from '../../accounts/credentials.ts';
 import { deleteUserSessions } from '../../accounts/sessions.repo.ts';
@@ -127,7 +128,7 @@ async function googleIdentity(
   return {
     provider: 'google',
     providerUserId: claims.sub,
-    email: claims.email?.trim() || null,
+    email: claims.email ? normaliseEmail(claims.email) || null : null,
     emailVerified: claims.email_verified === true || claims.email_verified === 'true',
   };
 }
@@ -170,7 +171,7 @@ async function githubIdentity(
   return {
     provider: 'github',
     providerUserId: String(user.id),
-    email: primary?.email.trim() ?? emails.find((e) => e.primary)?.email.trim() ?? null,
+    email: normaliseEmail(primary?.email ?? emails.find((e) => e.primary)?.email ?? '') || null,
     emailVerified: primary !== undefined,
   };
 }

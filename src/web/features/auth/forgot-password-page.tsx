@@ -10,7 +10,7 @@ import { ApiError } from '../../lib/api.ts';
 import { requestPasswordReset } from './api.ts';
 import { AuthLayout, ResultIcon, authLink } from './auth-layout.tsx';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
-import { isPlainAddress } from '../../../shared/recipients.ts';
+import { asciiAddress, isPlainAddress } from '../../../shared/recipients.ts';
 
 /**
  * /forgot-password: ask for a reset link. Afterwards the Check Your Email confirmation is shown
@@ -37,7 +37,7 @@ export function ForgotPasswordPage() {
     const address = email.trim();
     const problem = !address
       ? AUTH_MESSAGES.missingEmail
-      : isPlainAddress(address)
+      : isPlainAddress(asciiAddress(address))
         ? null
         : AUTH_MESSAGES.invalidEmail;
     setEmailError(problem);

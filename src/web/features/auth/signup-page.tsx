@@ -7,7 +7,7 @@ import { toast } from '../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../lib/api.ts';
 import { usePublicConfig } from '../../lib/public-config.ts';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/plans.ts';
-import { isPlainAddress } from '../../../shared/recipients.ts';
+import { asciiAddress, isPlainAddress } from '../../../shared/recipients.ts';
 import { AltchaChallenge, type AltchaChallengeHandle } from './altcha-challenge.tsx';
 import { AuthLayout, authLink } from './auth-layout.tsx';
 import { FormAlert } from '../../components/ui/form-alert.tsx';
@@ -65,7 +65,7 @@ export function SignUpPage() {
     if (signUp.isPending) return;
     setEmailError(null);
     if (!email.trim() || !password) return setFormError(AUTH_MESSAGES.fillAllFields);
-    if (!isPlainAddress(email.trim())) {
+    if (!isPlainAddress(asciiAddress(email.trim()))) {
       setFormError(null);
       setEmailError(AUTH_MESSAGES.invalidEmail);
       emailRef.current?.focus();
