@@ -135,12 +135,17 @@ describe('the composer', () => {
       await page.keyboard.insertText(
         '<!DOCTYPE html>\n<!-- a comment -->\n<p class="lead" style="color: #333; width: 10px">Hi &amp; bye</p>',
       );
-      const colours = await page
-        .locator('.cm-content')
-        .evaluate((el) =>
-          [...el.querySelectorAll('.cm-line, .cm-line span')].map((s) => getComputedStyle(s).color),
-        );
-      expect(new Set(colours).size, 'syntax colours').toBeGreaterThanOrEqual(5);
+      const coloursNow = () =>
+        page
+          .locator('.cm-content')
+          .evaluate((el) =>
+            [...el.querySelectorAll('.cm-line, .cm-line span')].map((s) => getComputedStyle(s).color),
+          );
+      // The highlighter parses after the text lands (later on a busy machine): wait for its colours.
+      await expect
+        .poll(async () => new Set(await coloursNow()).size, { message: 'syntax colours' })
+        .toBeGreaterThanOrEqual(5);
+      const colours = await coloursNow();
       for (const colour of new Set(colours)) {
         expect(contrast(colour, background), `${colour} on ${background}`).toBeGreaterThanOrEqual(4.5);
       }

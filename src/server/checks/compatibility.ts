@@ -434,10 +434,16 @@ const LABELS = new Map<string, string>(TARGET_CLIENTS.map((c) => [c.id, c.label]
 const names = (clients: TargetClientId[]) => clients.map((c) => LABELS.get(c) ?? c).join(', ');
 
 /**
- * The clients' notes after a finding's sentence: the one note when every client has the same,
- * else each note after the clients it is about.
+ * The sentence of a partial-support warning: with one note for every client, the clients and the
+ * note; with different notes, each group of clients followed by its own note, the clients named
+ * once ("position is only partly supported. Apple Mail (macOS): Supports relative, … Outlook.com:
+ * Supports sticky, …").
  */
-function notesOf(clients: TargetClientId[], notes: Map<TargetClientId, string>): string {
+function partlySupported(
+  title: string,
+  clients: TargetClientId[],
+  notes: Map<TargetClientId, string>,
+): string {
   const byNote = new Map<string, TargetClientId[]>();
   for (const client of clients) {
     const note = notes.get(client) ?? '';
@@ -445,12 +451,10 @@ function notesOf(clients: TargetClientId[], notes: Map<TargetClientId, string>):
   }
   if (byNote.size === 1) {
     const [note] = byNote.keys();
-    return note ? ` ${note}` : '';
+    return `${title} is only partly supported in ${names(clients)}.${note ? ` ${note}` : ''}`;
   }
-  return [...byNote]
-    .filter(([note]) => note)
-    .map(([note, group]) => ` ${names(group)}: ${note}`)
-    .join('');
+  const groups = [...byNote].map(([note, group]) => `${names(group)}: ${note || 'No details given.'}`);
+  return `${title} is only partly supported. ${groups.join(' ')}`;
 }
 
 export function checkCompatibility(ctx: HtmlCheckContext): Check {
@@ -522,7 +526,7 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
     if (partial.length > 0) {
       findings.push({
         severity: 'warning',
-        message: `${feature.title} is only partly supported in ${names(partial)}.${notesOf(partial, partialNotes)}`,
+        message: partlySupported(feature.title, partial, partialNotes),
         hint: `Test it in these clients, or use a widely supported alternative. ${see}`,
         ...at(problem),
       });

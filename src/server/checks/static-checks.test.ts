@@ -698,12 +698,12 @@ describe('compatibility', () => {
       ).message;
     // Outlook.com supports sticky, Apple Mail relative and absolute, Yahoo relative.
     expect(position('sticky')).toBe(
-      'position is only partly supported in Apple Mail (macOS), Yahoo Mail (web).' +
+      'position is only partly supported.' +
         ' Apple Mail (macOS): Supports relative, absolute but not sticky and fixed.' +
         ' Yahoo Mail (web): Supports relative but not absolute, sticky and fixed.',
     );
     expect(position('fixed')).toBe(
-      'position is only partly supported in Apple Mail (macOS), Outlook.com, Yahoo Mail (web).' +
+      'position is only partly supported.' +
         ' Apple Mail (macOS): Supports relative, absolute but not sticky and fixed.' +
         ' Outlook.com: Supports sticky but not relative, absolute and fixed.' +
         ' Yahoo Mail (web): Supports relative but not absolute, sticky and fixed.',
@@ -715,7 +715,7 @@ describe('compatibility', () => {
       targets,
     ).compatibility;
     expect(only(anchored, 'warning', /position/).message).toBe(
-      'position is only partly supported in Outlook.com, Yahoo Mail (web).' +
+      'position is only partly supported.' +
         ' Outlook.com: Supports sticky but not relative, absolute and fixed.' +
         ' Yahoo Mail (web): Supports relative but not absolute, sticky and fixed.',
     );

@@ -54,7 +54,7 @@ function Linked({ text }: { text: string }) {
             href={part}
             target="_blank"
             rel="noreferrer noopener"
-            className="break-all text-brand-700 underline underline-offset-2 hover:text-brand-800 dark:text-brand-300"
+            className="wrap-anywhere text-brand-700 underline underline-offset-2 hover:text-brand-800 dark:text-brand-300"
           >
             {part.replace(/^https:\/\/(www\.)?/, '')}
           </a>
