@@ -1,7 +1,7 @@
 import type { CssRule, Declaration } from './css-scan.ts';
 import type { Audience, El, HtmlDoc } from './html-doc.ts';
 import { boxSizingTells } from './same-where-ignored.ts';
-import { selectedBy } from './select.ts';
+import { selectedBy, STEPS_PER_DOCUMENT, type StepBudget } from './select.ts';
 
 /**
  * Whether a `<style>` rule's `box-sizing` changes a box, and for whom (docs/decisions/0063-pre-send-checklist.md):
@@ -13,7 +13,7 @@ import { selectedBy } from './select.ts';
  * elements that have both a size and padding or a border, if any.
  *
  * Undefined when it changes none; `'all'` when it cannot be told (a selector css-select cannot
- * read, or more matching than MATCH_BUDGET allows).
+ * read, or matches past the document's step budget, select.ts).
  */
 
 /** The declarations that can make box-sizing tell: sizes, padding and borders. */
@@ -22,12 +22,6 @@ const BOX_PROPERTY =
 /** Interactive states: a size only on hover is not the box a reader sees. */
 const STATE = /:(?:hover|focus|active|visited)\b/;
 /**
- * Matches (rules, or rules asked about, times elements) past which a rule is taken to change a box,
- * so the check's time stays bounded.
- */
-const MATCH_BUDGET = 400_000;
-
-/**
  * A judge of the sheet's `box-sizing` rules. What the rules give each element is gathered once, on
  * the first rule asked about, for every rule after it.
  */
@@ -35,30 +29,28 @@ export function boxSizingRules(
   sheet: readonly CssRule[],
   doc: HtmlDoc,
 ): (rule: CssRule) => Audience | undefined {
+  // One budget for every match in the document (select.ts).
+  const budget: StepBudget = { left: STEPS_PER_DOCUMENT };
   let given: { everywhere: Map<El, Declaration[]>; inQueries: Map<El, Declaration[]> } | null | undefined;
   const gather = () => {
     const boxRules = sheet.filter(
       (r) =>
         r.declarations.some((d) => BOX_PROPERTY.test(d.property)) && !r.selectors.some((s) => STATE.test(s)),
     );
-    if (boxRules.length * doc.elements.length > MATCH_BUDGET) return null;
     const everywhere = new Map<El, Declaration[]>();
     const inQueries = new Map<El, Declaration[]>();
     for (const r of boxRules) {
-      const selected = selectedBy(r.selectors, doc.root);
+      const selected = selectedBy(r.selectors, doc.root, budget);
       if (!selected) return null;
       const into = r.atRules.length > 0 ? inQueries : everywhere;
       for (const el of selected) into.set(el, [...(into.get(el) ?? []), ...r.declarations]);
     }
     return { everywhere, inQueries };
   };
-  let asked = 0;
   return (rule) => {
-    // Each rule asked costs one more match over the document: past the budget, it is a use.
-    if (++asked * doc.elements.length > MATCH_BUDGET) return 'all';
     if (given === undefined) given = gather();
     if (given === null) return 'all';
-    const targets = selectedBy(rule.selectors, doc.root);
+    const targets = selectedBy(rule.selectors, doc.root, budget);
     if (!targets) return 'all';
     const { everywhere, inQueries } = given;
     const tells = (el: El, ...from: Map<El, Declaration[]>[]) =>

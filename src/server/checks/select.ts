@@ -32,15 +32,41 @@ const adapter: NonNullable<Options<Node, El>['adapter']> = {
 const SUBTREE = /:(?:has|contains|icontains)\(/i;
 
 /**
- * The elements a selector list selects in the document, or undefined when css-select cannot read
- * it (a selector of a newer CSS, a typo) or would take too long (`:has()`, `:contains()`): the
- * caller then cannot tell.
+ * The steps (moves to a parent or a sibling, reads of a name or an attribute) the matches of one
+ * document may take. css-select backtracks over descendant and sibling combinators, so a selector
+ * such as `section div div b` over deeply nested elements takes steps exponential in its
+ * combinators: seconds for two. Past the budget, the matches stop and the caller cannot tell.
  */
-export function selectedBy(selectors: readonly string[], root: El): El[] | undefined {
+export interface StepBudget {
+  left: number;
+}
+export const STEPS_PER_DOCUMENT = 500_000;
+
+class OutOfSteps extends Error {}
+
+function counted(budget: StepBudget): typeof adapter {
+  const step = () => {
+    if (--budget.left < 0) throw new OutOfSteps();
+  };
+  return {
+    ...adapter,
+    getParent: (el) => (step(), adapter.getParent(el)),
+    getSiblings: (node) => (step(), adapter.getSiblings(node)),
+    getName: (el) => (step(), adapter.getName(el)),
+    getAttributeValue: (el, name) => (step(), adapter.getAttributeValue(el, name)),
+  };
+}
+
+/**
+ * The elements a selector list selects in the document, or undefined when css-select cannot read
+ * it (a selector of a newer CSS, a typo) or would take too long (`:has()`, `:contains()`, or past
+ * the budget): the caller then cannot tell.
+ */
+export function selectedBy(selectors: readonly string[], root: El, budget: StepBudget): El[] | undefined {
   // Selectors that read a subtree at each element they test would make the match quadratic.
-  if (selectors.some((s) => SUBTREE.test(s))) return undefined;
+  if (budget.left < 0 || selectors.some((s) => SUBTREE.test(s))) return undefined;
   try {
-    return selectAll<Node, El>(selectors.join(', '), root, { adapter, xmlMode: false });
+    return selectAll<Node, El>(selectors.join(', '), root, { adapter: counted(budget), xmlMode: false });
   } catch {
     return undefined;
   }
