@@ -23,7 +23,16 @@ export interface UseDetail {
 /** Whether a note concerns a use; each scope concerns a use it cannot tell about. */
 type Scope = (use: UseDetail, note: string) => boolean;
 
-const backticked = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.toLowerCase());
+/** The words a note writes as code, lower-cased; read once per note (there are a few dozen). */
+const codeWords = new Map<string, string[]>();
+function backticked(text: string): string[] {
+  let words = codeWords.get(text);
+  if (!words) {
+    words = [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.toLowerCase());
+    codeWords.set(text, words);
+  }
+  return words;
+}
 
 /** A value with more than one comma-separated item outside brackets (`url(a), url(b)`). */
 function hasTopLevelComma(value: string): boolean {
@@ -62,7 +71,7 @@ const SCOPES: [RegExp, Scope][] = [
   [
     /\bsupports (.+) but not\b/i,
     (use, note) => {
-      const supported = backticked(/\bsupports (.+) but not\b/i.exec(note)![1]!);
+      const supported = backticked(note.slice(0, note.search(/\bbut not\b/i)));
       return use.value === undefined || !supported.includes(use.value.trim().split(/\s+/)[0]!);
     },
   ],
@@ -102,10 +111,18 @@ const SCOPES: [RegExp, Scope][] = [
 
 /** The notes of a client's partial support that concern this use (a note that names nothing does). */
 export function notesConcerning(notes: readonly string[], use: UseDetail): string[] {
-  return notes.filter((note) => {
-    const scope = SCOPES.find(([re]) => re.test(note));
-    return scope ? scope[1](use, note) : true;
-  });
+  return notes.filter((note) => scopeOf(note)?.(use, note) ?? true);
+}
+
+/** Each note's scope, found once (a feature used thousands of times asks about the same notes). */
+const scopes = new Map<string, Scope | null>();
+function scopeOf(note: string): Scope | null {
+  let scope = scopes.get(note);
+  if (scope === undefined) {
+    scope = SCOPES.find(([re]) => re.test(note))?.[1] ?? null;
+    scopes.set(note, scope);
+  }
+  return scope;
 }
 
 /** Whether a client's partial support concerns this use: it has no notes, or one that concerns it. */

@@ -306,14 +306,13 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
     // A VML shape's (`v:image`, `v:rect`) style is VML's own, read by classic Outlook's VML
     // renderer: its `position`, `top` and `z-index` lay the shape out, as they are meant to.
     const vml = el.name.includes(':');
-    for (const d of vml ? [] : el.style)
-      for (const slug of declarationSlugs(d)) {
-        if (slug === 'css-box-sizing' && !boxSizingTells(el)) continue;
-        if (noUse(d, slug)) continue;
-        const f = fallbacks(slug);
-        if (fallsBack(d, slug, el.style)) f.add('*');
-        add(slug, el, el.audience, el.start, f, d);
-      }
+    for (const { d, slug, fallsBack } of featureUses(vml ? [] : el.style)) {
+      if (slug === 'css-box-sizing' && !boxSizingTells(el)) continue;
+      if (noUse(d, slug)) continue;
+      const f = fallbacks(slug);
+      if (fallsBack) f.add('*');
+      add(slug, el, el.audience, el.start, f, d);
+    }
   }
 
   let fixed: boolean | undefined;
@@ -348,25 +347,19 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       // A rule that hides what it selects (a preheader's class): as for a hidden element above,
       // its other declarations are the hiding idiom, each the others' fallback.
       if (hidingStyle((property) => lastValue(rule.declarations, property))) continue;
-      for (const d of rule.declarations) {
-        for (const slug of declarationSlugs(d)) {
-          if (noUse(d, slug)) continue;
-          const f = new Set<TargetClientId | '*'>();
-          if (fallsBack(d, slug, rule.declarations)) f.add('*');
-          if (GHOST_TABLE_SIZING.has(slug) && ghostTables) f.add(MSO_CLIENT);
-          if (rule.selectors.every((sel) => ROOT_ELEMENTS.has(sel.trim())) && windowHoldsLimit(slug, d.value))
-            f.add('*');
-          // `img { max-width: … }`, the reset: where every image has a fixed width, it holds.
-          if (
-            slug === 'css-max-width' &&
-            rule.selectors.every((sel) => sel.trim() === 'img') &&
-            imagesFixed()
-          )
-            f.add('*');
-          let audience: Audience | undefined = block.audience;
-          if (slug === 'css-box-sizing') audience = narrower(audience, boxSizingOf(rule));
-          if (audience) add(slug, null, audience, block.start + rule.offset, f, d);
-        }
+      for (const { d, slug, fallsBack } of featureUses(rule.declarations)) {
+        if (noUse(d, slug)) continue;
+        const f = new Set<TargetClientId | '*'>();
+        if (fallsBack) f.add('*');
+        if (GHOST_TABLE_SIZING.has(slug) && ghostTables) f.add(MSO_CLIENT);
+        if (rule.selectors.every((sel) => ROOT_ELEMENTS.has(sel.trim())) && windowHoldsLimit(slug, d.value))
+          f.add('*');
+        // `img { max-width: … }`, the reset: where every image has a fixed width, it holds.
+        if (slug === 'css-max-width' && rule.selectors.every((sel) => sel.trim() === 'img') && imagesFixed())
+          f.add('*');
+        let audience: Audience | undefined = block.audience;
+        if (slug === 'css-box-sizing') audience = narrower(audience, boxSizingOf(rule));
+        if (audience) add(slug, null, audience, block.start + rule.offset, f, d);
       }
     }
   }
@@ -374,16 +367,25 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
 }
 
 /**
- * The CSS fallback idiom: an earlier declaration of the same property in the same block that does
- * not use the feature (`font-size: 16px; font-size: max(16px, 1rem)`, `display: block; display:
- * flex`). A client that does not understand the later one drops it and keeps the earlier.
+ * The features a block of declarations uses, in order, each with whether it carries the CSS
+ * fallback idiom: an earlier declaration of the same property in the block that does not use the
+ * feature (`font-size: 16px; font-size: max(16px, 1rem)`, `display: block; display: flex`). A
+ * client that does not understand the later one drops it and keeps the earlier. Counted as it goes
+ * (how many declarations of the property, and how many of them use the feature), so a block of
+ * thousands of declarations is one pass.
  */
-function fallsBack(d: Declaration, slug: string, block: readonly Declaration[]): boolean {
-  for (const earlier of block) {
-    if (earlier === d) return false;
-    if (earlier.property === d.property && !declarationSlugs(earlier).includes(slug)) return true;
+function* featureUses(
+  block: readonly Declaration[],
+): Generator<{ d: Declaration; slug: string; fallsBack: boolean }> {
+  const seen = new Map<string, number>();
+  const count = (key: string) => seen.get(key) ?? 0;
+  for (const d of block) {
+    const slugs = declarationSlugs(d);
+    const before = count(d.property);
+    for (const slug of slugs) yield { d, slug, fallsBack: before > count(`${d.property} ${slug}`) };
+    seen.set(d.property, before + 1);
+    for (const slug of slugs) seen.set(`${d.property} ${slug}`, count(`${d.property} ${slug}`) + 1);
   }
-  return false;
 }
 
 /** Who sees both: an audience within another, or nobody. */
