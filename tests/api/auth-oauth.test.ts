@@ -167,6 +167,20 @@ describe('social sign-in', () => {
     expect(link.user_id).toBe(account.userId);
   });
 
+  it('Google: links by an internationalised domain written in either form', async () => {
+    const local = uniqueEmail('g-idn').split('@')[0]!;
+    const account = await signUp(ctx, `${local}@xn--bcher-kva.example`);
+    await ctx.db
+      .updateTable('users')
+      .set({ verified_at: new Date() })
+      .where('id', '=', account.userId)
+      .execute();
+    google.setIdentity({ sub: 'g-idn-1', email: `${local}@bücher.example`, email_verified: true });
+    const { body } = await signInVia('google');
+    expect(body.user.id).toBe(account.userId);
+    expect(body.user.email).toBe(`${local}@xn--bcher-kva.example`);
+  });
+
   it('Google: an unverified provider email is not linked and creates nothing', async () => {
     const account = await signUp(ctx);
     google.setIdentity({ sub: 'g-unverified-1', email: account.email, email_verified: false });
