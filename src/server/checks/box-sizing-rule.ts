@@ -1,4 +1,4 @@
-import type { CssRule, Declaration } from './css-scan.ts';
+import { INTERACTIVE_STATES, type CssRule, type Declaration } from './css-scan.ts';
 import type { Audience, El, HtmlDoc } from './html-doc.ts';
 import { boxSizingTells } from './same-where-ignored.ts';
 import { selectedBy, STEPS_PER_DOCUMENT, type StepBudget } from './select.ts';
@@ -19,8 +19,6 @@ import { selectedBy, STEPS_PER_DOCUMENT, type StepBudget } from './select.ts';
 /** The declarations that can make box-sizing tell: sizes, padding and borders. */
 const BOX_PROPERTY =
   /^(?:(?:min-|max-)?(?:width|height)|padding(?:-[a-z]+)?|border(?:-(?:top|right|bottom|left))?)$/;
-/** Interactive states: a size only on hover is not the box a reader sees. */
-const STATE = /:(?:hover|focus|active|visited)\b/;
 /**
  * A judge of the sheet's `box-sizing` rules. What the rules give each element is gathered once, on
  * the first rule asked about, for every rule after it.
@@ -35,7 +33,8 @@ export function boxSizingRules(
   const gather = () => {
     const boxRules = sheet.filter(
       (r) =>
-        r.declarations.some((d) => BOX_PROPERTY.test(d.property)) && !r.selectors.some((s) => STATE.test(s)),
+        r.declarations.some((d) => BOX_PROPERTY.test(d.property)) &&
+        !r.selectors.some((s) => s.match(INTERACTIVE_STATES)),
     );
     const everywhere = new Map<El, Declaration[]>();
     const inQueries = new Map<El, Declaration[]>();

@@ -1,3 +1,5 @@
+import { INTERACTIVE_STATES } from './css-scan.ts';
+
 /**
  * caniemail's notes on partial support, read for what they say about the use at hand
  * (docs/decisions/0111-partial-support-read-per-use.md). Many notes name the uses they are about:
@@ -61,8 +63,6 @@ function mediaTerms(prelude: string): string[] {
   return [...types, ...features];
 }
 
-const PSEUDO = /:(?:hover|focus|active|visited)\b/g;
-
 const SCOPES: [RegExp, Scope][] = [
   // Classic Outlook's max-width; its background attribute.
   [/only works on `?<table>`? elements/i, (use) => use.el?.name !== 'table'],
@@ -105,7 +105,9 @@ const SCOPES: [RegExp, Scope][] = [
   // Outlook.com's interactive pseudo-classes: `a:hover` works, `.button:hover` does not.
   [
     /only supported on type selectors/i,
-    (use) => use.selectors === undefined || use.selectors.some((s) => /[.#[*:]/.test(s.replace(PSEUDO, ''))),
+    (use) =>
+      use.selectors === undefined ||
+      use.selectors.some((s) => /[.#[*:]/.test(s.replace(INTERACTIVE_STATES, ''))),
   ],
 ];
 

@@ -6,7 +6,7 @@ import { hidingStyle, isHidden } from './computed.ts';
 import { boxSizingRules } from './box-sizing-rule.ts';
 import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
 import { noteText, notesConcerning, partialConcerns, type UseDetail } from './compat-notes.ts';
-import { isWebFontSheet, lastValue, scanCss, type Declaration } from './css-scan.ts';
+import { INTERACTIVE_STATES, isWebFontSheet, lastValue, scanCss, type Declaration } from './css-scan.ts';
 import type { Audience, El } from './html-doc.ts';
 import {
   boxSizingTells,
@@ -332,8 +332,8 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       // Inside a media query a declaration only applies where media queries work: the query is
       // the feature, reported above as the enhancement it is.
       if (rule.atRules.length > 0) continue;
-      const selectorText = rule.selectors.join(', ');
-      for (const pseudo of selectorText.match(/:(?:hover|focus|active|visited)\b/g) ?? [])
+      const states = rule.selectors.join(', ').match(INTERACTIVE_STATES) ?? [];
+      for (const pseudo of states)
         add(
           `css-pseudo-class-${pseudo.slice(1)}`,
           null,
@@ -343,7 +343,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
           { selectors: rule.selectors.filter((sel) => sel.includes(pseudo)) },
         );
       // A rule only for interaction or for a client-targeting hack is the enhancement itself.
-      if (/:(?:hover|focus|active|visited)\b/.test(selectorText)) continue;
+      if (states.length > 0) continue;
       // A rule that hides what it selects (a preheader's class): as for a hidden element above,
       // its other declarations are the hiding idiom, each the others' fallback.
       if (hidingStyle((property) => lastValue(rule.declarations, property))) continue;

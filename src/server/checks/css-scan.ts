@@ -89,6 +89,12 @@ export function isWebFontSheet(url: string): boolean {
   return /font|typekit/i.test(url);
 }
 
+/**
+ * The interactive pseudo-classes (`:hover`, `:focus`, `:active`, `:visited`): a rule with one
+ * styles a state, not the box a reader first sees. Global: for `match` and `replace`.
+ */
+export const INTERACTIVE_STATES = /:(?:hover|focus|active|visited)\b/g;
+
 /** Every rule and at-rule of a style sheet, nested blocks (`@media`, `@supports`) flattened. */
 export function scanCss(css: string): { rules: CssRule[]; atRules: CssAtRule[] } {
   const rules: CssRule[] = [];
