@@ -109,8 +109,13 @@ const SOME_BODY = '#tbody';
 const SOME_ROW = '#tr';
 /** The same, a template, whose content may be read as a table's, and the levels counted in it. */
 const TABLE_CONTEXTS = new Set([...TABLE_PARTS, 'template', SOME_BODY, SOME_ROW]);
-/** Start tags a parser ignores inside a <select> (so their content is not raw text there). */
+/**
+ * Start tags a parser ignores inside a <select> (so their content is not raw text there, nor SVG or
+ * MathML: a <template> after an ignored <svg> is HTML's, and so is what it holds).
+ */
 const IGNORED_IN_SELECT = new Set([
+  'svg',
+  'math',
   'title',
   'style',
   'xmp',
