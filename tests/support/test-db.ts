@@ -4,14 +4,19 @@ import { inject } from 'vitest';
 
 const TEMPLATE_DB = 'proofmail_template';
 
-/** A fresh, migrated database cloned from the run's template; dropped by the returned function. */
-export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A fresh, migrated database cloned from the run's template (or, with `empty`, one without any
+ * migration, for tests of a migration's data path); dropped by the returned function.
+ */
+export async function createTestDatabase(
+  options: { empty?: boolean } = {},
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const adminUrl = inject('pgAdminUrl');
   const name = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name} template ${TEMPLATE_DB}`);
+    await admin.query(`create database ${name}${options.empty ? '' : ` template ${TEMPLATE_DB}`}`);
   } finally {
     await admin.end();
   }

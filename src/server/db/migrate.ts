@@ -1,4 +1,10 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import {
+  Migrator,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  type MigrationResultSet,
+} from 'kysely';
 import * as appMeta from './migrations/0001-app-meta.ts';
 import * as mailOutbox from './migrations/0002-mail-outbox.ts';
 import * as caughtMail from './migrations/0003-caught-mail.ts';
@@ -18,6 +24,7 @@ import * as emailThreads from './migrations/0016-email-threads.ts';
 import * as threadSharesAndReviews from './migrations/0018-thread-shares-and-reviews.ts';
 import * as emailThumbnails from './migrations/0021-email-thumbnails.ts';
 import * as shareExpiryLength from './migrations/0022-share-expiry-length.ts';
+import * as emailSearchWords from './migrations/0023-email-search-words.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -43,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '0018-thread-shares-and-reviews': threadSharesAndReviews,
   '0021-email-thumbnails': emailThumbnails,
   '0022-share-expiry-length': shareExpiryLength,
+  '0023-email-search-words': emailSearchWords,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
@@ -50,8 +58,17 @@ const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migra
 /** Brings the schema up to date; safe to run at every start and from several processes at once. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  return outcome(await new Migrator({ db, provider }).migrateToLatest());
+}
+
+/** Brings the schema to the named migration, up or down (tests of a migration's data path). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
+export async function migrateTo(db: Kysely<any>, name: string): Promise<string[]> {
+  if (!(name in migrations)) throw new Error(`No migration named ${name}`);
+  return outcome(await new Migrator({ db, provider }).migrateTo(name));
+}
+
+function outcome({ error, results }: MigrationResultSet): string[] {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(`Database migration ${failed ?? ''} failed: ${String(error)}`, { cause: error });

@@ -175,6 +175,11 @@ export interface EmailsTable {
   subject: string;
   /** The HTML as sent (after inlining, when asked). */
   html: string;
+  /**
+   * The distinct words of `html`, which history search's trigram index is on (migration 0023,
+   * src/server/db/search-words.ts); filled by a trigger when an insert leaves them out.
+   */
+  search_words: Generated<string>;
   inline_css: Generated<boolean>;
   created_at: Generated<Date>;
   /** Source and message as sent (migration 0010); null on emails sent before it. */

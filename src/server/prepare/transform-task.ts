@@ -1,5 +1,6 @@
 import { httpImages, type EmailImage } from '../checks/images.ts';
 import { httpLinks, type EmailLink } from '../checks/links.ts';
+import { searchWords } from '../db/search-words.ts';
 import { checkHtml, finishChecks } from '../checks/static-checks.ts';
 import { pixelDiff, type PixelDiffResult } from '../render/pixel-diff.ts';
 import { loadMjml } from './mjml.ts';
@@ -38,6 +39,8 @@ export interface ChecksRequest {
   rawMessage?: boolean;
   /** Also answer the http(s) links and images (for the live checks). */
   targets?: boolean;
+  /** Also answer the words of the HTML as sent, which a send stores for history search's index. */
+  searchWords?: boolean;
 }
 
 /** What a transform answers: the prepared message, and its static checks when they were asked for. */
@@ -45,6 +48,7 @@ export type PreparedWithChecks = Prepared & {
   checks?: Check[];
   message?: Uint8Array;
   targets?: { links: EmailLink[]; images: EmailImage[] };
+  searchWords?: string;
 };
 
 export type PrepareOutcome =
@@ -123,6 +127,7 @@ export async function runTask(task: PrepareTask, beside?: MeasureBeside): Promis
         ...(task.checks.targets && {
           targets: { links: httpLinks(checked.doc), images: httpImages(checked.doc) },
         }),
+        ...(task.checks.searchWords && { searchWords: searchWords(prepared.html) }),
       },
     };
   } catch (err) {

@@ -6,6 +6,7 @@ import type { EmailHeader, OutboxState } from '../../db/schema.ts';
 import { isUuid } from '../../db/uuid.ts';
 import type { EmailTemplate, SourceFormat, TemplateSyntax } from '../../../shared/contract/email.ts';
 import { asciiSearchForm } from '../../../shared/recipients.ts';
+import { searchTokens } from '../../db/search-words.ts';
 
 export interface NewEmail {
   userId: string;
@@ -13,6 +14,8 @@ export interface NewEmail {
   subject: string;
   /** The HTML part as sent. */
   html: string;
+  /** Its words for the search index (src/server/db/search-words.ts); absent: the trigger of migration 0023 makes them. */
+  searchWords?: string;
   inlineCss: boolean;
   createdAt: Date;
   /** The source's language and its merge tags with their sample data (migration 0013). */
@@ -50,6 +53,7 @@ export function emailRow(email: NewEmail, id?: string) {
     to_addresses: email.to,
     subject: email.subject,
     html: email.html,
+    ...(email.searchWords !== undefined && { search_words: email.searchWords }),
     inline_css: email.inlineCss,
     created_at: email.createdAt,
     format: email.format ?? 'html',
@@ -204,26 +208,42 @@ export interface ThreadRow extends EmailRow {
   matched: { id: string; version: number } | null;
 }
 
-/** A search: its LIKE pattern, and that of the ASCII form of an internationalised recipient in it. */
+/**
+ * A search: its LIKE pattern, that of the ASCII form of an internationalised recipient in it, and
+ * its words that the HTML's indexed words must contain.
+ */
 interface SearchPatterns {
   pattern: string;
   recipient?: string;
+  tokens: string[];
 }
 
 function searchPatterns(q: string): SearchPatterns {
   const ascii = asciiSearchForm(q);
-  return { pattern: likePattern(q), ...(ascii && { recipient: likePattern(ascii) }) };
+  return {
+    pattern: likePattern(q),
+    tokens: searchTokens(q),
+    ...(ascii && { recipient: likePattern(ascii) }),
+  };
 }
 
 /**
  * One of the user's email rows (alias `v`) matches the search: recipients are stored in ASCII
  * (`ann@xn--bcher-kva.example`), so "bücher" looks for their ASCII form too.
  */
-function versionMatches({ pattern, recipient }: SearchPatterns) {
+function versionMatches({ pattern, recipient, tokens }: SearchPatterns) {
   const to = recipient
     ? sql<boolean>`(v.to_addresses ilike ${pattern} or v.to_addresses ilike ${recipient})`
     : sql<boolean>`v.to_addresses ilike ${pattern}`;
-  return sql<boolean>`(${to} or v.subject ilike ${pattern} or v.html ilike ${pattern})`;
+  // The HTML's words narrow, the HTML decides (src/server/db/search-words.ts).
+  const html = sql.join(
+    [
+      ...tokens.map((t) => sql<boolean>`v.search_words ilike ${likePattern(t)}`),
+      sql`v.html ilike ${pattern}`,
+    ],
+    sql` and `,
+  );
+  return sql<boolean>`(${to} or v.subject ilike ${pattern} or (${html}))`;
 }
 
 /**

@@ -137,7 +137,7 @@ async function storeAndQueue(
     deps,
     input,
     { to: recipients[0]!, replyTo: sender.email },
-    { targetClients, rawMessage: config.spamdUrl !== null },
+    { targetClients, rawMessage: config.spamdUrl !== null, searchWords: true },
   );
   const checks = [
     ...(prepared.checks ?? []),
@@ -154,6 +154,7 @@ async function storeAndQueue(
       to: recipients.join(', '),
       subject: prepared.subject,
       html: prepared.html,
+      ...(prepared.searchWords !== undefined && { searchWords: prepared.searchWords }),
       inlineCss: input.inlineCss,
       createdAt: now,
       format: input.format ?? 'html',
