@@ -4,6 +4,8 @@ import caniemail from './caniemail-data.json' with { type: 'json' };
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { hidingStyle, isHidden } from './computed.ts';
 import { boxSizingRules } from './box-sizing-rule.ts';
+import { sheetBoxes } from './sheet-boxes.ts';
+import { sizeLimits } from './size-limit-rule.ts';
 import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
 import { noteText, notesConcerning, partialConcerns, type UseDetail } from './compat-notes.ts';
 import { INTERACTIVE_STATES, isWebFontSheet, lastValue, scanCss, type Declaration } from './css-scan.ts';
@@ -11,6 +13,7 @@ import type { Audience, El } from './html-doc.ts';
 import {
   boxSizingTells,
   fixedWidthImage,
+  isSizeLimit,
   limitHeldBySize,
   ROOT_ELEMENTS,
   setsBack,
@@ -258,6 +261,9 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
     allRules.some((rule) => rule.declarations.some(absolute));
   const noUse = (d: Declaration, slug: string) =>
     slug === 'css-position' && d.value === 'relative' && !anchors;
+  // What the sheets give the elements judged, matched when a judge first asks about one.
+  const boxes = sheetBoxes(allRules, doc);
+  const limits = sizeLimits(boxes);
 
   const add = (
     slug: string,
@@ -286,6 +292,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       // CSS that lets it shrink elsewhere.
       if (slug === 'css-max-width' && el.name === 'img' && el.attrs.width) f.add(MSO_CLIENT);
       if (limitHeldBySize(el, slug)) f.add('*');
+      else if (isSizeLimit(slug)) for (const c of limits.element(el, slug)) f.add(c);
       if (slug === 'css-display-flex' || slug === 'css-display-grid') {
         // Blocks that stack when flex or grid is ignored, with a ghost table for Outlook.
         if (ghostTables) f.add(MSO_CLIENT);
@@ -318,7 +325,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
   let fixed: boolean | undefined;
   const imagesFixed = () => (fixed ??= doc.elements.every((el) => el.name !== 'img' || fixedWidthImage(el)));
 
-  const boxSizingOf = boxSizingRules(allRules, doc);
+  const boxSizingOf = boxSizingRules(boxes);
   for (const { block, rules, atRules } of sheets) {
     for (const at of atRules) {
       const slug = atRuleSlug(at.name, at.prelude);
@@ -357,6 +364,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
         // `img { max-width: … }`, the reset: where every image has a fixed width, it holds.
         if (slug === 'css-max-width' && rule.selectors.every((sel) => sel.trim() === 'img') && imagesFixed())
           f.add('*');
+        if (isSizeLimit(slug) && !f.has('*')) for (const c of limits.rule(rule, d, slug)) f.add(c);
         let audience: Audience | undefined = block.audience;
         if (slug === 'css-box-sizing') audience = narrower(audience, boxSizingOf(rule));
         if (audience) add(slug, null, audience, block.start + rule.offset, f, d);

@@ -111,6 +111,9 @@ const SIZE_LIMITS: Record<string, readonly [limit: string, size: 'width' | 'heig
     'css-min-height': ['min-height', 'height', 'min'],
     'css-max-height': ['max-height', 'height', 'max'],
   };
+/** Whether the feature is a min-/max- size limit. */
+export const isSizeLimit = (slug: string): boolean => slug in SIZE_LIMITS;
+
 /** Elements whose `width` and `height` attributes every client sizes them by, classic Outlook first. */
 const SIZED_BY_ATTRIBUTE = new Set(['table', 'td', 'th', 'img']);
 
@@ -159,4 +162,60 @@ export function limitHeldBySize(el: El, slug: string): boolean {
   const size = length(declared ?? attribute);
   if (!size || size.unit !== limit.unit) return false;
   return bound === 'min' ? size.n >= limit.n : size.n <= limit.n;
+}
+
+/** What the style sheets give an element beyond its own style (sheet-boxes.ts), in sheet order. */
+export type GivenStyle = (el: El) => readonly Declaration[];
+
+/**
+ * `limitHeldBySize` for a limit declared anywhere (the element's style or a `<style>` rule), with
+ * the sizes the sheets give the element too: held when every size declared for it keeps the limit
+ * (whichever wins the cascade), or, without one, its attribute or its auto size does; or a
+ * minimum width its content keeps (`contentKeepsMinWidth`).
+ */
+export function limitHeld(el: El, limit: Declaration, slug: string, given: GivenStyle): boolean {
+  const limits = SIZE_LIMITS[slug];
+  if (!limits) return false;
+  const [, dimension, bound] = limits;
+  const sizes = [...given(el), ...el.style].filter((d) => d.property === dimension);
+  const judged = (size?: Declaration) =>
+    limitHeldBySize({ ...el, style: size ? [limit, size] : [limit] }, slug);
+  if (sizes.length === 0 ? judged() : sizes.every((size) => judged(size))) return true;
+  return bound === 'min' && dimension === 'width' && contentKeepsMinWidth(el, limit, given);
+}
+
+/** Declarations that paint a box, so that its own width shows. */
+const PAINTS = /^(?:background|border|box-shadow|outline)/;
+const UNPAINTED = new Set(['none', '0', '0px', 'transparent', 'hidden']);
+
+/**
+ * A minimum width in px that the element's content keeps anyway, on a box that paints nothing:
+ * Foundation for Emails writes `center { width: 100%; min-width: 580px }` around its
+ * `table.container { width: 580px }`. Where the minimum is ignored, the `<center>` may be narrower
+ * than the table in a narrow window, but the table keeps its 580 px and nothing of the `<center>`
+ * shows, so the email looks the same. A child counts when it is seen by every client, shown, and
+ * fixed: each width declared for it (or, without one, its width attribute) at least the minimum in
+ * px, and no `max-width` to shrink it.
+ */
+function contentKeepsMinWidth(el: El, limit: Declaration, given: GivenStyle): boolean {
+  const min = length(limit.value);
+  if (min?.unit !== 'px') return false;
+  if (el.attrs.bgcolor !== undefined || el.attrs.background !== undefined) return false;
+  const own = [...given(el), ...el.style];
+  if (own.some((d) => PAINTS.test(d.property) && !UNPAINTED.has(d.value) && !setsBack(d))) return false;
+  return el.children.some((child) => {
+    if (child.kind !== 'element' || child.audience !== 'all') return false;
+    const style = [...given(child), ...child.style];
+    if (
+      style.some(
+        (d) =>
+          (d.property === 'display' && d.value === 'none') || (d.property === 'max-width' && !setsBack(d)),
+      )
+    )
+      return false;
+    const widths = style.filter((d) => d.property === 'width').map((d) => d.value);
+    const attribute = SIZED_BY_ATTRIBUTE.has(child.name) ? child.attrs.width : undefined;
+    const fixed = widths.length > 0 ? widths : attribute !== undefined ? [attribute] : [];
+    return fixed.length > 0 && fixed.every((w) => length(w)?.unit === 'px' && length(w)!.n >= min.n);
+  });
 }

@@ -1,4 +1,4 @@
-import { selectAll, type Options } from 'css-select';
+import { compile, selectAll, type Options } from 'css-select';
 import { textOf, type El, type TextNode } from './html-doc.ts';
 
 /**
@@ -32,8 +32,8 @@ const adapter: NonNullable<Options<Node, El>['adapter']> = {
 const SUBTREE = /:(?:has|contains|icontains)\(/i;
 
 /**
- * The steps (moves to a parent or a sibling, reads of a name or an attribute) the matches of one
- * document may take. css-select backtracks over descendant and sibling combinators, so a selector
+ * The steps (moves to a parent or a sibling, reads of a name or an attribute, and the
+ * declarations the judges of sheet-boxes.ts read over the matches) one document may take. css-select backtracks over descendant and sibling combinators, so a selector
  * such as `section div div b` over deeply nested elements takes steps exponential in its
  * combinators: seconds for two. Past the budget, the matches stop and the caller cannot tell.
  */
@@ -42,12 +42,17 @@ export interface StepBudget {
 }
 export const STEPS_PER_DOCUMENT = 500_000;
 
-class OutOfSteps extends Error {}
+/** Thrown past the budget; a caller that spends steps of its own (`spend`) catches it. */
+export class OutOfSteps extends Error {}
+
+/** Spends steps of the document's budget on other work over the matches (sheet-boxes.ts). */
+export function spend(budget: StepBudget, steps: number): void {
+  budget.left -= steps;
+  if (budget.left < 0) throw new OutOfSteps();
+}
 
 function counted(budget: StepBudget): typeof adapter {
-  const step = () => {
-    if (--budget.left < 0) throw new OutOfSteps();
-  };
+  const step = () => spend(budget, 1);
   return {
     ...adapter,
     getParent: (el) => (step(), adapter.getParent(el)),
@@ -67,6 +72,21 @@ export function selectedBy(selectors: readonly string[], root: El, budget: StepB
   if (budget.left < 0 || selectors.some((s) => SUBTREE.test(s))) return undefined;
   try {
     return selectAll<Node, El>(selectors.join(', '), root, { adapter: counted(budget), xmlMode: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A test of whether an element is selected by the selector list, compiled once, each test paid
+ * from the budget (it throws OutOfSteps past it); undefined when css-select cannot read the list
+ * or it reads a subtree at each element (as `selectedBy`).
+ */
+export function matcher(selectors: readonly string[], budget: StepBudget): ((el: El) => boolean) | undefined {
+  if (selectors.some((s) => SUBTREE.test(s))) return undefined;
+  try {
+    const test = compile<Node, El>(selectors.join(', '), { adapter: counted(budget), xmlMode: false });
+    return (el) => (spend(budget, 1), test(el));
   } catch {
     return undefined;
   }
