@@ -3,8 +3,8 @@ import type { El, HtmlDoc } from './html-doc.ts';
 import { matcher, OutOfSteps, selectedBy, spend, STEPS_PER_DOCUMENT, type StepBudget } from './select.ts';
 
 /**
- * What a document's `<style>` rules give its elements of the properties that size a box: sizes,
- * their limits, padding and borders. The judges of a rule's `box-sizing` (box-sizing-rule.ts) and
+ * What a document's `<style>` rules give its elements of the properties that size, paint and show
+ * a box: sizes, their limits, padding, borders, backgrounds, `display`. The judges of a rule's `box-sizing` (box-sizing-rule.ts) and
  * of size limits (size-limit-rule.ts) ask it which elements a rule selects and what the rules give
  * an element. What rules outside `@media` give counts for every client; what rules inside give only
  * where media queries are read, which classic Outlook does not.
@@ -26,16 +26,19 @@ export interface SheetBoxes {
   given(el: El, queries: boolean): readonly Declaration[];
 }
 
-/** The declarations that size a box. */
-const BOX_PROPERTY =
-  /^(?:(?:min-|max-)?(?:width|height)|padding(?:-[a-z]+)?|border(?:-(?:top|right|bottom|left))?)$/;
+/**
+ * The declarations the judges read: what sizes a box (sizes, their limits, padding, borders), what
+ * paints it, and whether it shows. A rule with none of them gives the judges nothing.
+ */
+const JUDGED_PROPERTY =
+  /^(?:(?:min-|max-)?(?:width|height)|padding(?:-[a-z]+)?|border(?:-[a-z-]+)?|background(?:-[a-z]+)?|box-shadow|outline(?:-[a-z]+)?|display)$/;
 
 /** The sheet's boxes for the document's judges, which share its budget. */
 export function sheetBoxes(sheet: readonly CssRule[], doc: HtmlDoc): SheetBoxes {
   const budget: StepBudget = { left: STEPS_PER_DOCUMENT };
   const boxRules = sheet.filter(
     (r) =>
-      r.declarations.some((d) => BOX_PROPERTY.test(d.property)) &&
+      r.declarations.some((d) => JUDGED_PROPERTY.test(d.property)) &&
       !r.selectors.some((s) => s.match(INTERACTIVE_STATES)),
   );
   // Compiled on first use; null when one of them cannot be read.

@@ -706,6 +706,22 @@ describe('compatibility', () => {
       'error',
       /min-width/,
     );
+    only(
+      compat(
+        `<center>${table('width="600"')}</center>`,
+        'center { min-width: 580px } center { background: #eee }',
+      ),
+      'error',
+      /min-width/,
+    );
+    only(
+      compat(
+        `<center>${table('class="c" width="600"')}</center>`,
+        'center { min-width: 580px } .c { display: none }',
+      ),
+      'error',
+      /min-width/,
+    );
     only(compat(`<center><p>x</p></center>`, 'center { min-width: 580px }'), 'error', /min-width/);
     // 30 rules of 2,600 widths over 14,000 elements: each element is given 78,000 declarations,
     // which gathered for every element exhausted the heap. Past the budget a limit stays a use.
