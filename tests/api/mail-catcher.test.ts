@@ -173,6 +173,30 @@ describe('local mail catcher and /api/dev/mailbox', () => {
     expect(messages[0]).toMatchObject({ from: 'Direct <direct@example.com>', html: null, subject: 'Direct' });
   });
 
+  it('keeps an internationalised recipient in the ASCII form it was sent to, as accounts and history keep it', async () => {
+    const transport = nodemailer.createTransport({
+      url: delivery.catcher!.url,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
+    // Proofmail sends to the ASCII form; the SMTP server library turns a domain into Unicode.
+    await transport.sendMail({
+      from: 'idn-sender@xn--bcher-kva.example',
+      to: 'ann@xn--bcher-kva.example',
+      subject: 'IDN',
+      text: 'idn',
+    });
+    transport.close();
+    const { messages } = await list(`?to=${encodeURIComponent('ann@xn--bcher-kva.example')}`);
+    expect(messages.map((m) => m.to)).toEqual([['ann@xn--bcher-kva.example']]);
+    const row = await ctx.db
+      .selectFrom('caught_mail')
+      .select('envelope_from')
+      .where('id', '=', messages[0]!.id)
+      .executeTakeFirstOrThrow();
+    expect(row.envelope_from).toBe('idn-sender@xn--bcher-kva.example');
+  });
+
   it('DELETE /api/dev/mailbox empties it', async () => {
     const before = (await list()).messages.length;
     const res = await ctx.app.inject({ method: 'DELETE', url: '/api/dev/mailbox' });

@@ -6,6 +6,7 @@ import {
   JumpClock,
   linkIn,
   seenMail,
+  signOutThroughMenu,
   startAuthServer,
   submitSignIn,
   tokenOf,
@@ -477,6 +478,31 @@ describe('guards and forms', () => {
     expect(sent).toEqual([]);
     await page.getByLabel('Email', { exact: true }).fill('ana@example.com');
     expect(await fieldError(page, 'Email')).toBeNull();
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('an address with an internationalised domain signs up, gets its mail and resets in its ASCII form', async () => {
+    const { page, problems } = await open('/signup');
+    const local = uniqueEmail('idn').split('@')[0]!;
+    const typed = `${local}@bücher.example`;
+    const ascii = `${local}@xn--bcher-kva.example`;
+    await page.getByLabel('Email', { exact: true }).fill(typed);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create Account' }).click();
+    // Accepted at the field and by the server (it was "Please enter a valid email address").
+    await expectToast(page, 'Account created successfully!');
+    await page.waitForURL('**/app/send');
+    // The account, and the mail, are the address's ASCII form.
+    await waitForMail(auth.server, ascii, /^Verify your email/);
+    await page.goto('/app/account');
+    expect((await page.getByTestId('account-email').innerText()).trim()).toBe(ascii);
+
+    await signOutThroughMenu(page);
+    await page.getByRole('link', { name: 'Forgot password?' }).click();
+    await page.getByLabel('Email', { exact: true }).fill(typed);
+    await page.getByRole('button', { name: 'Send Reset Link' }).click();
+    await heading(page, 'Check Your Email').waitFor();
+    await waitForMail(auth.server, ascii, /^Reset your Proofmail password/);
     expect(problems.all()).toEqual([]);
   });
 

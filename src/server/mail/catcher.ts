@@ -1,4 +1,5 @@
 import { simpleParser, type AddressObject } from 'mailparser';
+import { asciiAddress } from '../../shared/recipients.ts';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { systemClock, type Clock } from '../clock.ts';
@@ -79,9 +80,11 @@ export async function startMailCatcher(options: MailCatcherOptions): Promise<Mai
     const parsed = await simpleParser(raw);
     await insertCaughtMail(db, {
       messageId: parsed.messageId ?? null,
-      envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+      // smtp-server turns an address's domain into Unicode; Proofmail sends, and keeps accounts and
+      // history in, the ASCII form (src/shared/recipients.ts), so the mailbox lists it as sent.
+      envelopeFrom: session.envelope.mailFrom ? asciiAddress(session.envelope.mailFrom.address) : null,
       from: addressTexts(parsed.from),
-      to: session.envelope.rcptTo.map((r) => r.address),
+      to: session.envelope.rcptTo.map((r) => asciiAddress(r.address)),
       subject: parsed.subject ?? '',
       html: typeof parsed.html === 'string' ? parsed.html : null,
       text: parsed.text ?? null,
