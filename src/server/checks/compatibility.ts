@@ -364,7 +364,11 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
         // `img { max-width: … }`, the reset: where every image has a fixed width, it holds.
         if (slug === 'css-max-width' && rule.selectors.every((sel) => sel.trim() === 'img') && imagesFixed())
           f.add('*');
-        if (isSizeLimit(slug) && !f.has('*')) for (const c of limits.rule(rule, d, slug)) f.add(c);
+        if (isSizeLimit(slug) && !f.has('*')) {
+          const held = limits.rule(rule, d, slug);
+          if (held === null) continue;
+          for (const c of held) f.add(c);
+        }
         let audience: Audience | undefined = block.audience;
         if (slug === 'css-box-sizing') audience = narrower(audience, boxSizingOf(rule));
         if (audience) add(slug, null, audience, block.start + rule.offset, f, d);

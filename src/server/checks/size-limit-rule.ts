@@ -14,22 +14,24 @@ type Fallback = Set<TargetClientId | '*'>;
  * the sizes of media queries keep it too. leemunroe's `.btn { width: 100%; min-width: 100%
  * !important }` keeps its limit everywhere; Foundation's `center { min-width: 580px }` around a
  * 580 px container keeps it in classic Outlook, where its phone query's `width: 95%` is not read.
- * `rule` judges a `<style>` rule's limit by every element it selects; `element` an element's own
- * (after `limitHeldBySize`, which reads its style alone). Nothing when it cannot be told.
+ * `rule` judges a `<style>` rule's limit by every element it selects (a rule that selects none is
+ * no use, as for box-sizing-rule.ts); `element` an element's own (after `limitHeldBySize`, which
+ * reads its style alone). No fallback when it cannot be told.
  */
 export function sizeLimits(boxes: SheetBoxes): {
-  rule(rule: CssRule, limit: Declaration, slug: string): Fallback;
+  /** Null when the rule selects no element: it limits nothing, anywhere. */
+  rule(rule: CssRule, limit: Declaration, slug: string): Fallback | null;
   element(el: El, slug: string): Fallback;
 } {
   const judge = (
     targetsOf: () => readonly El[],
     limitOf: (el: El) => Declaration | undefined,
     slug: string,
-  ): Fallback =>
-    judged(() => {
+  ): Fallback | null =>
+    judged<Fallback | null>(() => {
       const f: Fallback = new Set();
       const targets = targetsOf();
-      if (targets.length === 0) return f;
+      if (targets.length === 0) return null;
       const heldBy = (queries: boolean) =>
         targets.every((el) => {
           const limit = limitOf(el);
@@ -48,10 +50,12 @@ export function sizeLimits(boxes: SheetBoxes): {
       ),
     element: (el, slug) => {
       const property = slug.replace(/^css-/, '');
-      return judge(
-        () => [el],
-        (e) => e.style.findLast((d) => d.property === property),
-        slug,
+      return (
+        judge(
+          () => [el],
+          (e) => e.style.findLast((d) => d.property === property),
+          slug,
+        ) ?? new Set()
       );
     },
   };
