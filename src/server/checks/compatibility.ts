@@ -103,6 +103,8 @@ interface Use extends UseDetail {
   offset: number;
   /** The clients for which the email carries a fallback (all of them: `'*'`). */
   fallback: Set<TargetClientId | '*'>;
+  /** The selectors of the `<style>` rule a declaration is in (for the hint `fixFor` gives). */
+  rule?: readonly string[];
 }
 
 const PROPERTY_SLUGS: Record<string, string> = {
@@ -272,8 +274,9 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
     offset: number,
     fallback: Use['fallback'],
     detail: Omit<UseDetail, 'el'> = {},
+    rule?: readonly string[],
   ) => {
-    uses.push({ slug, audience, el, offset, fallback, ...detail });
+    uses.push({ slug, audience, el, offset, fallback, ...detail, ...(rule && { rule }) });
   };
 
   for (const el of doc.elements) {
@@ -371,7 +374,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
         }
         let audience: Audience | undefined = block.audience;
         if (slug === 'css-box-sizing') audience = narrower(audience, boxSizingOf(rule));
-        if (audience) add(slug, null, audience, block.start + rule.offset, f, d);
+        if (audience) add(slug, null, audience, block.start + rule.offset, f, d, rule.selectors);
       }
     }
   }
@@ -471,6 +474,20 @@ function partlySupported(
   return `${title} is only partly supported. ${groups.join(' ')}`;
 }
 
+/**
+ * The usual fix, where one is known for the use named: an image's `max-width`, which classic
+ * Outlook ignores and sizes the image by its width attribute instead (the fallback the check
+ * already takes), in its style or in an `img` rule of a style sheet.
+ */
+function fixFor(slug: string, use: Use | undefined, clients: readonly TargetClientId[]): string | undefined {
+  if (slug !== 'css-max-width' || !use || !clients.includes(MSO_CLIENT)) return undefined;
+  if (use.el?.name === 'img')
+    return 'Classic Outlook shows this image at its file\'s width: give it a width attribute in pixels (width="600").';
+  if (!use.el && use.rule?.some((selector) => /(?:^|[\s>+~])img(?![\w-])[^\s>+~]*$/i.test(selector.trim())))
+    return 'Classic Outlook shows images at their files\' width: give each image a width attribute in pixels (width="600").';
+  return undefined;
+}
+
 export function checkCompatibility(ctx: HtmlCheckContext): Check {
   const uses = collectUses(ctx);
   const bySlug = new Map<string, Use[]>();
@@ -541,7 +558,7 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
       findings.push({
         severity: 'warning',
         message: partlySupported(feature.title, partial, partialNotes),
-        hint: `Test it in these clients, or use a widely supported alternative. ${see}`,
+        hint: `${fixFor(slug, problem, [...broken, ...partial]) ?? 'Test it in these clients, or use a widely supported alternative.'} ${see}`,
         ...at(problem),
       });
     }

@@ -740,13 +740,33 @@ describe('compatibility', () => {
     const fixed = '<img src="https://e.com/a.png" width="300" alt="A">';
     expect(problems(run(email(fixed, reset), {}, targets).compatibility)).toEqual([]);
     const fluid = '<img src="https://e.com/b.png" width="100%" alt="B">';
-    only(run(email(fixed + fluid, reset), {}, targets).compatibility, 'warning', /max-width/);
-    // A box of a set width, or an image sized in % of its column, is held in by max-width.
-    only(
-      run(email('<div style="width:700px; max-width:100%">x</div>'), {}, targets).compatibility,
-      'warning',
-      /max-width/,
+    // The usual fix is named: classic Outlook sizes an image by its width attribute.
+    expect(
+      only(run(email(fixed + fluid, reset), {}, targets).compatibility, 'warning', /max-width/).hint,
+    ).toMatch(
+      /^Classic Outlook shows images at their files' width: give each image a width attribute in pixels/,
     );
+    const resetOf = (selector: string) => `<style>${selector} { max-width: 600px; }</style>`;
+    const inCell = `<table role="presentation"><tr><td class="content">${fluid.replace('<img', '<img class="hero"')}</td></tr></table>`;
+    for (const selector of ['td img', 'img.hero', '.content > img'])
+      expect(
+        only(run(email(inCell, resetOf(selector)), {}, targets).compatibility, 'warning', /max-width/).hint,
+      ).toMatch(/give each image a width attribute/);
+    // A box of a set width, or an image sized in % of its column, is held in by max-width.
+    expect(
+      only(
+        run(email('<div style="width:700px; max-width:100%">x</div>'), {}, targets).compatibility,
+        'warning',
+        /max-width/,
+      ).hint,
+    ).toMatch(/^Test it in these clients/);
+    expect(
+      only(
+        run(email(fluid.replace('<img', '<img class="x"'), resetOf('.x')), {}, targets).compatibility,
+        'warning',
+        /max-width/,
+      ).hint,
+    ).toMatch(/^Test it in these clients/);
     only(
       run(
         email('<img src="https://e.com/l.png" alt="Acme" style="width:100%; max-width:600px">'),
@@ -766,7 +786,13 @@ describe('compatibility', () => {
     const image = (width: string) =>
       email(`<img src="https://e.com/a.png" alt="A"${width} style="width:100%; max-width:600px">`);
     expect(problems(run(image(' width="600"'), {}, ['outlook-windows']).compatibility)).toEqual([]);
-    only(run(image(''), {}, ['outlook-windows']).compatibility, 'warning', /max-width/);
+    expect(only(run(image(''), {}, ['outlook-windows']).compatibility, 'warning', /max-width/).hint).toMatch(
+      /^Classic Outlook shows this image at its file's width: give it a width attribute in pixels \(width="600"\)\. See https/,
+    );
+    // Named beside another client, the hint still gives classic Outlook's fix.
+    expect(
+      only(run(image(''), {}, ['yahoo-web', 'outlook-windows']).compatibility, 'warning', /max-width/).hint,
+    ).toMatch(/^Classic Outlook/);
   });
   it("takes an @import of a web font's style sheet for the enhancement it is, not another style sheet", () => {
     const font = run(
