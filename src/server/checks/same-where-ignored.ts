@@ -177,11 +177,12 @@ export function limitHeld(el: El, limit: Declaration, slug: string, given: Given
   const limits = SIZE_LIMITS[slug];
   if (!limits) return false;
   const [, dimension, bound] = limits;
-  const sizes = [...given(el), ...el.style].filter((d) => d.property === dimension);
+  const own = [...given(el), ...el.style];
+  const sizes = own.filter((d) => d.property === dimension);
   const judged = (size?: Declaration) =>
     limitHeldBySize({ ...el, style: size ? [limit, size] : [limit] }, slug);
   if (sizes.length === 0 ? judged() : sizes.every((size) => judged(size))) return true;
-  return bound === 'min' && dimension === 'width' && contentKeepsMinWidth(el, limit, given);
+  return bound === 'min' && dimension === 'width' && contentKeepsMinWidth(el, own, limit, given);
 }
 
 /** Declarations that paint a box, so that its own width shows. */
@@ -189,7 +190,8 @@ const PAINTS = /^(?:background|border|box-shadow|outline)/;
 const UNPAINTED = new Set(['none', '0', '0px', 'transparent', 'hidden']);
 
 /**
- * A minimum width in px that the element's content keeps anyway, on a box that paints nothing:
+ * A minimum width in px that the element's content keeps anyway, on a box that paints nothing
+ * (`own`: everything its style and the sheets give it):
  * Foundation for Emails writes `center { width: 100%; min-width: 580px }` around its
  * `table.container { width: 580px }`. Where the minimum is ignored, the `<center>` may be narrower
  * than the table in a narrow window, but the table keeps its 580 px and nothing of the `<center>`
@@ -197,11 +199,15 @@ const UNPAINTED = new Set(['none', '0', '0px', 'transparent', 'hidden']);
  * fixed: each width declared for it (or, without one, its width attribute) at least the minimum in
  * px, and no `max-width` to shrink it.
  */
-function contentKeepsMinWidth(el: El, limit: Declaration, given: GivenStyle): boolean {
+function contentKeepsMinWidth(
+  el: El,
+  own: readonly Declaration[],
+  limit: Declaration,
+  given: GivenStyle,
+): boolean {
   const min = length(limit.value);
   if (min?.unit !== 'px') return false;
   if (el.attrs.bgcolor !== undefined || el.attrs.background !== undefined) return false;
-  const own = [...given(el), ...el.style];
   if (own.some((d) => PAINTS.test(d.property) && !UNPAINTED.has(d.value) && !setsBack(d))) return false;
   return el.children.some((child) => {
     if (child.kind !== 'element' || child.audience !== 'all') return false;

@@ -33,9 +33,10 @@ const SUBTREE = /:(?:has|contains|icontains)\(/i;
 
 /**
  * The steps (moves to a parent or a sibling, reads of a name or an attribute, and the
- * declarations the judges of sheet-boxes.ts read over the matches) one document may take. css-select backtracks over descendant and sibling combinators, so a selector
- * such as `section div div b` over deeply nested elements takes steps exponential in its
- * combinators: seconds for two. Past the budget, the matches stop and the caller cannot tell.
+ * declarations the judges of sheet-boxes.ts read over the matches) one document may take.
+ * css-select backtracks over descendant and sibling combinators, so a selector such as
+ * `section div div b` over deeply nested elements takes steps exponential in its combinators:
+ * seconds for two. Past the budget, the matches stop and the caller cannot tell.
  */
 export interface StepBudget {
   left: number;

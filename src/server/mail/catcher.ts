@@ -1,7 +1,7 @@
 import { simpleParser, type AddressObject } from 'mailparser';
-import { asciiAddress } from '../../shared/recipients.ts';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { asciiAddress } from '../../shared/recipients.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { CaughtMailHeader } from '../db/schema.ts';

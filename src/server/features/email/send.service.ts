@@ -154,7 +154,7 @@ async function storeAndQueue(
       to: recipients.join(', '),
       subject: prepared.subject,
       html: prepared.html,
-      ...(prepared.searchWords !== undefined && { searchWords: prepared.searchWords }),
+      searchWords: prepared.searchWords,
       inlineCss: input.inlineCss,
       createdAt: now,
       format: input.format ?? 'html',
