@@ -3,7 +3,7 @@
 // types, so `node bin/proofmail.mjs` runs from a clone without a build step and `npx proofmail`
 // runs from an installed package. It talks to the public API (GET /api/openapi.json) with a
 // personal API key, as any other client would.
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,8 @@ export const EXIT = {
 
 const DEFAULT_URL = 'http://localhost:3000';
 const REQUEST_TIMEOUT_MS = 120_000;
+/** The server's cap on an email's HTML (MAX_HTML_BYTES in src/shared/contract/email.ts), for messages. */
+const MAX_HTML = '1 MB';
 
 class CliError extends Error {
   /**
@@ -57,6 +59,7 @@ class CliError extends Error {
 
 /** Progress on stderr: a spinner on a terminal, plain lines in CI or a pipe, nothing with --json. */
 function progress(/** @type {Io} */ io, /** @type {boolean} */ quiet) {
+  if (quiet) return { step: (/** @type {string} */ _message) => {}, done: () => {} };
   const animate = Boolean(io.stderr.isTTY) && !io.env.CI;
   const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
   /** @type {NodeJS.Timeout | undefined} */
@@ -74,7 +77,6 @@ function progress(/** @type {Io} */ io, /** @type {boolean} */ quiet) {
     step(message) {
       clear();
       text = message;
-      if (quiet && !animate) return;
       if (!animate) {
         io.stderr.write(`${message}\n`);
         return;
@@ -121,9 +123,10 @@ function refusal(/** @type {number} */ status, /** @type {{ error?: string, code
   const message = body.error || `The server answered ${status}`;
   const code = body.code;
   if (status === 401) {
+    // The server's own sentence for a refused key says the same as this one: only one is printed.
     return new CliError(
       code === 'invalid_api_key'
-        ? `The API key was refused: it is not valid or has been revoked. Create a new one under Account → API Keys. (${message})`
+        ? 'The API key was refused: it is not valid or has been revoked. Create a new key in Proofmail under Account → API Keys and set it in PROOFMAIL_API_KEY.'
         : `Not authenticated: ${message}`,
       EXIT.auth,
       code,
@@ -183,14 +186,15 @@ function unreachable(/** @type {string} */ baseUrl, /** @type {any} */ err) {
   const code = cause?.code ?? cause?.name ?? '';
   const why =
     code === 'ECONNREFUSED'
-      ? 'connection refused: is the server running?'
+      ? 'connection refused. Is the server running?'
       : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
         ? 'the host name does not resolve'
         : code === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT'
           ? 'no answer in time'
           : String(cause?.message ?? err);
+  const stop = /[.?!]$/.test(why) ? '' : '.';
   return new CliError(
-    `Cannot reach Proofmail at ${baseUrl}: ${why}. Check PROOFMAIL_URL.`,
+    `Cannot reach Proofmail at ${baseUrl}: ${why}${stop} Check PROOFMAIL_URL.`,
     EXIT.unreachable,
     'unreachable',
   );
@@ -199,7 +203,8 @@ function unreachable(/** @type {string} */ baseUrl, /** @type {any} */ err) {
 /**
  * A file's text as an editor shows it: UTF-8, or UTF-16 with its byte-order mark (what Windows
  * editors save as "Unicode"); a byte-order mark is not part of the text. Bytes that are not UTF-8
- * are refused where they are, never sent as U+FFFD in place of what was written.
+ * are refused where they are, never sent as U+FFFD in place of what was written; so is a NUL,
+ * which no text file has (the server would refuse it without naming the file).
  * @param {string} file
  */
 async function readText(file) {
@@ -213,38 +218,84 @@ async function readText(file) {
       code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'it is a folder' : 'cannot read it';
     throw new CliError(`${file}: ${why}`, EXIT.file, 'file');
   }
-  const encoding =
+  const bom =
     bytes[0] === 0xff && bytes[1] === 0xfe
       ? 'utf-16le'
       : bytes[0] === 0xfe && bytes[1] === 0xff
         ? 'utf-16be'
-        : 'utf-8';
-  try {
-    return new TextDecoder(encoding, { fatal: true }).decode(bytes);
-  } catch {
-    throw new CliError(`${file}: ${notUtf8(bytes, encoding)}`, EXIT.file, 'encoding');
+        : undefined;
+  /** @type {string} */
+  let text;
+  if (bom) {
+    try {
+      text = new TextDecoder(bom, { fatal: true }).decode(bytes);
+    } catch {
+      throw new CliError(
+        `${file}: not valid ${bom.toUpperCase()} text. Save it as UTF-8.`,
+        EXIT.file,
+        'encoding',
+      );
+    }
+  } else {
+    const utf16 = bytes.includes(0) && looksUtf16(bytes);
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new CliError(`${file}: ${notUtf8(bytes, utf16)}`, EXIT.file, 'encoding');
+    }
+    if (utf16) throw new CliError(`${file}: ${UTF16_WITHOUT_BOM}`, EXIT.file, 'encoding');
   }
+  const nul = text.indexOf('\0');
+  if (nul >= 0) {
+    throw new CliError(
+      `${file}: not a text file (a NUL character at ${where(text, nul)}). Check that it is the right file.`,
+      EXIT.file,
+      'not_text',
+    );
+  }
+  return text;
+}
+
+const UTF16_WITHOUT_BOM = 'looks like UTF-16 without a byte-order mark: save it as UTF-8.';
+
+/**
+ * Whether a file without a byte-order mark is UTF-16 all the same. Markup is mostly ASCII, and an
+ * ASCII character in UTF-16 is its byte beside a zero byte, so the zeros fall on one side: odd
+ * offsets in little-endian, even ones in big-endian. A binary file's zeros fall on both.
+ * @param {Buffer} bytes
+ */
+function looksUtf16(bytes) {
+  const zeros = [0, 0]; // at even offsets, at odd ones
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0) zeros[i % 2]++;
+  const [even = 0, odd = 0] = zeros;
+  const side = Math.max(even, odd);
+  return side >= bytes.length / 8 && Math.min(even, odd) * 16 < side;
+}
+
+/** `line L, column C` of the character at `at` in `text`. */
+function where(/** @type {string} */ text, /** @type {number} */ at) {
+  const before = text.slice(0, at);
+  return `line ${before.split('\n').length}, column ${at - before.lastIndexOf('\n')}`;
 }
 
 /**
- * Where a file stops being text in its encoding, for the message.
+ * Where a file stops being UTF-8 text, for the message. In a file that looks like UTF-16, the
+ * zero bytes are halves of its characters: the column counts the characters, not them.
  * @param {Buffer} bytes
- * @param {string} encoding
+ * @param {boolean} utf16
  */
-function notUtf8(bytes, encoding) {
-  if (encoding !== 'utf-8') return `not valid ${encoding.toUpperCase()} text. Save it as UTF-8.`;
+function notUtf8(bytes, utf16) {
   const text = new TextDecoder('utf-8').decode(bytes);
+  const advice = utf16 ? `; it ${UTF16_WITHOUT_BOM}` : '. Save it as UTF-8.';
   for (let at = text.indexOf('\uFFFD'); at >= 0; at = text.indexOf('\uFFFD', at + 1)) {
     const offset = Buffer.byteLength(text.slice(0, at)) + (bytes[0] === 0xef && bytes[1] === 0xbb ? 3 : 0);
     // A U+FFFD written in the file is text; the first one that is not marks the bad bytes.
     if (bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd) continue;
-    const before = text.slice(0, at);
-    const line = before.split('\n').length;
-    const column = at - before.lastIndexOf('\n');
+    const before = utf16 ? text.slice(0, at).replaceAll('\0', '') : text.slice(0, at);
     const byte = (bytes[offset] ?? 0).toString(16).toUpperCase().padStart(2, '0');
-    return `not UTF-8 text (byte 0x${byte} at line ${line}, column ${column}). Save it as UTF-8.`;
+    return `not UTF-8 text (byte 0x${byte} at ${where(before, before.length)})${advice}`;
   }
-  return 'not UTF-8 text. Save it as UTF-8.';
+  return `not UTF-8 text${advice}`;
 }
 
 /**
@@ -254,6 +305,9 @@ function notUtf8(bytes, encoding) {
  */
 async function emailBody(file, opts) {
   const html = await readText(file);
+  // Refused here, naming the file: the server's answer would ask for "HTML content" (and for `check`,
+  // which takes none, a recipient).
+  if (!html.trim()) throw new CliError(`${file}: the file is empty`, EXIT.file, 'empty_file');
   /** @type {Record<string, unknown>} */
   const body = { html, inlineCss: Boolean(opts.inlineCss) };
   if (opts.subject !== undefined) body.subject = opts.subject;
@@ -330,39 +384,82 @@ async function send(io, file, opts) {
   const body = await emailBody(file, opts);
   const bar = progress(io, opts.json);
   try {
+    if (opts.share) {
+      // Share links are Pro: asked before the send, so that a Free account's --share neither uses
+      // one of its monthly sends nor leaves a CI retry to send again.
+      bar.step('Checking that the plan includes share links');
+      const plan = (await call(api, 'GET', '/api/user/usage'))?.user?.plan;
+      if (typeof plan === 'string' && plan !== 'pro') {
+        throw new CliError(
+          "--share: public share links are a Pro feature and this key's account is not on Pro. Nothing was sent. Upgrade to Pro, or send without --share.",
+          EXIT.limit,
+          'plan_required',
+        );
+      }
+    }
     bar.step(`Sending ${path.basename(file)} to ${opts.to}`);
-    const { id } = await call(api, 'POST', '/api/email/send', {
-      ...body,
-      to: opts.to,
-      ...(opts.parent ? { parentId: opts.parent } : {}),
-    });
+    /** @type {{ id: string }} */
+    let sent;
+    try {
+      sent = await call(api, 'POST', '/api/email/send', {
+        ...body,
+        to: opts.to,
+        ...(opts.parent ? { parentId: opts.parent } : {}),
+      });
+    } catch (err) {
+      throw inArgumentTerms(err, file, opts);
+    }
+    const { id } = sent;
     const url = `${baseUrl}/app/email/${id}`;
     /** @type {string | null} */
     let shareUrl = null;
+    // The email is sent: what fails after it (the share link, reading the checklist, for any
+    // reason) is reported with it, never in place of it, so that the id is not lost.
+    /** @type {CliError | undefined} */
+    let shareError;
+    const sentBut = (/** @type {unknown} */ err, /** @type {string} */ what) => {
+      const failure =
+        err instanceof CliError
+          ? err
+          : new CliError(String(/** @type {Error} */ (err)?.message ?? err), EXIT.server, 'unexpected');
+      failure.message = `Sent ${id} (${url}), but ${what}: ${failure.message}`;
+      return failure;
+    };
     if (opts.share) {
       bar.step('Creating the share link');
       try {
         shareUrl = (await call(api, 'POST', `/api/email/${id}/share`)).publicUrl;
       } catch (err) {
-        if (err instanceof CliError) err.message = `Sent ${id} (${url}), but no share link: ${err.message}`;
-        throw err;
+        shareError = sentBut(err, 'no share link');
       }
     }
     bar.step('Reading the checklist');
-    let checks = checksOf(await call(api, 'GET', `/api/email/${id}`));
-    // A server that keeps no checklist with the email may still answer one for a preview.
-    if (!checks) checks = checksOf(await call(api, 'POST', '/api/email/preview', { ...body, to: opts.to }));
+    /** @type {Check[] | null} */
+    let checks = null;
+    try {
+      checks = checksOf(await call(api, 'GET', `/api/email/${id}`));
+      // A server that keeps no checklist with the email may still answer one for a preview.
+      if (!checks) checks = checksOf(await call(api, 'POST', '/api/email/preview', { ...body, to: opts.to }));
+    } catch (err) {
+      shareError ??= sentBut(err, 'its checklist could not be read');
+    }
     bar.done();
-    const summary = summarize(checks);
+    const summary =
+      !checks && shareError ? { errors: 0, warnings: 0, text: 'checklist not read' } : summarize(checks);
     if (opts.json) {
-      io.stdout.write(`${JSON.stringify({ id, url, shareUrl, summary, checks })}\n`);
+      const failed = shareError
+        ? { error: shareError.message, code: shareError.code ?? null, exitCode: shareError.exitCode }
+        : {};
+      io.stdout.write(`${JSON.stringify({ id, url, shareUrl, summary, checks, ...failed })}\n`);
     } else {
       io.stdout.write(`Sent: ${id}\n${url}\n`);
       if (shareUrl) io.stdout.write(`Share link: ${shareUrl}\n`);
       io.stdout.write(`Checklist: ${summary.text}\n`);
       printChecks(io, checks);
     }
-    return verdict(io, summary, checks, opts.failOn);
+    if (!shareError) return verdict(io, summary, checks, opts.failOn);
+    io.stderr.write(`proofmail: ${shareError.message}\n`);
+    return shareError.exitCode;
   } finally {
     bar.done();
   }
@@ -380,7 +477,14 @@ async function check(io, file, opts) {
   const bar = progress(io, opts.json);
   try {
     bar.step(`Checking ${path.basename(file)}`);
-    const checks = checksOf(await call(api, 'POST', '/api/email/preview', body));
+    /** @type {unknown} */
+    let preview;
+    try {
+      preview = await call(api, 'POST', '/api/email/preview', body);
+    } catch (err) {
+      throw inArgumentTerms(err, file, opts);
+    }
+    const checks = checksOf(preview);
     bar.done();
     const summary = summarize(checks);
     if (opts.json) {
@@ -393,6 +497,26 @@ async function check(io, file, opts) {
   } finally {
     bar.done();
   }
+}
+
+/**
+ * A refusal of a send or a preview in the terms of the command line: the file or the option it is
+ * about, not the API's field (src/shared/contract/email.ts, src/server/http/errors.ts).
+ * @param {unknown} err
+ * @param {string} file
+ * @param {{ text?: string, parent?: string }} opts
+ */
+function inArgumentTerms(err, file, opts) {
+  if (!(err instanceof CliError)) return err;
+  if (err.code === 'html_too_large') err.message = `${file}: ${err.message}`;
+  else if (err.code === 'body_too_large')
+    err.message = `${file}: too large: the server takes at most ${MAX_HTML} of HTML.`;
+  else if (err.code === 'text_too_large' && opts.text) err.message = `${opts.text}: ${err.message}`;
+  else if (opts.parent && err.code === 'not_found')
+    err.message = `--parent ${opts.parent}: you have no email with this id (it may have been deleted). Use an id that proofmail send printed.`;
+  else if (opts.parent && err.message.startsWith('parentId:'))
+    err.message = `--parent ${opts.parent}: not an email id. Use an id that proofmail send printed (a UUID).`;
+  return err;
 }
 
 function verdict(
@@ -410,6 +534,25 @@ function verdict(
   return EXIT.ok;
 }
 
+/** A failure with --json: one object on stdout (docs/decisions/0075-cli.md). */
+function printFailure(
+  /** @type {Io} */ io,
+  /** @type {string} */ error,
+  /** @type {string | null} */ code,
+  /** @type {number} */ exitCode,
+) {
+  io.stdout.write(`${JSON.stringify({ error, code, exitCode })}\n`);
+}
+
+/** The version of the package this file is in: the package.json beside bin/. */
+function version() {
+  try {
+    return String(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version);
+  } catch {
+    return 'unknown';
+  }
+}
+
 /**
  * Runs the CLI with `argv` (without node and the script) and answers the exit code.
  * @param {string[]} argv
@@ -422,6 +565,7 @@ export async function run(argv, io) {
   let action;
   const program = new Command('proofmail')
     .description('Send real test emails from the command line or CI, and read their pre-send checklist.')
+    .version(version(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .addHelpText(
@@ -496,16 +640,18 @@ Exit codes: 0 ok, 1 checklist at or above --fail-on, 2 usage, 3 local file, 4 re
     return action ? await action : EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
-      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0
-        ? EXIT.ok
-        : EXIT.usage;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0)
+        return EXIT.ok;
+      // commander has printed its message on stderr; with --json a script reads stdout, so the
+      // failure is there too (the action that would tell --json never ran): --json before any `--`.
+      const end = argv.indexOf('--');
+      if ((end < 0 ? argv : argv.slice(0, end)).includes('--json'))
+        printFailure(io, err.message.replace(/^error: /, ''), 'usage', EXIT.usage);
+      return EXIT.usage;
     }
     if (err instanceof CliError) {
       io.stderr.write(`proofmail: ${err.message}\n`);
-      if (json)
-        io.stdout.write(
-          `${JSON.stringify({ error: err.message, code: err.code ?? null, exitCode: err.exitCode })}\n`,
-        );
+      if (json) printFailure(io, err.message, err.code ?? null, err.exitCode);
       return err.exitCode;
     }
     io.stderr.write(`proofmail: unexpected failure: ${String(/** @type {Error} */ (err)?.stack ?? err)}\n`);
@@ -517,6 +663,11 @@ Exit codes: 0 ok, 1 checklist at or above --fail-on, 2 usage, 3 local file, 4 re
 // not when imported.
 const invoked = process.argv[1] ? realpathSync(process.argv[1]) : '';
 if (invoked === realpathSync(fileURLToPath(import.meta.url))) {
+  // A reader that stops early (`proofmail --help | head`) closes the pipe: nothing is left to say.
+  process.stdout.on('error', (err) => {
+    if (/** @type {NodeJS.ErrnoException} */ (err).code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   const code = await run(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-http.ts';
@@ -86,6 +87,49 @@ afterAll(async () => {
 
 const env = (key = proKey, url = baseUrl) => ({ PROOFMAIL_URL: url, PROOFMAIL_API_KEY: key });
 
+/**
+ * A loopback proxy in front of the real app records what the CLI sent. Under `/old` it also plays
+ * a server from before the checklist: it drops `checks` from the answers that carry them. Under
+ * `/no-share` the share link fails (a 500) after the send went through; under `/no-checks` the
+ * email's own answer (its checklist) does.
+ */
+let proxy: LoopbackServer;
+const sent: { path: string; body: Record<string, unknown> }[] = [];
+beforeAll(async () => {
+  proxy = await startLoopbackServer(async (req, res) => {
+    let raw = '';
+    for await (const chunk of req) raw += String(chunk);
+    const mode = /^\/(old|no-share|no-checks)\//.exec(req.url ?? '')?.[1];
+    const path = mode ? (req.url ?? '').slice(mode.length + 1) : (req.url ?? '');
+    if (raw) sent.push({ path, body: JSON.parse(raw) });
+    if (
+      (mode === 'no-share' && req.method === 'POST' && /^\/api\/email\/[^/]+\/share$/.test(path)) ||
+      (mode === 'no-checks' && req.method === 'GET' && /^\/api\/email\/[0-9a-f-]{36}$/.test(path))
+    ) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'Something went wrong', code: 'internal' }));
+      return;
+    }
+    const upstream = await fetch(`${baseUrl}${path}`, {
+      method: req.method,
+      headers: {
+        authorization: String(req.headers.authorization ?? ''),
+        'content-type': 'application/json',
+      },
+      body: raw || undefined,
+    });
+    let text = await upstream.text();
+    const carriesChecks = /^\/api\/email\/(preview|[0-9a-f-]{36})$/.test(path);
+    if (mode === 'old' && upstream.ok && carriesChecks) {
+      const { checks: _dropped, ...body } = JSON.parse(text);
+      text = JSON.stringify(body);
+    }
+    res.writeHead(upstream.status, { 'content-type': 'application/json' });
+    res.end(text);
+  });
+});
+afterAll(async () => proxy?.close());
+
 describe('proofmail send', () => {
   it('--share --json prints one JSON object: the id, the detail URL, the share link and the checklist summary', async () => {
     const ran = await proofmail(
@@ -114,6 +158,88 @@ describe('proofmail send', () => {
     expect(out.summary.text).toMatch(/^\d+ errors?, \d+ warnings?$/);
   });
 
+  it("--share on a Free account is refused before the send (exit 6): nothing sent, none of the month's sends used", async () => {
+    const free = await createUser(app.db);
+    const freeKey = (await createKey(free)).key;
+    const ran = await proofmail(
+      ['send', welcome, '--to', 'a@example.com', '--share', '--json'],
+      env(freeKey),
+    );
+    expect(ran.code, ran.stderr).toBe(6);
+    expect(JSON.parse(ran.stdout)).toEqual({
+      error: expect.stringContaining('Nothing was sent'),
+      code: 'plan_required',
+      exitCode: 6,
+    });
+    expect(ran.stderr).toMatch(/--share: public share links are a Pro feature.+Nothing was sent/);
+    const emails = await app.db
+      .selectFrom('emails')
+      .select('id')
+      .where('user_id', '=', free.user.id)
+      .execute();
+    expect(emails).toEqual([]);
+    // The one send of the month (FREE_MONTHLY_LIMIT=1) is still there.
+    const plain = await proofmail(['send', welcome, '--to', 'a@example.com'], env(freeKey));
+    expect(plain.code, plain.stderr).toBe(0);
+  });
+
+  it('a share link that fails after the send keeps the send: the result printed, then the error and its exit code', async () => {
+    const json = await proofmail(
+      ['send', welcome, '--to', 'a@example.com', '--share', '--json'],
+      env(proKey, `${proxy.url}/no-share`),
+    );
+    expect(json.code).toBe(9);
+    const out = JSON.parse(json.stdout);
+    expect(out).toMatchObject({
+      id: expect.any(String),
+      url: `${proxy.url}/no-share/app/email/${out.id}`,
+      shareUrl: null,
+      summary: { text: expect.stringMatching(/^\d+ errors?, \d+ warnings?$/) },
+      checks: expect.any(Array),
+      error: expect.stringContaining(`Sent ${out.id}`),
+      code: 'internal',
+    });
+    expect(json.stderr).toContain(`proofmail: Sent ${out.id}`);
+    expect(json.stderr).toContain('but no share link: The server failed: Something went wrong');
+    const row = await app.db
+      .selectFrom('emails')
+      .select('user_id')
+      .where('id', '=', out.id)
+      .executeTakeFirst();
+    expect(row).toEqual({ user_id: pro.user.id });
+
+    const text = await proofmail(
+      ['send', welcome, '--to', 'a@example.com', '--share'],
+      env(proKey, `${proxy.url}/no-share`),
+    );
+    expect(text.code).toBe(9);
+    const id = /^Sent: (\S+)$/m.exec(text.stdout)?.[1];
+    expect(id).toBeDefined();
+    expect(text.stdout).toMatch(/^Checklist: \d+ errors?, \d+ warnings?$/m);
+    expect(text.stdout).not.toContain('Share link');
+    expect(text.stderr).toContain(`proofmail: Sent ${id}`);
+  });
+
+  it('a checklist that cannot be read after the send keeps the send: its id, then the error and its exit code', async () => {
+    const json = await proofmail(
+      ['send', welcome, '--to', 'a@example.com', '--json', '--fail-on', 'error'],
+      env(proKey, `${proxy.url}/no-checks`),
+    );
+    expect(json.code).toBe(9);
+    const out = JSON.parse(json.stdout);
+    expect(out).toMatchObject({
+      id: expect.any(String),
+      url: `${proxy.url}/no-checks/app/email/${out.id}`,
+      shareUrl: null,
+      summary: { text: 'checklist not read' },
+      checks: null,
+      error: expect.stringContaining(`Sent ${out.id}`),
+    });
+    expect(json.stderr).toContain(
+      'but its checklist could not be read: The server failed: Something went wrong',
+    );
+  });
+
   it('prints the id, the detail URL and the checklist line in plain text, progress as plain lines in CI', async () => {
     const ran = await proofmail(['send', welcome, '--to', 'a@example.com'], env());
     expect(ran.code, ran.stderr).toBe(0);
@@ -125,7 +251,7 @@ describe('proofmail send', () => {
     expect(ran.stderr).not.toContain('\r'); // no spinner outside a terminal
   });
 
-  it('--parent sends the next version of that email; an unknown parent is refused (exit 4)', async () => {
+  it('--parent sends the next version of that email; an unknown or malformed one is refused, naming it (exit 4)', async () => {
     const first = JSON.parse(
       (await proofmail(['send', welcome, '--to', 'a@example.com', '--json'], env())).stdout,
     );
@@ -141,20 +267,26 @@ describe('proofmail send', () => {
       headers: pro.headers,
     });
     expect(detail.json()).toMatchObject({ threadId: first.id, version: 2 });
-    const missing = await proofmail(
-      ['send', welcome, '--to', 'a@example.com', '--parent', '00000000-0000-4000-8000-000000000000'],
-      env(),
-    );
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const missing = await proofmail(['send', welcome, '--to', 'a@example.com', '--parent', unknown], env());
     expect(missing.code).toBe(4);
-    expect(missing.stderr).toContain('Email not found');
+    expect(missing.stderr).toContain(`proofmail: --parent ${unknown}: you have no email with this id`);
+    const malformed = await proofmail(['send', welcome, '--to', 'a@example.com', '--parent', '42'], env());
+    expect(malformed.code).toBe(4);
+    expect(malformed.stderr).toContain('proofmail: --parent 42: not an email id');
+    expect(malformed.stderr).not.toContain('parentId');
   });
 
-  it('a revoked key gets a clear message and exit 5', async () => {
+  it('a revoked key gets one clear message and exit 5', async () => {
     const { id, key } = await createKey(pro);
     await app.app.inject({ method: 'DELETE', url: `/api/keys/${id}`, headers: pro.headers });
     const ran = await proofmail(['send', welcome, '--to', 'a@example.com'], env(key));
     expect(ran.code).toBe(5);
-    expect(ran.stderr).toContain('The API key was refused: it is not valid or has been revoked');
+    // The CLI's sentence, not the server's similar one after it.
+    expect(ran.stderr).toMatch(
+      /^proofmail: The API key was refused: it is not valid or has been revoked\. Create a new key in Proofmail under Account → API Keys and set it in PROOFMAIL_API_KEY\.\n$/m,
+    );
+    expect(ran.stderr.match(/revoked/g)).toHaveLength(1);
     expect(ran.stdout).toBe('');
   });
 
@@ -165,7 +297,9 @@ describe('proofmail send', () => {
 
     const down = await proofmail(['check', welcome], env(proKey, `http://127.0.0.1:${await freePort()}`));
     expect(down.code).toBe(8);
-    expect(down.stderr).toMatch(/Cannot reach Proofmail at http:\/\/127\.0\.0\.1:\d+: connection refused/);
+    expect(down.stderr).toMatch(
+      /Cannot reach Proofmail at http:\/\/127\.0\.0\.1:\d+: connection refused\. Is the server running\? Check PROOFMAIL_URL\.\n$/,
+    );
 
     const missing = await proofmail(['send', path.join(dir, 'nope.html'), '--to', 'a@example.com'], env());
     expect(missing.code).toBe(3);
@@ -179,6 +313,35 @@ describe('proofmail send', () => {
     const usage = await proofmail(['send', welcome], env());
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("required option '--to <addresses>' not specified");
+    expect(usage.stdout).toBe('');
+  });
+
+  it('--json prints a usage error as the failure object on stdout too (exit 2)', async () => {
+    const noTo = await proofmail(['send', welcome, '--json'], env());
+    expect(noTo.code).toBe(2);
+    expect(JSON.parse(noTo.stdout)).toEqual({
+      error: "required option '--to <addresses>' not specified",
+      code: 'usage',
+      exitCode: 2,
+    });
+    const badLevel = await proofmail(['check', welcome, '--fail-on', 'info', '--json'], env());
+    expect(badLevel.code).toBe(2);
+    expect(JSON.parse(badLevel.stdout)).toMatchObject({
+      error: expect.stringContaining("option '--fail-on <level>' argument 'info' is invalid"),
+      exitCode: 2,
+    });
+    expect(badLevel.stderr).toContain("argument 'info' is invalid");
+  });
+
+  it('a file over the size limits is named, with the limit (exit 4)', async () => {
+    const big = file('big.html', `<p>${'x'.repeat(1024 * 1024)}</p>`);
+    const over = await proofmail(['check', big], env());
+    expect(over.code).toBe(4);
+    expect(over.stderr).toContain('big.html: HTML content is too large: the limit is 1 MB');
+    const huge = file('huge.html', `<p>${'x'.repeat(4 * 1024 * 1024)}</p>`);
+    const request = await proofmail(['send', huge, '--to', 'a@example.com'], env());
+    expect(request.code, request.stderr).toBe(4);
+    expect(request.stderr).toContain('huge.html: too large: the server takes at most 1 MB of HTML.');
   });
 
   it("prints the server's validation message (exit 4), the limit (exit 6) and an unverified owner (exit 7)", async () => {
@@ -208,39 +371,6 @@ describe('proofmail send', () => {
 });
 
 describe('the checklist and --fail-on', () => {
-  /**
-   * A loopback proxy in front of the real app records what the CLI sent. Under `/old` it also plays
-   * a server from before the checklist: it drops `checks` from the answers that carry them.
-   */
-  let proxy: LoopbackServer;
-  const sent: { path: string; body: Record<string, unknown> }[] = [];
-  beforeAll(async () => {
-    proxy = await startLoopbackServer(async (req, res) => {
-      let raw = '';
-      for await (const chunk of req) raw += String(chunk);
-      const old = (req.url ?? '').startsWith('/old/');
-      const path = old ? (req.url ?? '').slice('/old'.length) : (req.url ?? '');
-      if (raw) sent.push({ path, body: JSON.parse(raw) });
-      const upstream = await fetch(`${baseUrl}${path}`, {
-        method: req.method,
-        headers: {
-          authorization: String(req.headers.authorization ?? ''),
-          'content-type': 'application/json',
-        },
-        body: raw || undefined,
-      });
-      let text = await upstream.text();
-      const carriesChecks = /^\/api\/email\/(preview|[0-9a-f-]{36})$/.test(path);
-      if (old && upstream.ok && carriesChecks) {
-        const { checks: _dropped, ...body } = JSON.parse(text);
-        text = JSON.stringify(body);
-      }
-      res.writeHead(upstream.status, { 'content-type': 'application/json' });
-      res.end(text);
-    });
-  });
-  afterAll(async () => proxy?.close());
-
   // Warnings only (a link over http:, no preheader), no error: the server's own checklist says so.
   const withWarnings = file(
     'warnings.html',
@@ -353,6 +483,61 @@ describe('the checklist and --fail-on', () => {
     expect(sent.length).toBe(before + 1);
   });
 
+  it('refuses a file with a NUL, or UTF-16 without a byte-order mark, naming the file and saying what it is (exit 3)', async () => {
+    const bytes = (name: string, content: Buffer) => {
+      fs.writeFileSync(path.join(dir, name), content);
+      return path.join(dir, name);
+    };
+    const utf16 = (text: string) => Buffer.from(text, 'utf16le');
+    const cases = [
+      [
+        bytes('le.html', utf16('<p>Hello</p>\n')),
+        'looks like UTF-16 without a byte-order mark: save it as UTF-8.',
+      ],
+      [
+        bytes('be.html', utf16('<p>Hello</p>\n').swap16()),
+        'looks like UTF-16 without a byte-order mark: save it as UTF-8.',
+      ],
+      // Not UTF-8 at the é; its column counts the characters, not the zero bytes beside them.
+      [
+        bytes('le-accents.html', utf16('<p>x</p>\n<p>café</p>')),
+        'not UTF-8 text (byte 0xE9 at line 2, column 7); it looks like UTF-16 without a byte-order mark: save it as UTF-8.',
+      ],
+      [
+        bytes('nul.html', Buffer.from('<p>a</p>\n<p>b\0c</p>\n')),
+        'not a text file (a NUL character at line 2, column 5). Check that it is the right file.',
+      ],
+    ] as const;
+    const before = sent.length;
+    for (const [name, message] of cases) {
+      const refused = await proofmail(['check', name], env(proKey, proxy.url));
+      expect(refused.code, refused.stderr).toBe(3);
+      expect(refused.stderr).toBe(`proofmail: ${name}: ${message}\n`);
+    }
+    // A --text file is read the same way.
+    const text = await proofmail(['send', welcome, '--to', 'a@example.com', '--text', cases[0][0]], env());
+    expect(text.code).toBe(3);
+    expect(text.stderr).toContain('le.html: looks like UTF-16 without a byte-order mark');
+    expect(sent.length).toBe(before);
+  });
+
+  it('refuses an empty or blank file before asking the server (exit 3)', async () => {
+    const empty = file('empty.html', '');
+    const blank = file('blank.html', ' \n\t\r\n');
+    const before = sent.length;
+    const checked = await proofmail(['check', empty, '--json'], env(proKey, proxy.url));
+    expect(checked.code).toBe(3);
+    expect(JSON.parse(checked.stdout)).toEqual({
+      error: `${empty}: the file is empty`,
+      code: 'empty_file',
+      exitCode: 3,
+    });
+    const sentBlank = await proofmail(['send', blank, '--to', 'a@example.com'], env(proKey, proxy.url));
+    expect(sentBlank.code).toBe(3);
+    expect(sentBlank.stderr).toBe(`proofmail: ${blank}: the file is empty\n`);
+    expect(sent.length).toBe(before);
+  });
+
   it('against a server without the checklist it says so and --fail-on does not fail', async () => {
     const ran = await proofmail(
       ['check', withWarnings, '--fail-on', 'warning'],
@@ -361,6 +546,136 @@ describe('the checklist and --fail-on', () => {
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain('Checklist: checklist not available on this server');
     expect(ran.stderr).toContain('--fail-on warning not applied');
+  });
+});
+
+describe("the README's GitHub Actions step", () => {
+  /** The `run:` script of the step with `id: proofmail` in README.md's example. */
+  function readmeStep(): string {
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const yaml = /```yaml\n(- name: Send a test[\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const lines = yaml.split('\n');
+    const start = lines.indexOf('  run: |') + 1;
+    expect(start, 'the step has a `run: |` block').toBeGreaterThan(0);
+    const end = lines.findIndex((line, i) => i >= start && !line.startsWith('    '));
+    return `${lines
+      .slice(start, end)
+      .map((line) => line.slice(4))
+      .join('\n')}\n`;
+  }
+
+  /**
+   * Runs the step as GitHub does (`bash --noprofile --norc -eo pipefail`), `npx proofmail` being
+   * the real CLI, or a canned answer and exit code.
+   */
+  function runStep(stepEnv: Record<string, string>): Promise<{ code: number | null; outputs: string }> {
+    const work = fs.mkdtempSync(path.join(dir, 'step-'));
+    fs.mkdirSync(path.join(work, 'emails'));
+    fs.copyFileSync(welcome, path.join(work, 'emails/welcome.html'));
+    fs.mkdirSync(path.join(work, 'bin'));
+    const npx = path.join(work, 'bin/npx');
+    fs.writeFileSync(
+      npx,
+      [
+        '#!/bin/sh',
+        '[ "$1" = proofmail ] || exit 127',
+        'shift',
+        'if [ -n "$CANNED_EXIT" ]; then printf "%s\\n" "$CANNED_OUT"; exit "$CANNED_EXIT"; fi',
+        `exec "${process.execPath}" "${cli}" "$@"`,
+        '',
+      ].join('\n'),
+    );
+    fs.chmodSync(npx, 0o755);
+    const script = path.join(work, 'step.sh');
+    fs.writeFileSync(script, readmeStep());
+    const outputs = path.join(work, 'github-output');
+    fs.writeFileSync(outputs, '');
+    return new Promise((resolve, reject) => {
+      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
+        cwd: work,
+        env: {
+          PATH: `${path.join(work, 'bin')}:${process.env.PATH ?? ''}`,
+          HOME: process.env.HOME ?? '/tmp',
+          CI: 'true',
+          GITHUB_OUTPUT: outputs,
+          ...stepEnv,
+        },
+        stdio: 'ignore',
+      });
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, outputs: fs.readFileSync(outputs, 'utf8') }));
+    });
+  }
+
+  const hasJq = spawnSync('jq', ['--version']).status === 0;
+
+  it.skipIf(!hasJq)(
+    'writes the link and the summary when the checklist fails, then fails with its exit code',
+    async () => {
+      const failing = await runStep({
+        CANNED_EXIT: '1',
+        CANNED_OUT: JSON.stringify({
+          id: 'e1',
+          url: 'http://127.0.0.1/app/email/e1',
+          shareUrl: 'http://127.0.0.1/s/abc',
+          summary: { errors: 1, warnings: 0, text: '1 error, 0 warnings' },
+          checks: [],
+        }),
+      });
+      expect(failing).toEqual({
+        code: 1,
+        outputs: 'share=http://127.0.0.1/s/abc\nsummary=1 error, 0 warnings\n',
+      });
+
+      const sentAndShared = await runStep(env());
+      expect(sentAndShared.code).toBe(0);
+      expect(sentAndShared.outputs).toMatch(
+        new RegExp(`^share=${baseUrl}/s/[A-Za-z0-9_-]+\nsummary=\\d+ errors?, \\d+ warnings?\n$`),
+      );
+      // No share link (after the send, or none at all): `share` is empty, so the link is not posted.
+      const noShare = await runStep(env(proKey, `${proxy.url}/no-share`));
+      expect(noShare.code).toBe(9);
+      expect(noShare.outputs).toMatch(/^share=\nsummary=\d+ errors?, \d+ warnings?\n$/);
+      const down = await runStep(env(proKey, `http://127.0.0.1:${await freePort()}`));
+      expect(down).toEqual({ code: 8, outputs: 'share=\nsummary=\n' });
+    },
+  );
+});
+
+describe('on a terminal', () => {
+  /** The CLI's run() in this process, its stderr a terminal, outside CI. */
+  async function onTerminal(argv: string[]) {
+    const { run } = (await import(pathToFileURL(cli).href)) as {
+      run: (argv: string[], io: unknown) => Promise<number>;
+    };
+    const out = { stdout: '', stderr: '' };
+    const stream = (name: 'stdout' | 'stderr') => ({
+      isTTY: true,
+      write: (s: string) => ((out[name] += s), true),
+    });
+    const code = await run(argv, { stdout: stream('stdout'), stderr: stream('stderr'), env: env() });
+    return { code, ...out };
+  }
+
+  it('draws a spinner on stderr, and nothing at all with --json', async () => {
+    const spinning = await onTerminal(['check', welcome]);
+    expect(spinning.code, spinning.stderr).toBe(0);
+    expect(spinning.stderr).toContain('\r\x1b[2K');
+    const json = await onTerminal(['check', welcome, '--json']);
+    expect(json.code).toBe(0);
+    expect(json.stderr).toBe('');
+    expect(JSON.parse(json.stdout).summary).toBeDefined();
+  });
+});
+
+describe('proofmail --version', () => {
+  it('prints the version of the package the command is in', async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const ran = await proofmail(['--version']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toBe(`${version}\n`);
   });
 });
 
