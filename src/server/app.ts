@@ -21,6 +21,7 @@ import { frameworkErrorOptions } from './http/framework-errors.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerHostAllowlist } from './http/host-allowlist.ts';
 import { lazyChildLoggerFactory, loggerOptions } from './http/logging.ts';
+import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
 import { dropUnusedConnectionsOnClose } from './http/unused-connections.ts';
 import { registerNoStore } from './http/no-store.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
@@ -80,6 +81,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerSecurityHeaders(app, config);
   registerHostAllowlist(app, config);
   registerNoStore(app);
+  // 405 with Allow for an /api address that takes other methods (the not-found handler asks it too).
+  const methods = registerMethodNotAllowed(app, routeTable);
   if (config.corsOrigins.length > 0) {
     // An allowlist only: an origin not listed gets no CORS headers at all.
     await app.register(cors, {
@@ -131,6 +134,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerApiKeyRoutes(app, full);
   registerApiDocsRoutes(app, full);
 
-  await registerSpa(app, deps.webRoot);
+  await registerSpa(app, deps.webRoot, methods);
   return app;
 }

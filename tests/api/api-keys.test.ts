@@ -296,6 +296,25 @@ describe('a key cannot change the account', () => {
     ).toBe(1);
   });
 
+  it('says the same on the account routes that only read: a key may neither read nor change them', async () => {
+    const owner = await createUser(ctx.db, { password: PASSWORD });
+    const { key } = await newKey(owner);
+    for (const url of [
+      '/api/user/settings',
+      '/api/billing/subscription',
+      '/api/user/target-clients',
+      '/api/keys',
+    ]) {
+      const res = await ctx.app.inject({ method: 'GET', url, headers: bearer(key) });
+      expect(res.statusCode, url).toBe(403);
+      expect(res.json(), url).toEqual({
+        error:
+          'API keys cannot read or change the account settings (email, password, API keys, billing, sessions, preferences). Sign in to the web app to do this.',
+        code: 'api_key_not_allowed',
+      });
+    }
+  });
+
   it('the refusal comes before validation, with a real body too', async () => {
     const owner = await createUser(ctx.db, { password: PASSWORD });
     const { key } = await newKey(owner);

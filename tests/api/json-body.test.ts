@@ -88,10 +88,75 @@ describe('JSON bodies measured before parsing', () => {
       '{"to":"a@example.com","html":"x","__proto__":{"admin":true}}',
     );
     expect(poisoned.statusCode).toBe(400);
+    // Valid JSON, refused for its key: the answer says which key, not that the JSON is broken.
+    expect(poisoned.json()).toEqual({
+      error: 'Request body has a key named "__proto__", which is not allowed: rename or remove it.',
+      code: 'forbidden_key',
+    });
+    // Deeper, and spelt with escapes, it is the same key.
+    const escaped = await raw(
+      '/api/email/preview',
+      '{"to":"a@example.com","html":"x","template":{"syntax":"handlebars","data":{"\\u005f_proto__":{}}}}',
+    );
+    expect(escaped.json().code).toBe('forbidden_key');
+    const constructor = await raw(
+      '/api/email/preview',
+      '{"to":"a@example.com","html":"x","template":{"syntax":"handlebars","data":{"constructor":{"prototype":{"admin":true}}}}}',
+    );
+    expect(constructor.json()).toEqual({
+      error:
+        'Request body has a key named "constructor" holding "prototype", which is not allowed: rename or remove it.',
+      code: 'forbidden_key',
+    });
+    // The words alone, as text, are fine.
+    const words = await raw(
+      '/api/email/preview',
+      JSON.stringify({ to: 'a@example.com', html: '<p>"__proto__": and "constructor"</p>' }),
+    );
+    expect(words.statusCode, words.body).toBe(200);
+    // Invalid JSON that names the key is still invalid JSON.
+    expect((await raw('/api/email/preview', '{"__proto__":')).json().code).toBe('invalid_json');
     expect((await raw('/api/email/preview', '{"to":')).json()).toEqual({
       error: 'Request body is not valid JSON',
       code: 'invalid_json',
     });
     expect((await raw('/api/email/preview', '')).json().code).toBe('invalid_json');
+  });
+
+  it('answers a body sent as text/plain (what fetch sends for a string) like any other non-JSON type: 415', async () => {
+    const body = JSON.stringify({ to: 'a@example.com', html: '<p>x</p>' });
+    for (const type of [
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'TEXT/PLAIN; charset=iso-8859-1',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    ]) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/email/preview',
+        headers: { ...user.headers, 'content-type': type },
+        payload: body,
+      });
+      expect(res.statusCode, type).toBe(415);
+      expect(res.json(), type).toEqual({
+        error: 'Unsupported content type: send JSON',
+        code: 'unsupported_media_type',
+      });
+    }
+    // Anonymous callers still get their 401 first, before the type is looked at.
+    const anonymous = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/preview',
+      headers: { 'content-type': 'text/plain' },
+      payload: body,
+    });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('no route takes a text/plain body: the route table has no other parser than JSON but the webhook', () => {
+    // Stripe's webhook takes its raw bytes in a scope of its own (src/server/features/billing/billing.routes.ts).
+    expect(ctx.app.hasContentTypeParser('text/plain')).toBe(false);
+    expect(ctx.app.hasContentTypeParser('application/json')).toBe(true);
   });
 });

@@ -56,11 +56,21 @@ function isDatabaseUnavailable(err: unknown): boolean {
   );
 }
 
-function describeValidation(error: { validation: { instancePath?: string; message?: string }[] }): string {
+type ValidationIssue = { instancePath?: string; message?: string; params?: unknown };
+
+/**
+ * The answer to a schema's refusal: `field: message`, code `invalid_request`. A bound the contract
+ * gives a service's own message and code (`serviceCheckedString` in src/shared/contract/common.ts)
+ * answers exactly as that service does.
+ */
+function describeValidation(error: { validation: ValidationIssue[] }): { error: string; code: string } {
   const first = error.validation[0];
-  if (!first) return 'Invalid request';
+  if (!first) return { error: 'Invalid request', code: 'invalid_request' };
+  const own = (first.params as { params?: { code?: unknown } } | undefined)?.params?.code;
+  if (typeof own === 'string' && first.message) return { error: first.message, code: own };
   const field = first.instancePath?.replace(/^\//, '').replaceAll('/', '.');
-  return field ? `${field}: ${first.message ?? 'is invalid'}` : (first.message ?? 'Invalid request');
+  const message = field ? `${field}: ${first.message ?? 'is invalid'}` : (first.message ?? 'Invalid request');
+  return { error: message, code: 'invalid_request' };
 }
 
 function reply(
@@ -74,7 +84,10 @@ function reply(
 
 export function toErrorResponse(err: unknown): { statusCode: number; body: ErrorResponse } {
   if (err instanceof AppError) return reply(err.statusCode, err.message, err.code, err.problems);
-  if (hasZodFastifySchemaValidationErrors(err)) return reply(400, describeValidation(err), 'invalid_request');
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const { error, code } = describeValidation(err);
+    return reply(400, error, code);
+  }
   const fe = err as Partial<FastifyError>;
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

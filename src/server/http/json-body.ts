@@ -58,16 +58,63 @@ export function jsonCostProblem(text: string): string | null {
   return null;
 }
 
-/** Fastify's own JSON parser (prototype poisoning refused), behind the scan above. */
+/**
+ * Why Fastify's parser refused a body that is valid JSON, or null: a key it refuses to build an
+ * object with (prototype poisoning), named so the caller knows what to change. Only a body the
+ * parser refused is parsed again here, and only one that could spell such a key.
+ */
+export function forbiddenKeyProblem(text: string): string | null {
+  if (!/proto|constructor|\\u/.test(text)) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const at = stack.pop();
+    if (at === null || typeof at !== 'object') continue;
+    if (Object.hasOwn(at, '__proto__')) {
+      return 'Request body has a key named "__proto__", which is not allowed: rename or remove it.';
+    }
+    const ctor = (at as { constructor?: unknown }).constructor;
+    if (
+      Object.hasOwn(at, 'constructor') &&
+      ctor !== null &&
+      typeof ctor === 'object' &&
+      Object.hasOwn(ctor, 'prototype')
+    ) {
+      return 'Request body has a key named "constructor" holding "prototype", which is not allowed: rename or remove it.';
+    }
+    for (const child of Object.values(at)) stack.push(child);
+  }
+  return null;
+}
+
+/**
+ * Fastify's own JSON parser (prototype poisoning refused), behind the scan above; and no parser for
+ * text/plain. Fastify's built-in one would hand a JSON body sent as text/plain (what fetch sends
+ * for a string body) to the schema as a string, answered "expected object, received string"; no
+ * route takes text (Stripe's webhook has a raw parser in its own scope,
+ * src/server/features/billing/billing.routes.ts), so it gets the 415 every other type does
+ * (docs/decisions/0114-answers-that-say-what-the-api-takes.md).
+ */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const problem = jsonCostProblem(body as string);
+    const text = body as string;
+    const problem = jsonCostProblem(text);
     if (problem) {
       done(badRequest(problem, 'body_too_complex'), undefined);
       return;
     }
-    parse(request, body as string, done);
+    parse(request, text, (err, value) => {
+      const forbidden = err ? forbiddenKeyProblem(text) : null;
+      if (forbidden) done(badRequest(forbidden, 'forbidden_key'), undefined);
+      else done(err, value);
+    });
   });
 }

@@ -19,6 +19,8 @@ declare module 'fastify' {
     produces?: string;
     /** Request headers the route reads, documented as header parameters (not validated by a schema). */
     headerParams?: { name: string; description: string }[];
+    /** Error answers a client should expect besides the default one: status → when it comes. */
+    errorAnswers?: Record<number, string>;
   }
 }
 
@@ -101,6 +103,9 @@ function operation(route: DocumentedRoute): JsonSchema {
         description: 'OK',
         content: { [produces ?? 'application/octet-stream']: { schema: { type: 'string' } } },
       };
+  for (const [status, description] of Object.entries(route.config?.errorAnswers ?? {})) {
+    responses[status] = { description, content: errorContent() };
+  }
   responses.default = {
     description:
       'An error: `{ error, code? }`, with the status saying which kind (4xx the request, 5xx the server).',
@@ -152,9 +157,11 @@ export function buildOpenApiDocument(
       title: 'Proofmail API',
       version: info.version,
       description:
-        'Send real test emails, read their pre-send checklist and share them. Every answer is JSON; ' +
-        'every error is `{ error, code? }`. Call it with a personal API key (`Authorization: Bearer pm_…`, ' +
-        'created in Account → API Keys) or a session token.',
+        'Send real test emails, read their pre-send checklist and share them. Answers are JSON, but for ' +
+        'the files the exports give (the `.eml` message, PNG, PDF and HTML: each operation names its ' +
+        'type); every error is `{ error, code? }`, and a method an address does not take is a 405 ' +
+        'with `Allow`. Call it with a personal API key (`Authorization: Bearer pm_…`, created in ' +
+        'Account → API Keys) or a session token.',
     },
     servers: [{ url: info.serverUrl }],
     tags: TAGS.map(({ name, description }) => ({ name, description })),

@@ -87,8 +87,19 @@ export async function refundRateLimit(
     .execute();
 }
 
-/** "1 minute", "14 minutes": rounded up, never "0 minutes". */
-export function describeWait(ms: number): string {
+/** The Retry-After header's value: whole seconds, rounded up, at least 1. */
+const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/**
+ * "1 minute", "14 minutes": rounded up, never "0 minutes". A rule whose window is a minute or less
+ * always waits less than a minute, so its wait is said in the seconds of the Retry-After header
+ * ("45 seconds"), not as "1 minute" beside `Retry-After: 45`.
+ */
+export function describeWait(ms: number, windowMs?: number): string {
+  if (windowMs !== undefined && windowMs <= 60_000) {
+    const seconds = retryAfterSeconds(ms);
+    return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  }
   const minutes = Math.max(1, Math.ceil(ms / 60_000));
   return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
@@ -110,8 +121,9 @@ export async function enforceRateLimits(
     if (!hit.allowed && (!blocked || hit.retryAfterMs > blocked.hit.retryAfterMs)) blocked = { rule, hit };
   }
   if (blocked) {
-    void reply.header('Retry-After', String(Math.max(1, Math.ceil(blocked.hit.retryAfterMs / 1000))));
-    throw tooManyRequests(blocked.rule.message(describeWait(blocked.hit.retryAfterMs)));
+    const { rule, hit } = blocked;
+    void reply.header('Retry-After', String(retryAfterSeconds(hit.retryAfterMs)));
+    throw tooManyRequests(rule.message(describeWait(hit.retryAfterMs, rule.windowMs)));
   }
 }
 

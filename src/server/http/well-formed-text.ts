@@ -94,10 +94,36 @@ function describe(found: Found): AppError {
   return new AppError(400, message, 'invalid_text', undefined, problems);
 }
 
+/**
+ * A query parameter given twice (`?limit=5&limit=6`) reaches the schema as an array, which zod
+ * answers "expected number, received NaN". No query this API takes is a list, so a repeated one is
+ * a 400 that names it, on every route alike, before the schema
+ * (docs/decisions/0114-answers-that-say-what-the-api-takes.md).
+ */
+function repeatedParameter(query: unknown, known: ReadonlySet<string>): AppError | null {
+  if (query === null || typeof query !== 'object') return null;
+  for (const [name, value] of Object.entries(query)) {
+    // Only a name of the schema's is quoted back; the schema refuses any other.
+    if (Array.isArray(value) && known.has(name)) {
+      return new AppError(400, `${name} is given more than once: give it once.`, 'repeated_parameter');
+    }
+  }
+  return null;
+}
+
+/** The parameter names of a query schema (a zod object). */
+function queryNames(schema: unknown): ReadonlySet<string> {
+  const shape = (schema as { shape?: unknown } | null)?.shape;
+  return new Set(shape !== null && typeof shape === 'object' ? Object.keys(shape) : []);
+}
+
 /** The zod validator compiler, then the check above on what the schema accepted. */
 export const wellFormedValidatorCompiler: FastifySchemaCompiler<unknown> = (route) => {
   const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+  const names = route.httpPart === 'querystring' ? queryNames(route.schema) : null;
   return (data: unknown) => {
+    const repeated = names ? repeatedParameter(data, names) : null;
+    if (repeated) return { error: repeated };
     const result = validate(data) as { error?: unknown; value?: unknown };
     if (result.error) return result as { error: Error };
     const found = hasBadText(result.value) ? findBadText(result.value) : null;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serviceCheckedString, UTF16_UNITS } from './common.ts';
 
 /**
  * Personal API keys (docs/decisions/0073-personal-api-keys.md): `POST /api/keys` answers the key
@@ -18,12 +19,21 @@ export const API_KEY_MESSAGES = {
   tooMany: `You already have ${MAX_API_KEYS} API keys, the most an account can hold. Revoke one to create another.`,
   notFound: 'API key not found',
   invalidKey: 'The API key is not valid: it may have been revoked. Create a new key in Account → API Keys.',
+  // Said on reads too (GET /api/user/settings, /api/billing/subscription): it must fit both.
   accountOnly:
-    'API keys cannot change the account (email, password, API keys, billing, sessions). Sign in to the web app to do this.',
+    'API keys cannot read or change the account settings (email, password, API keys, billing, sessions, preferences). Sign in to the web app to do this.',
 } as const;
 
+/** The name's limits are the service's (`validateKeyName`), with its message past the parser's bound too. */
 export const createApiKeyRequest = z.strictObject({
-  name: z.string().max(MAX_KEY_NAME_LENGTH * 4),
+  name: serviceCheckedString(MAX_KEY_NAME_LENGTH * 4, {
+    message: API_KEY_MESSAGES.nameTooLong,
+    code: 'invalid_name',
+  }).meta({
+    minLength: 1,
+    maxLength: MAX_KEY_NAME_LENGTH,
+    description: `Trimmed; it must not be blank. The length is ${UTF16_UNITS}.`,
+  }),
 });
 export type CreateApiKeyRequest = z.input<typeof createApiKeyRequest>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PLANS, SUBSCRIPTION_STATUSES } from '../plans.ts';
+import { UTF16_UNITS } from './common.ts';
 
 /**
  * Auth and user API contract (docs/spec.md §3, §7). Requests are strict objects: unknown fields are
@@ -33,6 +34,7 @@ export const AUTH_MESSAGES = {
   reauthRequired:
     'For your security, sign in again to change your email address: your last sign-in was more than 10 minutes ago.',
   expiredCancelLink: 'This link is invalid or has expired',
+  captchaOff: 'The captcha is off on this server: sign-up needs no challenge.',
 } as const;
 
 export const user = z.object({
@@ -51,10 +53,21 @@ const email = z.string().trim().max(254);
 const password = z
   .string()
   .max(MAX_PASSWORD_LENGTH, { error: `Password must be at most ${MAX_PASSWORD_LENGTH} characters` });
+/**
+ * A password being set. The rule is the server's (src/server/accounts/account-rules.ts, with its
+ * messages); the document states it. Its minimum counts characters as typed, its maximum the
+ * schema's UTF-16 code units.
+ */
+const newPassword = password.meta({
+  minLength: MIN_PASSWORD_LENGTH,
+  description:
+    `At least ${MIN_PASSWORD_LENGTH} characters as typed (never trimmed), not only spaces, and not one of the ` +
+    `10,000 most common passwords; at most ${MAX_PASSWORD_LENGTH.toLocaleString('en')}, ${UTF16_UNITS}.`,
+});
 
 export const signUpRequest = z.strictObject({
   email,
-  password,
+  password: newPassword,
   captchaToken: z.string().max(10_000).optional(),
 });
 export const signInRequest = z.strictObject({ email, password });
@@ -68,7 +81,7 @@ export const verifyEmailRequest = z.strictObject({ token: z.string().max(200) })
 export const verifyEmailResponse = z.object({ ok: z.literal(true), emailChanged: z.boolean() });
 
 export const requestPasswordResetRequest = z.strictObject({ email });
-export const resetPasswordRequest = z.strictObject({ token: z.string().max(200), newPassword: password });
+export const resetPasswordRequest = z.strictObject({ token: z.string().max(200), newPassword });
 
 export const exchangeRequest = z.strictObject({ ticket: z.string().max(200) });
 
@@ -102,7 +115,7 @@ export const cancelEmailChangeResponse = z.object({
   passwordRemoved: z.boolean(),
 });
 export type CancelEmailChangeResponse = z.infer<typeof cancelEmailChangeResponse>;
-export const changePasswordRequest = z.strictObject({ currentPassword: password, newPassword: password });
+export const changePasswordRequest = z.strictObject({ currentPassword: password, newPassword });
 
 /** Social sign-in providers; a provider is offered only when the server has it configured. */
 export const OAUTH_PROVIDERS = ['google', 'github'] as const;

@@ -93,7 +93,15 @@ export const DEFAULT_TARGET_CLIENTS: readonly TargetClientId[] = [
  * 400 naming it (a zod enum would answer a generic message).
  */
 export const targetClientsRequest = z.strictObject({
-  targetClients: z.array(z.string().max(100)).max(50),
+  targetClients: z
+    .array(
+      z
+        .string()
+        .max(100)
+        .meta({ enum: [...TARGET_CLIENT_IDS] }),
+    )
+    .max(50)
+    .meta({ minItems: 1, description: 'At least one; an id given twice counts once.' }),
 });
 export type TargetClientsRequest = z.infer<typeof targetClientsRequest>;
 export const targetClientsResponse = z.object({

@@ -8,3 +8,23 @@ export const errorResponse = z.object({
   problems: z.array(z.object({ line: z.number().int(), message: z.string() })).optional(),
 });
 export type ErrorResponse = z.infer<typeof errorResponse>;
+
+/**
+ * A string whose real limit a service checks with its own message and code. The parser's bound
+ * (`bound`) sits above that limit, so below it the service's message answers; past it the answer is
+ * the same message and code (carried as `params.code`, which src/server/http/errors.ts answers as
+ * the code), never zod's own text. The real limit is what the OpenAPI document states, through
+ * `.meta()` (docs/decisions/0114-answers-that-say-what-the-api-takes.md).
+ */
+export const serviceCheckedString = (bound: number, refusal: { message: string; code: string }) =>
+  z.string().refine((value) => value.length <= bound, {
+    error: refusal.message,
+    params: { code: refusal.code },
+  });
+
+/**
+ * How the API reference words a length zod counts (UTF-16 code units), where JSON Schema's
+ * `maxLength` counts characters (code points).
+ */
+export const UTF16_UNITS =
+  'counted in UTF-16 code units (a character outside the Basic Multilingual Plane, such as most emoji, counts as two)';

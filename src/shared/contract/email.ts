@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_RECIPIENTS } from '../plans.ts';
 import { checkSchema } from './checks.ts';
+import { UTF16_UNITS } from './common.ts';
 import { latestDecision, review, shareInfo } from './review.ts';
 
 /** Email API contract (docs/spec.md §3 Email, §5 send rules, §7 email calls). */
@@ -35,24 +36,57 @@ export const MAX_TEMPLATE_DATA_DEPTH = 16;
  */
 export const emailTemplate = z.strictObject({
   syntax: z.enum(TEMPLATE_SYNTAXES),
-  data: z.unknown().optional(),
+  data: z
+    .unknown()
+    .meta({
+      type: 'object',
+      description: `A JSON object: at most ${MAX_TEMPLATE_DATA_BYTES / 1024} KB of JSON and ${MAX_TEMPLATE_DATA_DEPTH} levels deep.`,
+    })
+    .optional(),
 });
 export type EmailTemplate = { syntax: TemplateSyntax; data: Record<string, unknown> };
 
 /** The shape of an email's id; anything else in `parentId` is a 400 naming the field. */
 const EMAIL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const sendEmailRequest = z.strictObject({
-  to: z.string().max(2_000),
-  subject: z.string().max(MAX_SUBJECT_LENGTH).optional().default(''),
-  // The byte cap is checked by the server with a clear 413; this only bounds the parser.
-  html: z.string().max(MAX_HTML_BYTES * 4),
-  inlineCss: z.boolean().optional().default(false),
-  /** The user's own plain-text part (same 1 MB cap); absent or blank: generated from the HTML. */
-  text: z
+const MAX_TO_LENGTH = 2_000;
+const recipients = (what: string) =>
+  z
+    .string()
+    .max(MAX_TO_LENGTH)
+    .meta({
+      description: `Up to ${MAX_RECIPIENTS} plain addresses (name@example.com) separated by commas; blank entries are dropped. ${what}`,
+    });
+
+/**
+ * The HTML and the text part: 1 MB of UTF-8, checked by the server with a clear 413
+ * (`checkEmailInput` in src/server/features/email/email-input.ts). The schema only bounds the
+ * parser, above that; the document states the real limit, which is bytes: 1,048,576 ASCII
+ * characters fit, fewer of others.
+ */
+const mbOfUtf8 = (code: string, more = '') =>
+  z
     .string()
     .max(MAX_HTML_BYTES * 4)
-    .optional(),
+    .meta({
+      maxLength: MAX_HTML_BYTES,
+      description:
+        `At most 1 MB of UTF-8: ${MAX_HTML_BYTES.toLocaleString('en')} bytes, where a character outside ASCII ` +
+        `takes 2 to 4; past it, 413 ${code}.${more}`,
+    });
+
+export const sendEmailRequest = z.strictObject({
+  to: recipients('Required.'),
+  subject: z
+    .string()
+    .max(MAX_SUBJECT_LENGTH)
+    .meta({ description: `Empty: "${DEFAULT_SUBJECT}". The length is ${UTF16_UNITS}.` })
+    .optional()
+    .default(''),
+  html: mbOfUtf8('html_too_large'),
+  inlineCss: z.boolean().optional().default(false),
+  /** The user's own plain-text part (same 1 MB cap); absent or blank: generated from the HTML. */
+  text: mbOfUtf8('text_too_large', ' Absent or blank: generated from the HTML.').optional(),
   /** The language of `html`; MJML is compiled by the server. */
   format: z.enum(SOURCE_FORMATS).optional().default('html'),
   /** Merge tags in `html` and the sample data to fill them with; absent: none. */
@@ -73,7 +107,7 @@ export const sendEmailResponse = z.object({ id: z.string() });
  * only by the length of their address.
  */
 export const previewEmailRequest = sendEmailRequest.omit({ parentId: true }).extend({
-  to: z.string().max(2_000).optional().default(''),
+  to: recipients('Optional: without it the message is measured for your own address.').optional().default(''),
   /** Also run the live link and image checks (requests to every link and image of the email). */
   live: z.boolean().optional().default(false),
 });
@@ -248,9 +282,21 @@ export const emailSummary = email
 export type EmailSummary = z.infer<typeof emailSummary>;
 
 export const listEmailsQuery = z.strictObject({
-  cursor: z.string().max(200).optional(),
+  cursor: z
+    .string()
+    .max(200)
+    .meta({
+      description:
+        'The `nextCursor` of the previous page, as it was given; anything else: 400 invalid_cursor.',
+    })
+    .optional(),
   limit: z.coerce.number().int().min(1).max(100).optional().default(20),
-  q: z.string().max(200).optional().default(''),
+  q: z
+    .string()
+    .max(200)
+    .meta({ description: 'Matches the recipients, the subject or the HTML of any version.' })
+    .optional()
+    .default(''),
 });
 export const emailListResponse = z.object({
   items: z.array(emailSummary),

@@ -239,9 +239,22 @@ export function registerAuthRoutes(app: FastifyInstance, deps: FeatureDeps): voi
 
     r.get(
       '/api/auth/captcha/challenge',
-      { config: PUBLIC_ROUTE, schema: { response: { 200: captchaChallengeResponse } } },
+      {
+        config: {
+          ...PUBLIC_ROUTE,
+          summary: 'A proof-of-work challenge (ALTCHA) to solve before sign-up',
+          errorAnswers: {
+            404:
+              'The captcha is off (`CAPTCHA_PROVIDER=none`): sign-up needs no challenge. `GET /api/config` ' +
+              'says so beforehand (`captcha.provider` is "none", `challengeUrl` null).',
+          },
+        },
+        schema: { response: { 200: captchaChallengeResponse } },
+      },
       async () => {
-        if (deps.config.captcha.provider !== 'altcha') throw notFound();
+        // The sign-up page asks only when GET /api/config names a challenge URL (src/web/features/auth/signup-page.tsx).
+        if (deps.config.captcha.provider !== 'altcha')
+          throw notFound(AUTH_MESSAGES.captchaOff, 'captcha_off');
         const challenge = await createCaptchaChallenge(deps);
         return {
           parameters: { ...challenge.parameters } as CaptchaChallenge['parameters'],

@@ -100,7 +100,7 @@ function KeyRow({ item, now, onRevoke }: { item: ApiKey; now: Date; onRevoke: ()
 
 /**
  * API Keys on /app/account: create a key (shown once), list them with when they were last used,
- * revoke one. A key sends and reads emails as its owner and cannot change the account.
+ * revoke one. A key sends and reads emails as its owner and cannot read or change the account settings.
  */
 export function ApiKeysCard() {
   const keys = useApiKeys();

@@ -90,7 +90,8 @@ function Access({ op }: { op: Operation }) {
   if (access === 'session') {
     return (
       <p className="text-sm text-slate-600 dark:text-slate-400" data-access="session">
-        <Badge color="gray">Session only</Badge> An API key is refused here: it cannot change the account.
+        <Badge color="gray">Session only</Badge> An API key is refused here: it cannot read or change the
+        account settings.
       </p>
     );
   }
@@ -308,7 +309,7 @@ export function ApiReferencePage() {
           <div className="mt-6 space-y-4 text-base leading-7 text-slate-700 dark:text-slate-300">
             <p>
               Everything the web app does with an email you can do from a script: send, preview, read, share
-              and delete. Every answer is JSON; every error is{' '}
+              and delete. Every answer is JSON but the exported files (.eml, PNG, PDF, HTML); every error is{' '}
               <code className={codeClass}>{'{ error, code? }'}</code> with a status saying which kind.
             </p>
             <p>
