@@ -99,6 +99,31 @@ function keptCss(
   return { css: out.join('\n'), count: out.length };
 }
 
+/** A declaration that hides its element: `display: none`, with `!important` or not. */
+const DISPLAY_NONE = /(?:^|[{;\s])display\s*:\s*none\b/i;
+
+/**
+ * Whether a `<style>` block the inliner reads has a rule, outside every at-rule, that hides the
+ * elements it selects (`display: none`): inlined, those elements carry the declaration themselves.
+ * The generated text part leaves such elements out, as it leaves out an inline `display: none`
+ * (src/server/prepare/prepare.ts).
+ */
+export function hidesByRule(html: string): boolean {
+  if (!DISPLAY_NONE.test(html)) return false;
+  const fragment = !DOCUMENT_TAGS.test(html);
+  for (const [, , attributes, css] of html.matchAll(STYLE_OR_TEXT)) {
+    if (attributes === undefined || css === undefined || isEmbed(attributes)) continue;
+    const hides = splitCss(css).some(
+      (item) =>
+        item.kind === 'rule' &&
+        DISPLAY_NONE.test(item.block) &&
+        item.selectors.some((s) => keepReason(s, { fragment }) === null),
+    );
+    if (hides) return true;
+  }
+  return false;
+}
+
 export function inlineCss(html: string): InlineResult {
   // A marker no input can contain: it is derived from the input itself.
   const nonce = createHash('sha256').update(html).digest('hex').slice(0, 16);

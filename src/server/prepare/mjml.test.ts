@@ -114,6 +114,34 @@ describe('MJML in the one door', () => {
     expect(err.problems).toEqual([{ line: 5, message: 'Attribute colour is illegal' }]);
   });
 
+  it('names the line as written when merge tags add lines before the problem', async () => {
+    const source = [
+      '<mjml>',
+      '  <mj-body>',
+      '    {{#each items}}',
+      '    <mj-section><mj-column>',
+      '      <mj-text>{{name}}</mj-text>',
+      '    </mj-column></mj-section>',
+      '    {{/each}}',
+      '    <mj-section><mj-column>',
+      '      <mj-text colour="red">Footer</mj-text>',
+      '      <mj-text padding="{{pad}}">Note</mj-text>',
+      '    </mj-column></mj-section>',
+      '  </mj-body>',
+      '</mjml>',
+    ].join('\n');
+    const data = { items: [{ name: 'a' }, { name: 'b' }, { name: 'c' }], pad: 'lots' };
+    const err = await refusal(run({ html: source, template: { syntax: 'handlebars', data } }));
+    expect(err.code).toBe('mjml_invalid');
+    // Three rounds of the loop put "colour" on line 13 of what MJML read; the editor has it on line 9.
+    expect(err.problems?.[0]).toEqual({ line: 9, message: 'Attribute colour is illegal' });
+    // A line the filling wrote is not in the source: its number says how it was counted.
+    expect(err.problems?.[1]?.message).toMatch(
+      /^Attribute padding has invalid value: lots .*\(line 14 of the MJML once its merge tags are filled\)$/,
+    );
+    expect(err.message).toMatch(/^This MJML is not valid: line 9: Attribute colour is illegal; line 14: /);
+  });
+
   it('refuses <mj-include> with its line instead of reading a file', async () => {
     const err = await refusal(
       run({ html: '<mjml>\n<mj-body>\n  <mj-include path="/etc/passwd" />\n</mj-body>\n</mjml>' }),
@@ -126,6 +154,46 @@ describe('MJML in the one door', () => {
           '<mj-include> is not available: there are no files to include. Paste the included MJML in its place.',
       },
     ]);
+  });
+
+  it('refuses an ending tag left open, at its line, where MJML would send the tags inside it unrendered', async () => {
+    // An <mj-text> left open on line 6, an <mj-button> on line 7 (an outside audit's example).
+    const source = [
+      '<mjml>',
+      '  <mj-body>',
+      '    <mj-section>',
+      '      <mj-column>',
+      '        <mj-text>Paragraph one</mj-text>',
+      '        <mj-text>Paragraph two, missing its closing tag',
+      '        <mj-button href="https://example.com/buy">Buy now</mj-button>',
+      '        <mj-text>Paragraph three</mj-text>',
+      '      </mj-column>',
+      '    </mj-section>',
+      '    <mj-section>',
+      '      <mj-column>',
+      '        <mj-text>Footer text</mj-text>',
+      '      </mj-column>',
+      '    </mj-section>',
+      '  </mj-body>',
+      '</mjml>',
+    ].join('\n');
+    // The mjml package compiles it without a word, and sends the button as a raw <mj-button>.
+    expect((await mjml2html(source, MJML_OPTIONS)).html).toMatch(/<mj-button href/);
+    const err = await refusal(run({ html: source }));
+    expect(err.code).toBe('mjml_invalid');
+    expect(err.problems).toEqual([
+      {
+        line: 6,
+        message:
+          '<mj-text> is not closed before <mj-button> on line 7: MJML reads everything up to the next </mj-text> as HTML, so the MJML tags in it would be sent unrendered. Close it with </mj-text>.',
+      },
+    ]);
+    // Closed, self-closing (as in <mj-attributes>) or commented out, the same tags compile.
+    await run({ html: source.replace('its closing tag', 'its closing tag</mj-text>') });
+    await run({ html: MJML });
+    await run({
+      html: '<mjml><mj-body><mj-section><mj-column><!-- <mj-text>old <mj-include path="x" /> -->\n<mj-text>new</mj-text></mj-column></mj-section></mj-body></mjml>',
+    });
   });
 
   it('says what MJML is when the source is not MJML', async () => {

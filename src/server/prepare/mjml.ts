@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { failureReason, PrepareError, type SourceProblem } from './prepare-error.ts';
+import { seededRandom } from './seeded-random.ts';
 
 /**
  * MJML to HTML with the mjml package (docs/decisions/0067-mjml-in-the-transform-pool.md), in a
@@ -37,6 +37,32 @@ function invalid(problems: SourceProblem[], lead: string): PrepareError {
     .join('; ');
   const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : '';
   return new PrepareError('mjml_invalid', first ? `${lead}: ${list}${more}` : lead, problems.slice(0, 50));
+}
+
+/**
+ * MJML reads the source after its merge tags are filled, where a loop repeats lines and a value may
+ * hold several, so its lines are not the editor's. Each problem moves to the line of the source as
+ * written that holds the same text (the nearest, when several do); a line the filling wrote keeps
+ * its number and says how it was counted.
+ */
+export function atWrittenLines(err: PrepareError, written: string, filled: string): PrepareError {
+  if (written === filled || !err.problems) return err;
+  const writtenLines = written.split('\n').map((l) => l.trim());
+  const filledLines = filled.split('\n');
+  const problems = err.problems.map((p) => {
+    const text = filledLines[p.line - 1]?.trim();
+    let best: number | undefined;
+    if (text)
+      writtenLines.forEach((l, i) => {
+        if (l === text && (best === undefined || Math.abs(i + 1 - p.line) < Math.abs(best - p.line)))
+          best = i + 1;
+      });
+    return best !== undefined
+      ? { ...p, line: best }
+      : { ...p, message: `${p.message} (line ${p.line} of the MJML once its merge tags are filled)` };
+  });
+  const lead = err.message.slice(0, Math.max(0, err.message.indexOf(': line ')));
+  return invalid(problems, lead || err.message);
 }
 
 interface MjmlValidationError {
@@ -81,26 +107,54 @@ async function withRandomSeededBy<T>(seed: string, run: () => Promise<T>): Promi
   }
 }
 
-/** sfc32 (Chris Doty-Humphrey's small fast counting generator) from the SHA-256 of `seed`: [0, 1). */
-function seededRandom(seed: string): () => number {
-  const digest = createHash('sha256').update(seed).digest();
-  let [a, b, c, d] = [0, 4, 8, 12].map((i) => digest.readUInt32LE(i)) as [number, number, number, number];
-  return () => {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return (t >>> 0) / 4294967296;
-  };
+/** The source with its comments blanked out, line breaks kept: offsets and lines stay as written. */
+const withoutComments = (source: string) =>
+  source.replace(/<!--[\s\S]*?(?:-->|$)/g, (comment) => comment.replace(/[^\n]/g, ' '));
+
+/**
+ * The body components whose content MJML reads as HTML up to their closing tag (mjml's
+ * `endingTag` components): an MJML tag inside one is sent as it is, unrendered.
+ */
+const ENDING_TAGS = new Set([
+  'mj-text',
+  'mj-button',
+  'mj-table',
+  'mj-raw',
+  'mj-navbar-link',
+  'mj-social-element',
+  'mj-accordion-title',
+  'mj-accordion-text',
+]);
+const MJ_TAG = /<(\/?)(mj-[a-z-]+)\b(?:[^>"']|"[^"]*"|'[^']*')*?(\/?)>/gi;
+
+/**
+ * An ending tag left open (`<mj-text>` without its `</mj-text>`): MJML's parser takes everything up
+ * to the next closing tag of its name as its HTML and compiles without a word, so the MJML tags
+ * swallowed are sent as written and the button or text they were is lost. Found in one pass.
+ */
+function unclosedEndingTag(source: string): SourceProblem | undefined {
+  let open: { name: string; at: number } | undefined;
+  for (const m of source.matchAll(MJ_TAG)) {
+    const [, closing, tag, selfClosing] = m;
+    const name = tag!.toLowerCase();
+    if (open) {
+      if (closing && name === open.name) open = undefined;
+      else
+        return {
+          line: lineAt(source, open.at),
+          message: `<${open.name}> is not closed before <${closing}${name}> on line ${lineAt(source, m.index)}: MJML reads everything up to the next </${open.name}> as HTML, so the MJML tags in it would be sent unrendered. Close it with </${open.name}>.`,
+        };
+    } else if (!closing && !selfClosing && ENDING_TAGS.has(name)) open = { name, at: m.index };
+  }
+  return undefined;
 }
 
 export async function compileMjml(source: string): Promise<string> {
   if (!/<mjml[\s>]/i.test(source)) {
     throw invalid([{ line: 1, message: NOT_MJML }], 'This MJML could not be compiled');
   }
-  const include = /<mj-include\b/i.exec(source);
+  const read = withoutComments(source);
+  const include = /<mj-include\b/i.exec(read);
   if (include) {
     throw invalid(
       [
@@ -113,6 +167,8 @@ export async function compileMjml(source: string): Promise<string> {
       'This MJML cannot be compiled',
     );
   }
+  const unclosed = unclosedEndingTag(read);
+  if (unclosed) throw invalid([unclosed], 'This MJML is not valid');
   const { default: mjml2html } = await loadMjml();
   try {
     const result = await withRandomSeededBy(source, () => mjml2html(source, MJML_OPTIONS));

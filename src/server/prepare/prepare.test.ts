@@ -132,8 +132,8 @@ describe('the generated text part', () => {
     // Inlining writes styles and width attributes and re-serialises the document (html5ever moves
     // the stray text out of the table, as browsers do); the words of the text part stay as written.
     const html =
-      '<style>.hide { display: none } td { color: #333 }</style>' +
-      '<table width="600">Stray<tr><td class="hide">Preheader&zwnj;&nbsp;&zwnj;&nbsp;</td></tr>' +
+      '<style>.teaser { color: #999 } td { color: #333 }</style>' +
+      '<table width="600"><tr><td class="teaser">Preheader&zwnj;&nbsp;&zwnj;&nbsp;</td></tr>Stray' +
       '<tr><td><p>Hello <a href="https://example.com/a">there</a></p></td></tr></table>';
     const input = { html, subject: 'S', text: null };
     const on = await prepare({ ...input, inlineCss: true }, envelope);
@@ -141,7 +141,33 @@ describe('the generated text part', () => {
     expect(on.html).not.toBe(off.html);
     expect(on.html).toMatch(/Stray<table/);
     expect(on.text).toBe(off.text);
-    expect(on.text).toBe('Stray\n\nPreheader\n\nHello there [https://example.com/a]');
+    expect(on.text).toBe('Preheader\nStray\n\nHello there [https://example.com/a]');
+  });
+
+  it('leaves out what a <style> rule hides, with Inline CSS on or off, the preheader kept', async () => {
+    const html =
+      '<style>.preheader { display: none !important } .mobile-only { display:none; color: red }' +
+      ' @media (max-width: 600px) { .mobile-only { display: block !important } .desktop { display: none } }' +
+      '</style><span class="preheader">Teaser</span><div class="mobile-only">MOBILE COPY</div>' +
+      '<div class="desktop">Desktop copy</div><p>Hello</p>';
+    for (const inlineCss of [true, false]) {
+      const prepared = await prepare({ html, subject: 'S', text: null, inlineCss }, envelope);
+      expect(prepared.text).toBe('Teaser\n\nDesktop copy\n\nHello');
+      // Without Inline CSS the HTML is sent as written: only the text part read it inlined.
+      if (!inlineCss) expect(prepared.html).toBe(html);
+    }
+    // A rule that only a client's own markup matches, or one in a block kept as written, hides
+    // nothing the text part reads.
+    for (const kept of [
+      '<style data-embed>.mobile-only { display: none }</style>',
+      '<style>.mobile-only:hover { display: none } * { display: none }</style>',
+    ]) {
+      const prepared = await prepare(
+        { html: `${kept}<div class="mobile-only">Shown</div>`, subject: 'S', text: null, inlineCss: false },
+        envelope,
+      );
+      expect(prepared.text).toBe('Shown');
+    }
   });
 
   it('takes the text generated beside the inlining, and generates it in line when that fails', async () => {

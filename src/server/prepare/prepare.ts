@@ -3,7 +3,7 @@ import type { MessageHeader } from '../mail/message.ts';
 import { textFromHtml } from '../mail/text-part.ts';
 import { DEFAULT_SUBJECT, MAX_SUBJECT_LENGTH } from '../../shared/contract/email.ts';
 import { documentDepth, MAX_DOCUMENT_DEPTH } from './document-depth.ts';
-import { inlineCss } from './inline-css.ts';
+import { hidesByRule, inlineCss } from './inline-css.ts';
 import {
   measureMessage,
   type MeasuredMessage,
@@ -11,7 +11,7 @@ import {
   type PrepareEnvelope,
 } from './measure-message.ts';
 import { fillMergeTags, type Filled, type TemplateInput } from './merge-tags/merge-tags.ts';
-import { compileMjml } from './mjml.ts';
+import { atWrittenLines, compileMjml } from './mjml.ts';
 import { failureReason, PrepareError, withinLimit } from './prepare-error.ts';
 
 export { PrepareError, type PrepareErrorCode, type SourceProblem } from './prepare-error.ts';
@@ -114,6 +114,20 @@ function inlined(html: string): { html: string; keptInStyle: number } {
 }
 
 /**
+ * The HTML whose text the text part is when a `<style>` rule hides elements: the HTML as sent when it
+ * was inlined, else inlined for the text part only. Where the inliner cannot read it, the HTML as
+ * written (the send goes on, as it does without Inline CSS).
+ */
+function inlinedForText(compiled: string, sent: string, wasInlined: boolean): string {
+  if (wasInlined) return sent;
+  try {
+    return inlineCss(compiled).html;
+  } catch {
+    return compiled;
+  }
+}
+
+/**
  * Plain text (the subject; a text part the user wrote, as ESPs fill a template's text body) with
  * its merge tags filled with the same data but not HTML-escaped; the names it leaves unfilled join
  * the source's. A problem in it names it, without a line (the editor's lines are the source's).
@@ -198,6 +212,8 @@ export async function prepareHtml(input: PrepareInput, textBeside?: TextBeside):
       compiled = withinLimit(await compileMjml(filled.output), 'mjml');
     } catch (err) {
       if (err instanceof RangeError) throw tooDeep('too many');
+      if (err instanceof PrepareError && err.code === 'mjml_invalid')
+        throw atWrittenLines(err, written, filled.output);
       throw err;
     }
     // MJML's tables nest deeper than the source: the limit holds for what is sent.
@@ -212,12 +228,18 @@ export async function prepareHtml(input: PrepareInput, textBeside?: TextBeside):
       : writtenText;
   // Generated from the HTML before inlining, which changes styles and attributes but never the words
   // (docs/decisions/0105-text-part-beside-the-inlining.md); a failure there is generated here again.
-  const beside = ownText === null ? textBeside?.(compiled)?.catch(() => undefined) : undefined;
+  // A `<style>` rule that hides elements is the exception: the text part reads the inlined HTML,
+  // where they carry their `display: none` (docs/decisions/0113-text-part-reads-hiding-rules.md).
+  const hiding = ownText === null && hidesByRule(compiled);
+  const beside = ownText === null && !hiding ? textBeside?.(compiled)?.catch(() => undefined) : undefined;
   const { html, keptInStyle } = input.inlineCss ? inlined(compiled) : { html: compiled, keptInStyle: 0 };
   if (input.inlineCss) withinLimit(html, 'inlining');
   return {
     html,
-    text: ownText ?? (await beside) ?? textFromHtml(compiled),
+    text:
+      ownText ??
+      (await beside) ??
+      textFromHtml(hiding ? inlinedForText(compiled, html, input.inlineCss) : compiled),
     subject,
     sourceBytes: Buffer.byteLength(input.html, 'utf8'),
     notes: { inlined: input.inlineCss, keptInStyle, unfilled: filled.unfilled },

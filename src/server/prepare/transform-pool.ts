@@ -136,6 +136,20 @@ export const TRANSFORM_SEMI_SPACE_MB = 64;
 /** Niceness of transform processes (0 is normal, 19 the lowest priority). */
 const TRANSFORM_NICENESS = 10;
 
+/**
+ * The way out of a job that ran too long or killed its process, in the terms of what it asked for:
+ * its merge tags' loops (with a template), Inline CSS (only when it was on), its size.
+ */
+function wayOut(input: PrepareTask['input'], loop: string): string {
+  const ways = [
+    ...(input.template ? [`check its merge tags for a loop that ${loop}`] : []),
+    ...(input.inlineCss ? ['send it without Inline CSS'] : []),
+    'make it smaller',
+  ];
+  const sentence = ways.length === 1 ? ways[0]! : `${ways.slice(0, -1).join(', ')}, or ${ways.at(-1)!}`;
+  return `${sentence[0]!.toUpperCase()}${sentence.slice(1)}.`;
+}
+
 const timeout = (budgetMs: number, task: PrepareTask | PixelDiffTask) =>
   'pixelDiff' in task
     ? new PrepareError(
@@ -145,9 +159,7 @@ const timeout = (budgetMs: number, task: PrepareTask | PixelDiffTask) =>
     : new PrepareError(
         'processing_timeout',
         `Processing this email took longer than ${budgetMs / 1000} seconds and was stopped. ` +
-          (task.input.template
-            ? 'Check its merge tags for a loop that runs too long, send it without Inline CSS, or make it smaller.'
-            : 'Send it without Inline CSS, or make the HTML smaller.'),
+          wayOut(task.input, 'runs too long'),
       );
 const busy = () =>
   new PrepareError('busy', 'The server is busy processing other emails. Try again in a few seconds.');
@@ -155,9 +167,9 @@ const died = (how: string, task: PrepareTask | PixelDiffTask) =>
   new PrepareError(
     'processing_failed',
     `Processing this email stopped the process that handled it (${how}). ` +
-      ('input' in task && task.input.template
-        ? 'Check its merge tags for a loop that makes far too much, send it without Inline CSS, or make it smaller.'
-        : 'Make the HTML smaller or simpler, or send it without Inline CSS.'),
+      ('input' in task
+        ? wayOut(task.input, 'makes far too much')
+        : 'Compare the renders at a smaller width.'),
   );
 
 interface Job {

@@ -2,19 +2,25 @@ import {
   Context,
   EchoTag,
   evalToken,
+  filters,
   ForTag,
   Liquid,
   Output,
+  Parser,
   TablerowTag,
   Token,
+  toValue,
   toValueSync,
   TypeGuards,
   type Emitter,
+  type FilterImplOptions,
   type LiquidOptions,
   type Template,
+  type TopLevelToken,
 } from 'liquidjs';
 import { PrepareError } from '../prepare-error.ts';
 import type { FillOptions, Filled } from './filled.ts';
+import { seededRandom } from '../seeded-random.ts';
 import {
   inErrorChain,
   isForbiddenName,
@@ -35,9 +41,27 @@ import {
  *
  * Unfilled tags are what the render itself looked up for an output and did not find
  * (`ReadingContext` below); the static analysis is only for the names a template may not read.
+ *
+ * The same source and data fill to the same bytes, at preview and at send
+ * (docs/decisions/0115-merge-tags-same-bytes-and-bounded.md): "now" and "today" are the sample
+ * data's `now` (`pinnedNow`), `sample` draws from a generator seeded by the email, and dates are
+ * shown in UTC and in English wherever the fill runs.
  */
 
 class FileNotAllowed extends Error {}
+
+/** What a filter is called on: its context, token and engine (liquidjs's FilterImpl). */
+type FilterImpl = ThisParameterType<Extract<FilterImplOptions, (...args: never[]) => unknown>>;
+
+/** `include`, `render` or `layout` met while parsing, at its line. */
+class RefusedTag extends Error {
+  constructor(
+    readonly tag: string,
+    readonly line: number,
+  ) {
+    super(`{% ${tag} %} is not available`);
+  }
+}
 
 /**
  * What ranges, filters and assigns may allocate in one render, in liquidjs's units (items and
@@ -84,6 +108,32 @@ Token.prototype.getPosition = function getPosition(this: Token): [number, number
   return [low + 1, this.begin - lastNewline];
 };
 
+/**
+ * liquidjs's parser takes each token from the front of the array of the source's tokens with
+ * `shift()`, which copies the rest of an array that large (V8 moves a small array's start instead):
+ * quadratic, 2.9 s to parse 80,000 tags (measured here). The same tokens in a queue whose `shift()`
+ * moves an index, for our engines' parsers. liquidjs's parser and tags only take `shift()` and read
+ * `length` of the tokens that remain (10.30; `merge-tags.test.ts` holds every tag's output to a
+ * stock engine's).
+ */
+class TokenQueue {
+  private next = 0;
+  constructor(private readonly tokens: TopLevelToken[]) {}
+  get length(): number {
+    return this.tokens.length - this.next;
+  }
+  shift(): TopLevelToken | undefined {
+    return this.next < this.tokens.length ? this.tokens[this.next++] : undefined;
+  }
+}
+function queueParser(engine: Liquid): Parser {
+  const parser = new Parser(engine);
+  const parseTokens = parser.parseTokens.bind(parser);
+  parser.parseTokens = (tokens) =>
+    parseTokens(Array.isArray(tokens) ? (new TokenQueue(tokens) as unknown as TopLevelToken[]) : tokens);
+  return parser;
+}
+
 const noFiles = {
   exists: () => Promise.resolve(false),
   existsSync: () => false,
@@ -95,6 +145,10 @@ const noFiles = {
 };
 
 const options: LiquidOptions = {
+  // Dates are shown in UTC and named in English wherever the fill runs: liquidjs would take the
+  // process's zone and locale, and a preview and its send may run on different hosts.
+  timezoneOffset: 'UTC',
+  locale: 'en-US',
   ownPropertyOnly: true,
   strictFilters: true,
   fs: noFiles,
@@ -149,6 +203,8 @@ class ReadingContext extends Context {
   readonly missing = new Set<string>();
   /** Above 0 while an output that reports what it misses is evaluated. */
   reading = 0;
+  /** What the filters of this fill read (set by `fillLiquid` before it renders). */
+  fill!: FillState;
 
   override *_getFromScope(
     scope: unknown,
@@ -203,6 +259,81 @@ function watchOutputs(templates: Template[]): void {
   }
 }
 
+interface FillState {
+  /** The sample data's `now`, as given ("now" and "today", `pinnedNow`); undefined when it has none. */
+  now: unknown;
+  /** Draws for `sample`: seeded by the source and the data. */
+  random: () => number;
+  /** Name lines in problems (FillOptions.lines). */
+  lines: boolean;
+}
+
+/** The fill a filter runs in. */
+function fillOf(filter: FilterImpl): FillState {
+  if (!(filter.context instanceof ReadingContext)) throw new Error('a filter outside a fill');
+  return filter.context.fill;
+}
+
+function lineOfFilter(filter: FilterImpl): number | null {
+  return fillOf(filter).lines ? (filter.token.getPosition()[0] ?? null) : null;
+}
+
+/**
+ * `"now"` and `"today"` are, to liquidjs's date filters, the clock at the moment of filling: a
+ * preview and its send, filled seconds or days apart, would differ, and the preview would not be
+ * what is sent. They are the sample data's `now` instead (a date as those filters read one: text
+ * such as "2026-12-24T09:00:00Z", or seconds since 1970), the moment the user chooses to see the
+ * email at; without one the fill is refused with the way out, rather than showing a made-up date.
+ */
+const DATE_FILTERS = ['date', 'date_to_xmlschema', 'date_to_rfc822', 'date_to_string', 'date_to_long_string'];
+const NOW_EXAMPLE = '"now": "2026-12-24T09:00:00Z"';
+
+function pinnedNow(filter: FilterImpl, input: unknown): unknown {
+  const value: unknown = toValue(input);
+  if (value !== 'now' && value !== 'today') return input;
+  const { now } = fillOf(filter);
+  if (now === undefined) {
+    throw templateNotAllowed(
+      `"${value}" is the moment the email is filled, so the preview and the send would show different dates and times. Give the moment to show in the sample data, as {${NOW_EXAMPLE}}; "now" and "today" then read it.`,
+      lineOfFilter(filter),
+    );
+  }
+  if (!isDate(now)) {
+    throw templateNotAllowed(
+      `"${value}" reads the sample data's "now", which is not a date: write it as ${NOW_EXAMPLE} or as seconds since 1970.`,
+      lineOfFilter(filter),
+    );
+  }
+  return now;
+}
+
+/** A value liquidjs's date filters read as a date (their parseDate), "now" and "today" aside. */
+function isDate(value: unknown): boolean {
+  if (typeof value === 'number')
+    return Number.isFinite(value) && !Number.isNaN(new Date(value * 1000).getTime());
+  if (typeof value !== 'string' || value === 'now' || value === 'today') return false;
+  return !Number.isNaN(new Date(/^\d+$/.test(value) ? Number(value) * 1000 : value).getTime());
+}
+
+/**
+ * `sample` draws from `Math.random` in liquidjs: a different pick at preview and at send. Here it is
+ * the same shuffle (Fisher–Yates) drawn from a generator seeded by the source and the sample data,
+ * so the same email picks the same items; several `sample`s draw in turn.
+ */
+function sample(this: FilterImpl, input: unknown, count: unknown = 1): unknown {
+  const value: unknown = toValue(input);
+  if (value === null || value === undefined) return [];
+  // A list's items, or the characters of anything else as text (liquidjs's `stringify`).
+  const items: unknown[] = Array.isArray(value) ? [...(value as unknown[])] : [...String(value)];
+  this.context.memoryLimit.use(items.length);
+  const random = fillOf(this).random;
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return count === 1 ? items[0] : items.slice(0, count as number);
+}
+
 /** HTML sources get escaped values; the subject, plain text, gets them as they are. */
 const htmlEngine = new Liquid({ ...options, outputEscape: 'escape' });
 const plainEngine = new Liquid(options);
@@ -210,17 +341,20 @@ const plainEngine = new Liquid(options);
 for (const engine of [htmlEngine, plainEngine]) {
   engine.registerTag('for', CountedFor);
   engine.registerTag('tablerow', CountedTablerow);
+  for (const name of DATE_FILTERS) {
+    const stock = filters[name] as (this: FilterImpl, ...args: unknown[]) => unknown;
+    engine.registerFilter(name, function dateOf(this: FilterImpl, input: unknown, ...args: unknown[]) {
+      return stock.call(this, pinnedNow(this, input), ...args);
+    });
+  }
+  engine.registerFilter('sample', sample);
 }
 for (const [tag, each] of ['include', 'render', 'layout'].flatMap((t) =>
   [htmlEngine, plainEngine].map((e) => [t, e] as const),
 )) {
   each.registerTag(tag, {
     parse(token) {
-      const [line] = token.getPosition();
-      throw templateNotAllowed(
-        `{% ${tag} %} is not available: there are no files to include. Put their content in the template.`,
-        line ?? 1,
-      );
+      throw new RefusedTag(tag, token.getPosition()[0] ?? 1);
     },
     render() {
       return '';
@@ -228,26 +362,30 @@ for (const [tag, each] of ['include', 'render', 'layout'].flatMap((t) =>
   });
 }
 
-/** Our own error inside liquidjs's wrappers (a refused tag, a loop stopped for its size). */
+/** Our own error inside liquidjs's wrappers (a loop stopped for its size, "now" refused). */
 const prepareErrorIn = (err: unknown) => inErrorChain(err, (at) => at.name === 'PrepareError');
-
-function lineOf(err: unknown): number | null {
-  const match = /line:(\d+)/.exec(err instanceof Error ? err.message : '');
-  return match ? Number(match[1]) : null;
-}
 
 export function fillLiquid(
   source: string,
   data: Record<string, unknown>,
-  { escape = true }: FillOptions = {},
+  { escape = true, lines = escape }: FillOptions = {},
 ): Filled {
   const engine = escape ? htmlEngine : plainEngine;
+  const lineOf = (err: unknown): number | null => {
+    const match = /line:(\d+)/.exec(err instanceof Error ? err.message : '');
+    return match && lines ? Number(match[1]) : null;
+  };
   let templates: Template[];
   try {
-    templates = engine.parse(source);
+    templates = queueParser(engine).parse(source);
   } catch (err) {
-    const refused = prepareErrorIn(err);
-    if (refused) throw refused;
+    const refused = inErrorChain(err, (at) => at instanceof RefusedTag) as RefusedTag | undefined;
+    if (refused) {
+      throw templateNotAllowed(
+        `{% ${refused.tag} %} is not available: there are no files to include. Put their content in the template.`,
+        lines ? refused.line : null,
+      );
+    }
     throw templateInvalid('Liquid', reasonOf(err).replace(/, (file:.*)?line:\d+, col:\d+$/, ''), lineOf(err));
   }
 
@@ -255,11 +393,16 @@ export function fillLiquid(
   for (const variables of Object.values(analysis.variables)) {
     for (const variable of variables) {
       const bad = variable.segments.find((segment) => isForbiddenName(segment as string | number));
-      if (bad !== undefined) throw prototypeAccess(String(bad), variable.location.row);
+      if (bad !== undefined) throw prototypeAccess(String(bad), lines ? variable.location.row : null);
     }
   }
   watchOutputs(templates);
   const ctx = new ReadingContext(data, engine.options, { sync: true }, { liquid: engine });
+  ctx.fill = {
+    now: Object.prototype.hasOwnProperty.call(data, 'now') ? data.now : undefined,
+    random: seededRandom(`${source}\u0000${JSON.stringify(data)}`),
+    lines,
+  };
   let output: string;
   try {
     output = String(toValueSync(engine.renderer.renderTemplates(templates, ctx)));

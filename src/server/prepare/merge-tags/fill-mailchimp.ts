@@ -24,8 +24,8 @@ const CONDITION = /^\s*([^\s=!<>]+)\s*(?:(!=|>=|<=|=|>|<)(.*))?$/s;
 type Value = string | number | boolean;
 
 interface Frame {
-  /** The block's opening tag's line, for a block left open. */
-  line: number;
+  /** The block's opening tag's line, for a block left open (null: lines are not named). */
+  line: number | null;
   /** Whether the text around the block is kept. */
   outer: boolean;
   /** Whether a branch of the block has been taken. */
@@ -39,7 +39,7 @@ interface Frame {
 export function fillMailchimp(
   source: string,
   data: Record<string, unknown>,
-  { escape = true }: FillOptions = {},
+  { escape = true, lines = escape }: FillOptions = {},
 ): Filled {
   const own = (key: string) => Object.prototype.hasOwnProperty.call(data, key);
   const byCase = new Map<string, string>();
@@ -53,7 +53,7 @@ export function fillMailchimp(
       : undefined;
   };
 
-  const kept = keptText(source, (condition, line) => holds(condition, valueOf, line));
+  const kept = keptText(source, lines, (condition, line) => holds(condition, valueOf, line));
   const unfilled = new Set<string>();
   // Every tag may repeat a long value: past the size limit there is no point building the rest.
   const count = outputCounter();
@@ -72,7 +72,11 @@ export function fillMailchimp(
 }
 
 /** The source without the conditional tags and the branches not taken. */
-function keptText(source: string, test: (condition: string, line: number) => boolean): string {
+function keptText(
+  source: string,
+  lines: boolean,
+  test: (condition: string, line: number | null) => boolean,
+): string {
   const stack: Frame[] = [];
   const parts: string[] = [];
   let from = 0;
@@ -84,26 +88,27 @@ function keptText(source: string, test: (condition: string, line: number) => boo
     const at = match.index;
     for (let i = source.indexOf('\n', counted); i !== -1 && i < at; i = source.indexOf('\n', i + 1)) line++;
     counted = at;
+    const named = lines ? line : null;
     if (keeping()) parts.push(source.slice(from, at));
     from = at + match[0].length;
     const kind = (match[1] ?? match[3] ?? match[4]!).toUpperCase();
     const frame = stack[stack.length - 1];
     if (kind === 'IF' || kind === 'IFNOT') {
       const outer = keeping();
-      const holds = outer && test(match[2]!, line) !== (kind === 'IFNOT');
-      stack.push({ line, outer, taken: holds, keep: holds, pastElse: false });
+      const holds = outer && test(match[2]!, named) !== (kind === 'IFNOT');
+      stack.push({ line: named, outer, taken: holds, keep: holds, pastElse: false });
     } else if (!frame) {
-      throw unbalanced(`${match[0]} has no *|IF:…|* before it`, line);
+      throw unbalanced(`${match[0]} has no *|IF:…|* before it`, named);
     } else if (kind === 'END') {
       stack.pop();
     } else if (frame.pastElse) {
-      throw unbalanced(`${match[0]} comes after the block's *|ELSE:|*`, line);
+      throw unbalanced(`${match[0]} comes after the block's *|ELSE:|*`, named);
     } else if (kind === 'ELSE') {
       frame.pastElse = true;
       frame.keep = frame.outer && !frame.taken;
       frame.taken = true;
     } else {
-      const holds = frame.outer && !frame.taken && test(match[2]!, line);
+      const holds = frame.outer && !frame.taken && test(match[2]!, named);
       frame.keep = holds;
       frame.taken ||= holds;
     }
@@ -114,14 +119,18 @@ function keptText(source: string, test: (condition: string, line: number) => boo
   return parts.join('');
 }
 
-const unbalanced = (reason: string, line: number) => templateInvalid('Mailchimp', reason, line);
+const unbalanced = (reason: string, line: number | null) => templateInvalid('Mailchimp', reason, line);
 
 /**
  * Whether a condition holds: `NAME` when the data gives it a value (not empty, not false);
  * `NAME=value` and the others compare numbers as numbers and anything else as text, exactly; with
  * no value in the data only `!=` holds.
  */
-function holds(condition: string, valueOf: (name: string) => Value | undefined, line: number): boolean {
+function holds(
+  condition: string,
+  valueOf: (name: string) => Value | undefined,
+  line: number | null,
+): boolean {
   const parsed = CONDITION.exec(condition);
   if (!parsed) throw unbalanced(`"${condition.trim()}" is not a condition such as FNAME or PLAN=pro`, line);
   const [, name, operator, operand] = parsed;

@@ -1,10 +1,14 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import Handlebars from 'handlebars';
 import { Liquid } from 'liquidjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PrepareError } from '../prepare.ts';
-import { fillMergeTags } from './merge-tags.ts';
+import { PrepareError, prepare } from '../prepare.ts';
+import { refusal as refusalOf, testEnvelope } from '../prepare-test-support.ts';
+import { fillHandlebars } from './fill-handlebars.ts';
+import { fillLiquid } from './fill-liquid.ts';
+import { fillMergeTags, MAX_MERGE_TAGS } from './merge-tags.ts';
 import { outOfRoom } from './template-problem.ts';
 
 const fill = (syntax: 'handlebars' | 'liquid' | 'mailchimp', source: string, data: Record<string, unknown>) =>
@@ -459,5 +463,333 @@ describe('a fill that would make far too much', () => {
     expect(err.message).toMatch(TOO_LARGE);
     // Up to the limit is filled.
     expect(fill('mailchimp', '*|A|*'.repeat(50), { A: 'x'.repeat(20_000) }).output).toHaveLength(1_000_000);
+  });
+});
+
+describe('the same email fills to the same bytes, at preview and at send', () => {
+  afterEach(() => vi.restoreAllMocks());
+  const liquid = (source: string, d: Record<string, unknown>) =>
+    fillMergeTags(source, { syntax: 'liquid', data: d });
+
+  it('refuses Liquid’s "now" and "today" without a moment in the sample data, at their line', () => {
+    for (const source of [
+      '{{ "now" | date: "%H:%M:%S" }}',
+      '{{ "today" | date: "%Y" }}',
+      '{{ "now" | date: "%s" }}',
+      '{% assign t = "now" %}{{ t | date_to_xmlschema }}',
+    ]) {
+      const err = refusal(() => liquid(`<p>\n${source}`, data));
+      expect(err.code, source).toBe('template_not_allowed');
+      expect(err.message).toMatch(
+        /^Line 2: "(now|today)" is the moment the email is filled, so the preview and the send would show different dates and times\. Give the moment to show in the sample data, as \{"now": "2026-12-24T09:00:00Z"\}; "now" and "today" then read it\.$/,
+      );
+      expect(err.problems?.[0]?.line).toBe(2);
+    }
+    // Only where it renders.
+    expect(liquid('{% if false %}{{ "now" | date: "%Y" }}{% endif %}ok', {}).output).toBe('ok');
+  });
+
+  it('reads Liquid’s "now" and "today" from the sample data’s "now"', () => {
+    const source =
+      '{{ "now" | date: "%Y-%m-%d %H:%M:%S %s" }}|{{ "today" | date: "%A %B %-d" }}|{{ "now" | date_to_xmlschema }}|{{ "now" | date_to_rfc822 }}|{{ "today" | date_to_long_string }}';
+    const expected =
+      '2026-12-24 09:30:00 1798104600|Thursday December 24|2026-12-24T09:30:00+00:00|Thu, 24 Dec 2026 09:30:00 +0000|24 December 2026';
+    for (const now of ['2026-12-24T09:30:00Z', 1798104600, '1798104600']) {
+      expect(liquid(source, { now }).output).toBe(expected);
+    }
+    for (const now of ['now', 'tomorrow', { at: 1 }, null]) {
+      expect(refusal(() => liquid(source, { now })).message).toBe(
+        'Line 1: "now" reads the sample data\'s "now", which is not a date: write it as "now": "2026-12-24T09:00:00Z" or as seconds since 1970.',
+      );
+    }
+  });
+
+  it('shows Liquid dates in UTC and in English, whatever the zone of the process', () => {
+    vi.stubEnv('TZ', 'America/New_York');
+    try {
+      expect(new Date(Date.UTC(2026, 2, 5, 17)).getHours()).toBe(12);
+      expect(liquid('{{ d | date: "%H:%M %Z %A %B" }}', { d: '2026-03-05T17:04:09Z' }).output).toBe(
+        '17:04 UTC Thursday March',
+      );
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('draws Liquid’s `sample` from the email, not from Math.random: the same items each time', () => {
+    const random = vi.spyOn(Math, 'random');
+    const items = Array.from({ length: 20 }, (_, i) => i);
+    const source = '{{ items | sample: 3 | join: "," }} {{ items | sample }} {{ "abcdef" | sample }}';
+    const first = liquid(source, { items }).output;
+    for (let i = 0; i < 5; i++) expect(liquid(source, { items }).output).toBe(first);
+    expect(random).not.toHaveBeenCalled();
+    const [three, one, letter] = first.split(' ');
+    const picked = three!.split(',').map(Number);
+    expect(new Set(picked).size).toBe(3);
+    for (const n of [...picked, Number(one)]) expect(items).toContain(n);
+    expect('abcdef').toContain(letter);
+    expect(liquid('[{{ nothing | sample }}]', {}).output).toBe('[]');
+  });
+
+  it('reads no clock and no Math.random in any syntax', () => {
+    const now = vi.spyOn(Date, 'now');
+    const random = vi.spyOn(Math, 'random');
+    const d = { ...data, now: '2026-12-24T09:30:00Z', FNAME: 'Ada' };
+    const filled = [
+      fill(
+        'handlebars',
+        '{{#each items}}{{title}}{{@index}}{{/each}}{{name}}{{#if account}}{{account.plan}}{{/if}}',
+        d,
+      ),
+      fill(
+        'liquid',
+        '{{ "now" | date: "%Y" }} {{ items | sample: 2 | map: "title" | join }} {{ "today" | date }}',
+        d,
+      ),
+      fill('mailchimp', '*|IF:FNAME|*Hi *|FNAME|**|END:IF|* © *|CURRENT_YEAR|* *|DATE:Y|*', d),
+    ];
+    expect(now).not.toHaveBeenCalled();
+    expect(random).not.toHaveBeenCalled();
+    // Mailchimp's date tags are tags like any other: the sample data fills them, or they are unfilled.
+    expect(filled[2]).toEqual({
+      output: 'Hi Ada © *|CURRENT_YEAR|* *|DATE:Y|*',
+      unfilled: ['CURRENT_YEAR', 'DATE:Y'],
+    });
+  });
+});
+
+describe('Handlebars problems, in the email developer’s terms', () => {
+  const problem = (source: string) => {
+    const err = refusal(() => fill('handlebars', source, data));
+    return { code: err.code, message: err.message, line: err.problems?.[0]?.line };
+  };
+  const read = (line: number, reason: string) => ({
+    code: 'template_invalid',
+    message: `The Handlebars merge tags could not be read (line ${line}): ${reason}`,
+    line,
+  });
+
+  it('names a block never closed at the line it opens, and every other syntax error at its tag', () => {
+    for (const [source, line, reason] of [
+      ['<p>\n{{#if account}}\n<b>x</b>\n</p>', 2, 'the {{#if}} block is never closed: add {{/if}}'],
+      [
+        '{{#each items}}\n{{#if title}}\n{{/each}}',
+        2,
+        'the {{#if}} block is never closed: add {{/if}} before the {{/each}} on line 3',
+      ],
+      ['x\n{{/if}}', 2, '{{/if}} closes no block: remove it, or open the block with {{#if …}}'],
+      [
+        '{{#if a}}\n{{/fi}}',
+        2,
+        '{{/fi}} closes no block: the block open here is {{#if}} on line 1, closed with {{/if}}',
+      ],
+      ['x\n{{else}}', 2, '{{else}} is outside any block: it belongs between {{#if …}} and {{/if}}'],
+      [
+        '{{#if a}}\n1{{else}}2\n{{else}}3{{/if}}',
+        3,
+        'the {{#if}} block on line 1 has a second {{else}}: a block has one (for more branches, {{else if …}})',
+      ],
+      ['a\n{{name', 2, 'the tag "{{name" is never closed: add }}'],
+      ['<p>{{name</p>\n<p>{{other}}</p>', 1, 'the tag "{{name</p>" is never closed: add }}'],
+      ['a\n{{}}', 2, '{{}} is empty: put a name in it, as in {{first_name}}'],
+      [
+        'a\n{{name!}}',
+        2,
+        '"{{name!}}" is not a tag Handlebars can read: a name has no spaces or punctuation but - and _ (other keys go in brackets, as {{[first name]}})',
+      ],
+      [
+        '{{{name}}',
+        1,
+        '"{{{name}}" opens with {{{ and closes with }}: use three braces on both sides, or two',
+      ],
+      ['a\n{{!-- note', 2, 'the comment {{!-- is never closed: add --}}'],
+      ['{{#each items as |a}}x{{/each}}', 1, 'in a tag, Handlebars expected a name but found "}}"'],
+    ] as const) {
+      expect(problem(source), source).toEqual(read(line, reason));
+    }
+  });
+
+  it('names built-in helpers used in a way Handlebars cannot render, at their line, not JavaScript’s errors', () => {
+    const cases: [string, string][] = [
+      [
+        '{{helperMissing}}',
+        '"helperMissing" is not a built-in helper; only if, unless, each, with and lookup are available.',
+      ],
+      [
+        '{{#blockHelperMissing}}x{{/blockHelperMissing}}',
+        '"blockHelperMissing" is not a built-in helper; only if, unless, each, with and lookup are available.',
+      ],
+      ['{{lookup}}', '{{lookup}} takes an object and a key, as in {{lookup prices plan}}'],
+      ['{{lookup account}}', '{{lookup}} takes an object and a key, as in {{lookup prices plan}}'],
+      ['{{#if}}x{{/if}}', '{{#if}} takes exactly one value to test, as in {{#if coupon}}…{{/if}}'],
+      ['{{#if a b}}x{{/if}}', '{{#if}} takes exactly one value to test, as in {{#if coupon}}…{{/if}}'],
+      [
+        '{{#if a}}{{else if}}{{/if}}',
+        '{{#if}} takes exactly one value to test, as in {{#if coupon}}…{{/if}}',
+      ],
+      [
+        '{{#each}}x{{/each}}',
+        '{{#each}} takes exactly one list to repeat over, as in {{#each items}}…{{/each}}',
+      ],
+      ['{{#with}}x{{/with}}', '{{#with}} takes exactly one object, as in {{#with customer}}…{{/with}}'],
+      [
+        '{{if account}}',
+        '{{if}} works only as a block, with one value to test, as in {{#if coupon}}…{{/if}}',
+      ],
+      [
+        '{{each items}}',
+        '{{each}} works only as a block, with one list to repeat over, as in {{#each items}}…{{/each}}',
+      ],
+    ];
+    for (const [source, reason] of cases) expect(problem(`ok\n${source}`), source).toEqual(read(2, reason));
+    // Used as Handlebars documents them, they fill.
+    expect(
+      fill('handlebars', '{{lookup account "plan"}}{{#if (lookup account "plan")}}!{{/if}}', data).output,
+    ).toBe('Pro!');
+  });
+
+  it('names no line for the subject or a text part, in any syntax', async () => {
+    for (const [syntax, source] of [
+      ['handlebars', '{{#if a}}x'],
+      ['handlebars', 'x {{/if}}'],
+      ['handlebars', '{{lookup}}'],
+      ['handlebars', '{{> footer}}'],
+      ['handlebars', '{{constructor}}'],
+      ['liquid', '{% if a %}x'],
+      ['liquid', "{% include 'x' %}"],
+      ['liquid', '{{ a.constructor }}'],
+      ['liquid', '{{ "now" | date: "%Y" }}'],
+      ['mailchimp', '*|IF:A|*x'],
+      ['mailchimp', '*|END:IF|*'],
+    ] as const) {
+      const err = refusal(() => fillMergeTags(source, { syntax, data: {} }, { escape: false }));
+      expect(err.message, source).not.toMatch(/line/i);
+    }
+    const err = await refusalOf(
+      prepare(
+        {
+          html: '<p>x</p>',
+          format: 'html',
+          inlineCss: false,
+          text: null,
+          subject: 'Hi {{#if name}}{{name}}',
+          template: { syntax: 'handlebars', data: {} },
+        },
+        testEnvelope,
+      ),
+    );
+    expect(err.message).toBe(
+      'In the subject: The Handlebars merge tags could not be read: the {{#if}} block is never closed: add {{/if}}',
+    );
+  });
+});
+
+describe('a template with very many tags', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it(`fills up to ${MAX_MERGE_TAGS} tags and refuses more before filling, naming the count, the limit and the line`, () => {
+    const loops = {
+      handlebars: 'a loop over a list in the sample data ({{#each items}}…{{/each}})',
+      liquid: 'a loop over a list in the sample data ({% for item in items %}…{% endfor %})',
+      mailchimp: 'fewer tags: Mailchimp’s merge language has no loops',
+    };
+    for (const [syntax, tag] of [
+      ['handlebars', '{{a}}'],
+      ['liquid', '{{a}}'],
+      ['mailchimp', '*|A|*'],
+    ] as const) {
+      const d = { a: 'x', A: 'x' };
+      expect(fillMergeTags(tag.repeat(MAX_MERGE_TAGS), { syntax, data: d }).output).toBe(
+        'x'.repeat(MAX_MERGE_TAGS),
+      );
+      const message = `This template has 5,001 merge tags; at most 5,000 can be filled. To repeat markup, use ${loops[syntax]}.`;
+      const source = `${tag.repeat(MAX_MERGE_TAGS)}\n${tag}`;
+      const err = refusal(() => fillMergeTags(source, { syntax, data: d }));
+      expect(err.code).toBe('template_too_large');
+      expect(err.message).toBe(`Line 2: ${message}`);
+      expect(err.problems).toEqual([{ line: 2, message }]);
+      expect(refusal(() => fillMergeTags(source, { syntax, data: d }, { escape: false })).message).toBe(
+        message,
+      );
+    }
+  });
+
+  it('compiles Handlebars into short functions, however many tags one body has', () => {
+    const { JavaScriptCompiler } = Handlebars as unknown as {
+      JavaScriptCompiler: { prototype: { compile(environment: { opcodes: unknown[] }): unknown } };
+    };
+    const compile = vi.spyOn(JavaScriptCompiler.prototype, 'compile');
+    expect(fillHandlebars('{{a}}'.repeat(5_000), { a: 'x' }).output).toBe('x'.repeat(5_000));
+    expect(fillHandlebars(`{{#if a}}${'<i>{{a}}</i>'.repeat(5_000)}{{/if}}`, { a: 'x' }).output).toBe(
+      '<i>x</i>'.repeat(5_000),
+    );
+    const longest = Math.max(...compile.mock.calls.map(([environment]) => environment.opcodes.length));
+    expect(longest).toBeLessThan(1_000);
+  });
+
+  it('finds a Handlebars block’s compiled twin without comparing it with every block before it', () => {
+    const { Compiler } = Handlebars as unknown as { Compiler: { prototype: { equals(): boolean } } };
+    const equals = vi.spyOn(Compiler.prototype, 'equals');
+    let source = '';
+    for (let i = 0; i < 1_000; i++)
+      source += `{{#if a}}<b>{{v${i}}}</b>{{/if}}{{#if a}}<b>{{v${i}}}</b>{{/if}}`;
+    const d = { a: 1, v7: 'seven' };
+    const filled = fillHandlebars(source, d).output;
+    expect(equals.mock.calls.length).toBeLessThan(5_000);
+    equals.mockRestore();
+    expect(filled).toBe(Handlebars.create().compile(source, { knownHelpersOnly: true })(d));
+  });
+
+  it('fills long Handlebars bodies exactly as the stock engine does', () => {
+    const unit = [
+      '<tr>{{#each items as |item i|}}<td>{{i}}{{item.title}}{{../name}}{{@first}}{{@root.account.plan}}</td>{{else}}none{{/each}}</tr>',
+      '  {{#if account}}',
+      '  <b>{{account.plan}}</b>',
+      '  {{else}}',
+      '  x',
+      '  {{/if}}',
+      '{{~name~}} | {{{name}}} {{! a comment }} {{!-- another --}}',
+      '{{#with account}}{{plan}}{{../name}}{{/with}}{{#unless missing}}u{{/unless}}{{lookup account "plan"}}',
+      `{{#each nulls}}${'[{{this}}|{{../name}}|{{@index}}|{{#if this}}t{{/if}}]\n'.repeat(70)}{{/each}}`,
+      `{{#each items}}${'<i>{{title}}{{../name}}{{this.price}}{{@last}}</i>\n'.repeat(150)}{{/each}}`,
+    ].join('\n');
+    const d = { ...data, nulls: [null, 0, '', 'x', false] };
+    for (const source of [
+      Array.from({ length: 30 }, () => unit).join('\n'),
+      // Groups that begin and end with line breaks are not standalone lines to strip.
+      `\n${'{{name}}\n'.repeat(300)}`,
+      `\n  ${'{{name}}\n  '.repeat(300)}\n`,
+    ]) {
+      expect(fillHandlebars(source, d).output).toBe(
+        Handlebars.create().compile(source, { knownHelpersOnly: true })(d),
+      );
+    }
+  });
+
+  it('parses Liquid without copying the rest of the tokens for each one', () => {
+    const shift = vi.spyOn(Array.prototype, 'shift');
+    const filled = fillLiquid('{{ a }}{% if a %}{{ a }}{% endif %}'.repeat(2_000), { a: 'x' });
+    const calls = shift.mock.calls.length;
+    shift.mockRestore();
+    expect(filled.output).toBe('xx'.repeat(2_000));
+    expect(calls).toBeLessThan(100);
+  });
+
+  it('parses every Liquid tag as a stock engine does', () => {
+    const stock = new Liquid();
+    const source = [
+      '{% assign n = 3 %}{% capture c %}[{{ n }}]{% endcapture %}{{ c }}',
+      '{% if n > 2 %}big{% elsif n > 1 %}mid{% else %}small{% endif %}{% unless n %}none{% endunless %}',
+      '{% case n %}{% when 1 %}one{% when 3 %}three{% else %}other{% endcase %}',
+      '{% for i in (1..4) %}{% if i == 3 %}{% break %}{% endif %}{% cycle "a", "b" %}{{ forloop.index }}{% endfor %}',
+      '{% tablerow i in (1..3) cols:2 %}{{ i }}{% endtablerow %}',
+      '{% raw %}{{ not filled }}{% endraw %}{% comment %}gone{% endcomment %}{% # inline comment %}',
+      '{%- liquid\n  assign x = "liq"\n  echo x\n  for i in (1..2)\n    echo i\n  endfor\n-%}',
+      '{% increment k %}{% increment k %}{% decrement k %} {% echo "e" | upcase %}',
+      '  {%- if true -%}  trimmed  {%- endif -%}  ',
+    ].join('\n');
+    expect(fillMergeTags(source, { syntax: 'liquid', data: {} }, { escape: false }).output).toBe(
+      stock.parseAndRenderSync(source, {}),
+    );
   });
 });

@@ -27,12 +27,17 @@ export function templateInvalid(engine: string, reason: string, line: number | n
   );
 }
 
-/** A template asking for what a sandboxed template may not have: files, partials, prototypes. */
-export function templateNotAllowed(message: string, line: number): PrepareError {
-  return new PrepareError('template_not_allowed', `Line ${line}: ${message}`, [{ line, message }]);
+/**
+ * A template asking for what a sandboxed template may not have: files, partials, prototypes. Without
+ * a line (`null`: the subject's, FillOptions.lines) the message is the reason alone.
+ */
+export function templateNotAllowed(message: string, line: number | null): PrepareError {
+  return new PrepareError('template_not_allowed', line ? `Line ${line}: ${message}` : message, [
+    { line: line ?? 1, message },
+  ]);
 }
 
-export function prototypeAccess(name: string, line: number): PrepareError {
+export function prototypeAccess(name: string, line: number | null): PrepareError {
   return templateNotAllowed(
     `"${name}" is a property every JavaScript object has, not part of your sample data; templates may only read the data you give them.`,
     line,
