@@ -136,7 +136,9 @@ describe('MJML and merge tags in the composer', () => {
     await page.getByRole('tab', { name: /Checks/ }).click();
     await page
       .locator('[data-check="content"]')
-      .getByText('A merge tag was left unfilled in the template: receipt_url', { exact: false })
+      .getByText('A merge tag has no value in the sample data, so it is sent blank: receipt_url', {
+        exact: false,
+      })
       .waitFor({ timeout: 15_000 });
 
     // Send: the message delivered is the preview, and the detail page shows the MJML as written.

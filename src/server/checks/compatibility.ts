@@ -400,6 +400,10 @@ function* featureUses(
     for (const slug of slugs) yield { d, slug, fallsBack: before > count(`${d.property} ${slug}`) };
     seen.set(d.property, before + 1);
     for (const slug of slugs) seen.set(`${d.property} ${slug}`, count(`${d.property} ${slug}`) + 1);
+    // The shorthand's size (`background: url(…) center / cover`) is a background-size the clients
+    // that drop the longhand keep: caniemail's own advice for Gmail, and what MJML writes.
+    if (d.property === 'background' && d.value.replace(/url\([^)]*\)/g, '').includes('/'))
+      seen.set('background-size', count('background-size') + 1);
   }
 }
 

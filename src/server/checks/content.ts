@@ -1,7 +1,7 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
 import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
 import { checkOf, type StaticCheckContext } from './check-input.ts';
-import { hasOwnText, isHidden, ownText, textHidden } from './computed.ts';
+import { hasOwnText, isHidden, textHidden } from './computed.ts';
 import { isWebFontSheet } from './css-scan.ts';
 import { closest, findingAt, insideHead, mainElements, textOf, type El } from './html-doc.ts';
 import { MERGE_TAG } from './merge-tags.ts';
@@ -11,6 +11,11 @@ import { MERGE_TAG } from './merge-tags.ts';
  * subject of a readable length, no merge tag left unfilled, nothing that mail clients strip, and
  * an unsubscribe link.
  */
+
+/** What JavaScript writes for an object turned into text, as template engines do with `{{customer}}`. */
+const OBJECT = '[object Object]';
+/** A document whose root is `<mjml>` (comments and white space before it). */
+const MJML_ROOT = /^\uFEFF?\s*(?:<!--[\s\S]*?-->\s*)*(?:<\?xml[^>]*>\s*)?<mjml[\s>]/i;
 
 /** Inboxes show about this many characters of a subject; longer ones are cut. */
 export const SUBJECT_MAX_CHARS = 70;
@@ -69,19 +74,68 @@ function mergeTagFindings(ctx: StaticCheckContext): Finding[] {
     if (seen.has(key) || (where === 'plain-text part' && seenAnyCase.has(key.toLowerCase()))) return;
     seen.add(key);
     seenAnyCase.add(key.toLowerCase());
-    findings.push({
-      severity: 'error',
-      message: `A merge tag was left unfilled in the ${where}: ${tag.slice(0, 80)}.`,
-      hint: 'Recipients would see it as written: fill it, or give it a default value.',
-      ...(line !== undefined && { line }),
-    });
+    findings.push(
+      where === 'sample data'
+        ? {
+            severity: 'error',
+            message: `A merge tag has no value in the sample data, so it is sent blank: ${tag.slice(0, 80)}.`,
+            hint: 'Add it to the sample data, or give the tag a default value.',
+          }
+        : {
+            severity: 'error',
+            message: `A merge tag was left unfilled in the ${where}: ${tag.slice(0, 80)}.`,
+            hint: 'Recipients would see it as written: fill it, or give it a default value.',
+            ...(line !== undefined && { line }),
+          },
+    );
   };
   for (const m of input.subject.matchAll(MERGE_TAG)) add(m[0], 'subject');
-  for (const m of input.html.matchAll(MERGE_TAG)) add(m[0], 'HTML', doc.line(m.index));
+  const unseen = unseenRanges(input.html);
+  let r = 0; // the tags come in order, and so do the ranges
+  for (const m of input.html.matchAll(MERGE_TAG)) {
+    while (r < unseen.length && unseen[r]![1] <= m.index) r++;
+    if (r < unseen.length && unseen[r]![0] <= m.index) continue;
+    add(m[0], 'HTML', doc.line(m.index));
+  }
   for (const m of input.text.matchAll(MERGE_TAG)) add(m[0], 'plain-text part');
-  // A Mailchimp tag left unfilled stays in the HTML as written, and is reported there, at its line.
-  for (const name of input.notes?.unfilled ?? []) if (!seen.has(`*|${name}|*`)) add(name, 'template');
+  // A template engine renders a tag without a value blank (its names, from notes.unfilled); a
+  // Mailchimp tag left unfilled stays in the HTML as written, and is reported there, at its line.
+  for (const name of input.notes?.unfilled ?? []) if (!seen.has(`*|${name}|*`)) add(name, 'sample data');
   return findings;
+}
+
+/**
+ * Where the HTML holds text no client shows: comments (an Outlook conditional comment's content is
+ * shown by Outlook, so it is not one; `<!-->` is an empty comment) and the comments of a `<style>`
+ * block. A merge tag there reaches no reader. In order, as [start, end) offsets.
+ */
+const UNSEEN = /<!--(?!\[if|-?>)[\s\S]*?-->|<style\b[^>]*>[\s\S]*?(?:<\/style\s*>|$)/gi;
+function unseenRanges(html: string): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const m of html.matchAll(UNSEEN)) {
+    if (m[0].startsWith('<!--')) ranges.push([m.index, m.index + m[0].length]);
+    else
+      for (const c of m[0].matchAll(/\/\*[\s\S]*?(?:\*\/|$)/g))
+        ranges.push([m.index + c.index, m.index + c.index + c[0].length]);
+  }
+  return ranges;
+}
+
+/**
+ * The first `max` characters of what a reader sees in an element, its children's text included
+ * (`<p>Hello <b>world</b></p>` reads "Hello world"), blanks collapsed; hidden elements left out.
+ */
+function leadingText(el: El, max: number): string {
+  let text = '';
+  const walk = (node: El) => {
+    for (const c of node.children) {
+      if (text.length > max * 2) return;
+      if (c.kind === 'text') text += c.text;
+      else if (!['style', 'script', 'title'].includes(c.name) && !isHidden(c)) walk(c);
+    }
+  };
+  walk(el);
+  return text.replace(/\s+/g, ' ').trim().slice(0, max);
 }
 
 /** The first text a reader's inbox shows: a hidden preheader, or the start of the body. */
@@ -98,6 +152,13 @@ function firstText(elements: El[]): El | undefined {
 function namedPreheader(el: El): boolean {
   return closest(el, (e) => /pre-?header/i.test(`${e.attrs.class ?? ''} ${e.attrs.id ?? ''}`)) !== null;
 }
+
+/**
+ * Gmail's email markup (schema.org actions and highlights) is JSON-LD in a `<script>` no client
+ * runs: Gmail reads it, the others drop it unseen. Not a script to warn about.
+ */
+const structuredData = (el: El) =>
+  el.name === 'script' && /^\s*application\/ld\+json\s*$/i.test(el.attrs.type ?? '');
 
 /**
  * A hidden checkbox or radio button whose `:checked` state CSS reads (MJML's navbar, tabs and
@@ -140,7 +201,7 @@ export function checkContent(ctx: StaticCheckContext): Check {
       message:
         spacersBefore(elements, first) >= PREVIEW_CHARS
           ? 'No preheader: inboxes show a blank preview beside the subject (invisible spacers come before the first text).'
-          : `No preheader: inboxes show the first text of the email beside the subject ("${ownText(first).slice(0, 60)}").`,
+          : `No preheader: inboxes show the first text of the email beside the subject ("${leadingText(first, 60)}").`,
       hint: 'Add a short hidden summary as the first element of <body> (display:none; max-height:0; overflow:hidden; mso-hide:all).',
       ...findingAt(doc, first),
     });
@@ -160,10 +221,28 @@ export function checkContent(ctx: StaticCheckContext): Check {
 
   findings.push(...mergeTagFindings(ctx));
 
+  const object = [input.subject, input.html, input.text].findIndex((part) => part.includes(OBJECT));
+  if (object !== -1)
+    findings.push({
+      severity: 'error',
+      message: `The ${['subject', 'HTML', 'plain-text part'][object]} shows "${OBJECT}": a merge tag was filled with an object, not a text.`,
+      hint: 'Name a field of it in the tag ({{customer.name}}), or give the tag a text value in the sample data.',
+      ...(object === 1 && { line: doc.line(input.html.indexOf(OBJECT)) }),
+    });
+
+  if (MJML_ROOT.test(input.html))
+    findings.push({
+      severity: 'error',
+      message:
+        'This is MJML sent as HTML: no mail client reads <mjml>, so recipients would see its text unstyled.',
+      hint: 'Choose MJML as the source format: it is compiled to HTML before it is sent.',
+      line: doc.line(input.html.search(/<mjml[\s>]/i)),
+    });
+
   const reported = new Set<string>();
   for (const el of doc.elements) {
     const stripped = STRIPPED[el.name];
-    if (stripped && !reported.has(el.name) && !checkboxHack(el)) {
+    if (stripped && !reported.has(el.name) && !checkboxHack(el) && !structuredData(el)) {
       reported.add(el.name);
       findings.push({
         severity: stripped.severity,

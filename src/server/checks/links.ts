@@ -105,6 +105,14 @@ function linkProblem(href: string): Omit<Finding, 'element' | 'line'> | null {
         hint: 'Check the URL for spaces, missing parts or stray characters.',
       };
     }
+    // Two addresses run together (a base URL and an absolute link: MJML's navbar with `base-url`)
+    // parse as one with a host like "mjml.iohttps".
+    if (/^https?:\/\/[^/?#]*https?:/i.test(href))
+      return {
+        severity: 'error',
+        message: `A link holds two addresses run together: "${href.slice(0, 80)}".`,
+        hint: 'Keep one of them (an MJML navbar with base-url takes paths in its links, not full URLs).',
+      };
     // A host is a name with a dot, localhost, or an IPv6 literal ([2001:db8::1]).
     if (
       /\s/.test(href) ||

@@ -1,9 +1,10 @@
 /**
  * Merge tags of the common template languages: Handlebars/Mustache/Liquid output `{{ … }}`,
- * Liquid/Jinja/Nunjucks logic `{% … %}`, Mailchimp `*|…|*`. Left in the message, a recipient sees
+ * Liquid/Jinja/Nunjucks logic `{% … %}`, Mailchimp `*|…|*` (`*|FNAME|*`, and those with arguments:
+ * `*|DATE:d/m/y|*`, `*|IF:AGE>=18|*`, `*|FEEDBLOCK:https://…|*`). Left in the message, a recipient sees
  * them as written.
  */
-export const MERGE_TAG = /\{\{[\s\S]{0,200}?\}\}|\{%[\s\S]{0,200}?%\}|\*\|[A-Za-z0-9_:-]{1,100}\|\*/g;
+export const MERGE_TAG = /\{\{[\s\S]{0,200}?\}\}|\{%[\s\S]{0,200}?%\}|\*\|[A-Za-z][^|\r\n]{0,200}?\|\*/g;
 
 export function hasMergeTag(text: string): boolean {
   MERGE_TAG.lastIndex = 0;

@@ -85,6 +85,7 @@ describe('links', () => {
     ['&lt;%asm_group_unsubscribe_raw_url%&gt;', 'error', /placeholder left unfilled \("<%asm_group/],
     ['[Unsubscribe]', 'error', /placeholder left unfilled/],
     ['%unsubscribe_url%', 'error', /placeholder left unfilled/],
+    ['https://mjml.iohttps://mjml.io', 'error', /two addresses run together/],
   ];
   it.each(cases)('href="%s" is a %s', (href, severity, re) => {
     const html = email(`<p>See <a href="${href}">the spring catalogue</a>.</p>`);
@@ -322,7 +323,12 @@ describe('content', () => {
       expect(c.status).toBe('error');
     }
     only(run(email('<p>x</p>'), { subject: 'Hi {{name}}' }).content, 'error', /in the subject/);
-    only(run(email('<p>x</p>'), { notes: { unfilled: ['company'] } }).content, 'error', /template: company/);
+    const blank = only(
+      run(email('<p>x</p>'), { notes: { unfilled: ['company'] } }).content,
+      'error',
+      /company/,
+    );
+    expect(blank.message).toBe('A merge tag has no value in the sample data, so it is sent blank: company.');
     // A Mailchimp tag the filler left as written is reported once, in the HTML at its line.
     const mailchimp = only(
       run(email('<p>Hi *|FNAME|*</p>'), { notes: { unfilled: ['FNAME'] } }).content,
@@ -337,6 +343,43 @@ describe('content', () => {
     // A text part of the user's own with a tag the HTML lacks is reported.
     only(run(email('<p>x</p>'), { text: 'Hi {{NAME}}' }).content, 'error', /in the plain-text part/);
   });
+  it('reads Mailchimp tags with arguments, and no tag in a comment, which no reader sees', () => {
+    for (const tag of [
+      '*|DATE:d/m/y|*',
+      '*|IF:AGE>=18|*',
+      '*|FEEDBLOCK:https://e.com/feed|*',
+      '*|RSSITEMS:[5]|*',
+    ])
+      expect(only(run(email(`<p>${tag}</p>`)).content, 'error', /merge tag/).message).toContain(tag);
+    const commented = email(
+      '<!-- {{ first_name }} kept for later --><p>Hi</p><!--> {{shown}}',
+      '<style>/* {{brand}} */ p { color: #111 }</style>',
+    );
+    expect(only(run(commented).content, 'error', /merge tag/).message).toContain('{{shown}}');
+    // Outlook shows what its conditional comment holds.
+    const outlook = email('<!--[if mso]><p>Hi {{first_name}}</p><![endif]--><p>Hi</p>');
+    expect(only(run(outlook).content, 'error', /merge tag/).message).toContain('{{first_name}}');
+  });
+  it('quotes the start of the email a reader sees, across inline elements, when there is no preheader', () => {
+    const html =
+      '<html lang="en"><head><title>T</title></head><body><p>Hello <b>bold world</b><span style="display:none">x</span>' +
+      ' and <a href="https://e.com/a">a link</a> more</p><a href="https://e.com/unsubscribe">Unsubscribe</a></body></html>';
+    expect(only(run(html).content, 'warning', /No preheader/).message).toContain(
+      '("Hello bold world and a link more")',
+    );
+  });
+  it('errs on an object sent as text, and on MJML sent as HTML', () => {
+    const object = only(run(email('<p>Hi [object Object]</p>')).content, 'error', /object/);
+    expect(object.message).toBe(
+      'The HTML shows "[object Object]": a merge tag was filled with an object, not a text.',
+    );
+    expect(object.line).toBe(1);
+    only(run(email('<p>x</p>'), { subject: 'Hi [object Object]' }).content, 'error', /The subject shows/);
+    const mjml = '<!-- welcome -->\n<mjml><mj-body><mj-text>Hi</mj-text></mj-body></mjml>';
+    const found = only(run(mjml).content, 'error', /MJML sent as HTML/);
+    expect(found.line).toBe(2);
+    expect(problems(run(email('<p>We write our emails in &lt;mjml&gt;.</p>')).content)).toEqual([]);
+  });
   it('reports what clients strip', () => {
     only(run(email('<script>alert(1)</script>')).content, 'error', /scripts/);
     only(run(email('<form action="https://e.com"><input name="q"></form>')).content, 'warning', /<form>/);
@@ -344,6 +387,12 @@ describe('content', () => {
     only(run(email('<video src="https://e.com/v.mp4"></video>')).content, 'warning', /video/);
     only(run(email('<object data="x"></object>')).content, 'error', /<object>/);
     only(run(email('<embed src="x">')).content, 'error', /<embed>/);
+    // Gmail's email markup: JSON-LD no client runs.
+    const markup = email(
+      '<p>x</p>',
+      '<script type="application/ld+json">{"@context":"http://schema.org"}</script>',
+    );
+    expect(problems(run(markup).content)).toEqual([]);
   });
   it("leaves the hidden checkbox of MJML's navbar alone: without it the links show", () => {
     const hack = email(
@@ -775,6 +824,17 @@ describe('compatibility', () => {
       email('<p>x</p>', '<style>@import url("https://e.com/layout.css");</style>'),
     ).compatibility;
     only(layout, 'error', /@import/);
+  });
+  it("takes background-size after a background shorthand that sets the size for its fallback (MJML's sections)", () => {
+    const sized = (background: string) =>
+      run(
+        email(
+          `<div style="background:url('https://e.com/a.jpg') ${background};background-size:cover"><p>x</p></div>`,
+        ),
+      ).compatibility.findings.filter((f) => f.severity !== 'info' && /background-size/.test(f.message));
+    expect(sized('center top / cover no-repeat')).toEqual([]);
+    // Without a size in the shorthand, the longhand is all Gmail has to ignore.
+    expect(sized('center top no-repeat')).not.toEqual([]);
   });
   it('treats border-radius and media queries as enhancements', () => {
     const c = run(
