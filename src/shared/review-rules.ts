@@ -26,6 +26,7 @@ export const REVIEW_MESSAGES = {
   decision: 'Decision must be approved, changes_requested or comment',
   version: 'Version not found',
   pin: 'Pin must be inside the email: x and y between 0 and 1',
+  notFound: 'Review not found',
 } as const;
 
 export const REVIEW_DECISIONS = ['approved', 'changes_requested', 'comment'] as const;

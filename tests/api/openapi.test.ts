@@ -161,6 +161,11 @@ describe('every documented answer matches what the route answers', () => {
       payload: { password: 'open sesame', expiresInDays: 7 },
     });
     const lockedSlug: string = locked.json().email.publicSlug;
+    const review = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/email/public/${slug}/reviews`,
+      payload: { name: 'Spam', decision: 'comment', comment: 'Buy now', version: 1 },
+    });
     const spare = await ctx.app.inject({
       method: 'POST',
       url: '/api/keys',
@@ -286,6 +291,14 @@ describe('every documented answer matches what the route answers', () => {
         },
         { url: `/api/email/public/${slug}/reviews`, payload: { name: '', decision: 'approved', version: 1 } },
       ],
+      'DELETE /api/email/:id/reviews/:reviewId': [
+        { url: `/api/email/${third.json().id}/reviews/${review.json().review.id}`, headers: keyHeaders() },
+        { url: `/api/email/${third.json().id}/reviews/${randomUUID()}`, headers: keyHeaders() },
+      ],
+      'DELETE /api/email/:id/reviews': {
+        url: `/api/email/${protectedEmail.id}/reviews`,
+        headers: keyHeaders(),
+      },
       'GET /api/user/review-notifications': { headers: owner.headers },
       'PUT /api/user/review-notifications': {
         headers: owner.headers,

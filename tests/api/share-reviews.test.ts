@@ -229,6 +229,72 @@ describe('POST /api/email/public/{slug}/reviews', () => {
   });
 });
 
+describe('DELETE /api/email/{id}/reviews[/{reviewId}]', () => {
+  const del = (owner: TestUser, url: string) =>
+    ctx.app.inject({ method: 'DELETE', url, headers: owner.headers });
+  const reviewsOf = async (owner: TestUser, id: string) =>
+    (await ctx.app.inject({ method: 'GET', url: `/api/email/${id}`, headers: owner.headers })).json().reviews;
+
+  it('the owner removes one review, then the rest; the public page and the history badge follow', async () => {
+    const owner = await createUser(ctx.db, { plan: 'pro' });
+    const { id, slug } = await sharedEmail(owner);
+    const spam = (await post(slug, { name: 'Spam', decision: 'approved', version: 1 })).json().review;
+    await post(slug, { name: 'Dana', decision: 'comment', comment: 'Looks good', version: 1 });
+    await post(slug, { name: 'Lee', decision: 'comment', comment: 'Agreed', version: 1 });
+
+    const one = await del(owner, `/api/email/${id}/reviews/${spam.id}`);
+    expect(one.statusCode).toBe(200);
+    expect(one.json()).toEqual({ deleted: 1 });
+    expect((await reviewsOf(owner, id)).map((r: { name: string }) => r.name).sort()).toEqual(['Dana', 'Lee']);
+    // The spam approval was the thread's only decision: the history's badge goes with it.
+    const history = await ctx.app.inject({ method: 'GET', url: '/api/email', headers: owner.headers });
+    expect(history.json().items[0]).toMatchObject({ id, latestDecision: null });
+    // Gone is gone: a second delete of it is a 404.
+    const again = await del(owner, `/api/email/${id}/reviews/${spam.id}`);
+    expect(again.statusCode).toBe(404);
+    expect(again.json()).toEqual({ error: REVIEW_MESSAGES.notFound, code: 'not_found' });
+
+    const all = await del(owner, `/api/email/${id}/reviews`);
+    expect(all.json()).toEqual({ deleted: 2 });
+    expect(await reviewsOf(owner, id)).toEqual([]);
+    expect(
+      (await ctx.app.inject({ method: 'GET', url: `/api/email/public/${slug}` })).json().reviews,
+    ).toEqual([]);
+  });
+
+  it("another user's email or review is not found, as a missing one is, and nothing is deleted", async () => {
+    const owner = await createUser(ctx.db, { plan: 'pro' });
+    const other = await createUser(ctx.db, { plan: 'pro' });
+    const { id, slug } = await sharedEmail(owner);
+    const mine = await sharedEmail(other, 'Other email');
+    const review = (await post(slug, { name: 'Dana', decision: 'comment', comment: 'Hi', version: 1 })).json()
+      .review;
+
+    for (const url of [
+      `/api/email/${id}/reviews/${review.id}`,
+      `/api/email/${id}/reviews`,
+      `/api/email/00000000-0000-4000-8000-000000000000/reviews`,
+    ]) {
+      const res = await del(other, url);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'Email not found', code: 'not_found' });
+    }
+    // Through their own email: the review is of another thread.
+    for (const reviewId of [review.id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const res = await del(other, `/api/email/${mine.id}/reviews/${reviewId}`);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: REVIEW_MESSAGES.notFound, code: 'not_found' });
+    }
+    expect(await reviewsOf(owner, id)).toHaveLength(1);
+    const anonymous = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/email/${id}/reviews/${review.id}`,
+    });
+    expect(anonymous.statusCode).toBe(401);
+    expect(await reviewsOf(owner, id)).toHaveLength(1);
+  });
+});
+
 describe('review notifications setting', () => {
   it('GET and PUT /api/user/review-notifications; off means no mail for decisions', async () => {
     const owner = await createUser(ctx.db, { plan: 'pro' });

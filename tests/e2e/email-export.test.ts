@@ -5,10 +5,11 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
-import { setupBrowser } from '../support/browser.ts';
+import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { shot } from '../support/screenshots.ts';
 import { createUser } from '../support/users.ts';
+import { tabsCutOffWithoutSign } from '../support/tabs.ts';
 
 /**
  * The detail page's Export menu (src/web/features/email-detail/export-menu.tsx): PNG at the width
@@ -78,5 +79,61 @@ describe('export menu', () => {
       .poll(() => page.getByRole('menuitem', { name: 'Download PNG' }).getAttribute('aria-disabled'))
       .toBe('true');
     await shot(page, 'export-menu-forced-dark');
+  });
+  it('at 375 px exports the width the preview shows (Small), and every tab can be reached', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const email = await insertEmail(server.db, {
+      userId: u.user.id,
+      to: 'client@example.com',
+      subject: 'Export on a phone',
+      html: HTML,
+      inlineCss: false,
+      createdAt: new Date('2026-11-20T10:00:00Z'),
+    });
+    await enqueueMail(server.db, { priority: 'pro', to: ['client@example.com'], emailId: email.id });
+    for (const [name, width, colorScheme, shown, preset] of [
+      ['375-light', 375, 'light', 320, 'Small, 320 pixels'],
+      ['375-dark', 375, 'dark', 320, 'Small, 320 pixels'],
+      ['1280-light', 1280, 'light', 800, 'Desktop, 800 pixels'],
+      ['1280-dark', 1280, 'dark', 800, 'Desktop, 800 pixels'],
+    ] as const) {
+      const view = { viewport: { width, height: 800 }, colorScheme };
+      // Only the first downloads: a page of its own; the others use the file's shared page.
+      const page =
+        name === '375-light'
+          ? await browser.signedInPage(server, u, { acceptDownloads: true, ...view })
+          : await browser.pageWith(server, u, view);
+      const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
+      await page.goto(`/app/email/${email.id}`);
+      const preview = page.getByRole('radio', { name: preset });
+      await expect.poll(() => preview.getAttribute('aria-checked')).toBe('true');
+      expect(await page.getByTestId('preview-size').innerText()).toMatch(new RegExp(`^${shown} × `));
+
+      // The detail page's four tabs fit, or say there are more.
+      expect(await tabsCutOffWithoutSign(page)).toEqual([]);
+      await shot(page, `detail-tabs-${name}`);
+
+      await page.getByRole('button', { name: 'Export' }).click();
+      await expect
+        .poll(() => page.getByTestId('export-note').textContent())
+        .toBe(`${shown} px, Light, as in the preview`);
+      await shot(page, `export-menu-${name}`);
+      if (name !== '375-light') continue;
+      const [png] = await Promise.all([
+        page.waitForEvent('download', { timeout: 30_000 }),
+        page.getByRole('menuitem', { name: 'Download PNG' }).click(),
+      ]);
+      expect(png.suggestedFilename()).toBe(`email-${email.id}-320-light.png`);
+      expect(PNG.sync.read(await bytesOf(png)).width).toBe(320);
+
+      // A width chosen in the toolbar is the export's too.
+      await page.getByRole('radio', { name: 'Mobile, 375 pixels' }).click();
+      await page.getByRole('button', { name: 'Export' }).click();
+      await expect
+        .poll(() => page.getByTestId('export-note').textContent())
+        .toBe('375 px, Light, as in the preview');
+      await page.keyboard.press('Escape');
+      expect(problems.all()).toEqual([]);
+    }
   });
 });

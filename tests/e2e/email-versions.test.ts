@@ -1,10 +1,11 @@
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setupBrowser, watchProblems } from '../support/browser.ts';
+import { listenDuringTest, setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { shot, SHOTS_DIR } from '../support/screenshots.ts';
 import { toast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
+import { tabsCutOffWithoutSign } from '../support/tabs.ts';
 
 /*
  * Versions in the browser: Edit and Resend from the detail page through the composer to a v2
@@ -52,6 +53,19 @@ async function send(u: TestUser, body: Record<string, unknown>): Promise<string>
 async function getEmail(u: TestUser, id: string) {
   const res = await server.app.inject({ method: 'GET', url: `/api/email/${id}`, headers: u.headers });
   return res.json();
+}
+
+/** The accessible names of a toolbar's width choices, and which one is checked. */
+async function widthChoices(page: Page) {
+  const group = page.getByRole('tabpanel').getByRole('radiogroup', { name: 'Width' });
+  const radios = group.getByRole('radio');
+  const names = await radios.evaluateAll((els) =>
+    els.map((el) => el.getAttribute('aria-label') ?? el.textContent ?? ''),
+  );
+  const checked = await group
+    .locator('[aria-checked="true"]')
+    .evaluateAll((els) => els.map((el) => el.getAttribute('aria-label') ?? el.textContent ?? ''));
+  return { names, checked };
 }
 
 async function shoot(page: Page, name: string) {
@@ -120,7 +134,7 @@ describe('versions of an email in the browser', () => {
       expect(v2).not.toBe(v1);
       await page.getByRole('heading', { level: 1, name: 'Spring sale, round 2' }).waitFor();
       expect(await page.getByTestId('version-badge').innerText()).toBe('v2');
-      await page.getByRole('button', { name: /Version 2 of 2/ }).waitFor();
+      await page.getByRole('button', { name: /Version 2 · 2 Versions/ }).waitFor();
 
       // The new version kept every option of the first, with the edited source.
       const sent = await getEmail(u, v2);
@@ -149,7 +163,7 @@ describe('versions of an email in the browser', () => {
     const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
     await page.goto(`/app/email/${v2}`);
     await page.getByRole('heading', { level: 1, name: 'Round two' }).waitFor();
-    await page.getByRole('button', { name: /Version 2 of 2/ }).click();
+    await page.getByRole('button', { name: /Version 2 · 2 Versions/ }).click();
     const items = page.getByRole('menuitemradio');
     expect(await items.allInnerTexts()).toEqual([
       expect.stringMatching(/^Version 2\n.*Round two$/),
@@ -306,6 +320,52 @@ describe('versions of an email in the browser', () => {
     },
   );
 
+  it('lists what the diffs do not show (subject, recipients, Inline CSS), and says when two emails are not versions of one', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const v1 = await send(u, { html: '<p>One</p>' });
+    const v2 = await send(u, {
+      html: '<p>One</p>',
+      subject: 'Spring sale: last day',
+      to: 'client@example.com, boss@example.com',
+      inlineCss: true,
+      parentId: v1,
+    });
+    const page = await browser.sharedPage(server, u);
+    const problems = watchProblems(page);
+    await page.goto(`/app/email/${v1}/compare/${v2}`);
+    const changes = page.getByTestId('other-changes');
+    await changes.waitFor();
+    expect(await changes.locator('dt').allInnerTexts()).toEqual(['Subject', 'To', 'Inline CSS']);
+    expect(await changes.locator('del').allInnerTexts()).toEqual([
+      'Spring sale',
+      'client@example.com',
+      'Off',
+    ]);
+    expect(await changes.locator('ins').allInnerTexts()).toEqual([
+      'Spring sale: last day',
+      'client@example.com, boss@example.com',
+      'On',
+    ]);
+    expect(await page.getByRole('note').count()).toBe(0);
+    await shoot(page, 'compare-other-changes-1280-light');
+
+    // Another email's id in the address: compared, but named as what it is.
+    const other = await send(u, { html: '<p>Two</p>', subject: 'Newsletter' });
+    await page.goto(`/app/email/${v1}/compare/${other}`);
+    await page
+      .getByRole('note')
+      .getByText('These are two different emails, not versions of one', { exact: false })
+      .waitFor();
+    expect(await page.getByTestId('compare-pickers').count()).toBe(0);
+    expect(await changes.locator('dt').allInnerTexts()).toEqual(['Subject']);
+    await shoot(page, 'compare-two-emails-1280-light');
+    // Unchanged sides list nothing.
+    await page.goto(`/app/email/${v1}/compare/${v1}`);
+    await page.getByTestId('compare-pickers').waitFor();
+    expect(await changes.count()).toBe(0);
+    expect(problems.all()).toEqual([]);
+  });
+
   it('marks only the inserted banner in the pixel diff of two versions', { timeout: 90_000 }, async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const v1 = await send(u, { html: emailHtml('tangerine') });
@@ -328,6 +388,87 @@ describe('versions of an email in the browser', () => {
     await expect.poll(() => page.getByTestId('pixel-diff-summary').innerText()).toBe('1 changed region');
     await shoot(page, 'compare-pixels-1280-dark');
   });
+
+  it('names the version and the count truly after a version in the middle was deleted', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const v1 = await send(u, { subject: 'Gap one', html: emailHtml('tangerine') });
+    const v2 = await send(u, { subject: 'Gap two', html: emailHtml('orange'), parentId: v1 });
+    const v3 = await send(u, { subject: 'Gap three', html: emailHtml('lemon'), parentId: v2 });
+    const res = await server.app.inject({ method: 'DELETE', url: `/api/email/${v2}`, headers: u.headers });
+    expect(res.statusCode).toBe(200);
+    const page = await browser.sharedPage(server, u);
+    await page.goto(`/app/email/${v3}`);
+    await page.getByRole('heading', { level: 1, name: 'Gap three' }).waitFor();
+    const picker = page.getByTestId('version-picker').getByRole('button').first();
+    expect(await picker.innerText()).toBe('Version 3 · 2 Versions');
+    expect(await page.getByTestId('version-picker').innerText()).not.toMatch(/Version 3 of 2/);
+    await picker.click();
+    expect(await page.getByRole('menuitemradio').allInnerTexts()).toEqual([
+      expect.stringMatching(/^Version 3\n/),
+      expect.stringMatching(/^Version 1\n/),
+    ]);
+    await shoot(page, 'picker-after-delete-1280-light');
+  });
+
+  it(
+    'at 375 px the compare tabs show there are more; Visual and Pixel Diff start alike',
+    { timeout: 120_000 },
+    async () => {
+      const u = await createUser(server.db, { plan: 'pro' });
+      const v1 = await send(u, { html: emailHtml('tangerine') });
+      const v2 = await send(u, { html: emailHtml('tangerine', '#111827', true), parentId: v1 });
+      for (const [name, options] of VIEWS.filter(([n]) => n.startsWith('375'))) {
+        const page = await browser.pageWith(server, u, options);
+        const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
+        const pixelWidths: string[] = [];
+        listenDuringTest(page, 'request', (req) => {
+          if (req.url().includes('/pixels?')) pixelWidths.push(new URL(req.url()).searchParams.get('width')!);
+        });
+        await page.goto(`/app/email/${v1}/compare/${v2}`);
+        await page.getByTestId('diff-inline').waitFor();
+        const pixelTab = page.getByRole('tab', { name: 'Pixel Diff' });
+        // Pixel Diff does not fit: the list says so at its end.
+        const end = page.locator('[data-scroll-hint="end"]');
+        await end.waitFor();
+        expect(await tabsCutOffWithoutSign(page)).toEqual([]);
+        expect(await page.locator('[data-scroll-hint="start"]').count()).toBe(0);
+        await shoot(page, `compare-tabs-${name}`);
+        // The hint scrolls the list: Pixel Diff comes into view, and the start now has the hint.
+        const pixelTabShown = () =>
+          pixelTab.evaluate((tab) => {
+            const list = tab.closest('[role="tablist"]')!.getBoundingClientRect();
+            return tab.getBoundingClientRect().right <= list.right + 0.5;
+          });
+        expect(await pixelTabShown()).toBe(false);
+        await end.click();
+        await expect.poll(pixelTabShown).toBe(true);
+        await page.locator('[data-scroll-hint="start"]').waitFor();
+        expect(await tabsCutOffWithoutSign(page)).toEqual([]);
+        await shoot(page, `compare-tabs-scrolled-${name}`);
+
+        await page.getByRole('tab', { name: 'Visual' }).click();
+        await page
+          .getByTestId('visual-left')
+          .frameLocator('iframe')
+          .getByText('Paragraph 1: the tangerine collection.')
+          .waitFor();
+        const visual = await widthChoices(page);
+        expect(visual.checked).toEqual(['Small, 320 pixels']);
+        await shoot(page, `compare-visual-start-${name}`);
+
+        await pixelTab.click();
+        await page.getByTestId('pixel-diff-summary').waitFor({ timeout: 60_000 });
+        const pixels = await widthChoices(page);
+        expect(pixels).toEqual(visual);
+        expect(pixelWidths).toEqual(['320']);
+        await page.getByTestId('pixel-diff-image').waitFor();
+        await shoot(page, `compare-pixels-start-${name}`);
+        expect(await tabsCutOffWithoutSign(page)).toEqual([]);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+        expect(problems.all()).toEqual([]);
+      }
+    },
+  );
 
   it(
     'shows one history row per thread with its badge, and finds an older version’s word',
@@ -405,7 +546,7 @@ describe('versions of an email in the browser', () => {
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await toast(page, 'success', 'Email deleted').waitFor();
     await page.waitForURL(`**/app/email/${v2}`);
-    await page.getByRole('button', { name: /Version 2 of 2/ }).waitFor();
+    await page.getByRole('button', { name: /Version 2 · 2 Versions/ }).waitFor();
 
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('menuitem', { name: 'Delete All Versions' }).click();

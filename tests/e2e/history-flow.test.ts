@@ -216,6 +216,11 @@ describe('send → history → detail → share → unshare → delete', () => {
     await rowOf('Spring Flamingo sale').getByRole('link').click();
     await page.getByRole('button', { name: 'Share Link' }).click();
     await shareSwitch.click();
+    // Turning sharing off asks first (src/web/features/email-detail/share-dialog.tsx).
+    await page
+      .getByRole('dialog', { name: 'Turn Sharing Off?' })
+      .getByRole('button', { name: 'Turn Sharing Off' })
+      .click();
     await toast(page, 'success', 'Sharing disabled').waitFor();
     expect(await shareSwitch.getAttribute('aria-checked')).toBe('false');
     expect(await dialog.getByRole('textbox', { name: 'Public link' }).count()).toBe(0);

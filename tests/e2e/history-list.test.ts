@@ -4,6 +4,7 @@ import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { enqueueMail } from '../../src/server/mail/outbox.ts';
 import { listenDuringTest, setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { shot } from '../support/screenshots.ts';
 import { toast } from '../support/toasts.ts';
 import { rendersCharged } from '../support/render-limit.ts';
 import { createUser, type TestUser } from '../support/users.ts';
@@ -329,6 +330,121 @@ describe('thumbnails', () => {
       .first()
       .click({ position: { x: 400, y: 20 } });
     await page.waitForURL(`**/app/email/${email.id}`);
+  });
+});
+
+describe('what a row holds fits it', () => {
+  /** Where each line of an element's text starts after the first, as "…before|after…". */
+  const lineBreaks = (el: Element) => {
+    const chars: Array<{ ch: string; top: number }> = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (let i = 0; i < text.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (rect) chars.push({ ch: text[i]!, top: Math.round(rect.top) });
+      }
+    }
+    const breaks: string[] = [];
+    for (let i = 1; i < chars.length; i++) {
+      if (chars[i]!.top > chars[i - 1]!.top + 2)
+        breaks.push(
+          `${chars
+            .slice(Math.max(0, i - 3), i)
+            .map((c) => c.ch)
+            .join('')}|${chars
+            .slice(i, i + 3)
+            .map((c) => c.ch)
+            .join('')}`,
+        );
+    }
+    return breaks;
+  };
+
+  it('the review badge stays inside the Status column, and a phone shows the whole address, wrapped before "@" or a dot', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const { id } = await seed(u, 'Spring Sale – v3', { to: 'client@example.com' });
+    const share = await fetch(`${server.baseUrl}/api/email/${id}/share`, {
+      method: 'POST',
+      headers: u.headers,
+    });
+    const slug = ((await share.json()) as { email: { publicSlug: string } }).email.publicSlug;
+    const review = await fetch(`${server.baseUrl}/api/email/public/${slug}/reviews`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Client',
+        decision: 'changes_requested',
+        comment: 'Bigger logo',
+        version: 1,
+      }),
+    });
+    expect(review.status).toBe(200);
+    await seed(u, 'A second row', {
+      to: 'a.very.long.recipient.address@an-extremely-long-domain-name.example, second@example.com',
+      at: new Date(Date.now() - 60_000),
+    });
+
+    for (const [name, width, colorScheme] of [
+      ['1280-light', 1280, 'light'],
+      ['1280-dark', 1280, 'dark'],
+      ['1024-light', 1024, 'light'],
+      ['800-light', 800, 'light'],
+      ['375-light', 375, 'light'],
+      ['375-dark', 375, 'dark'],
+    ] as const) {
+      const page = await browser.sharedPage(server, u, { viewport: { width, height: 900 }, colorScheme });
+      const problems = watchProblems(page, { ignore: [SANDBOX_NOISE] });
+      await page.goto('/app/history');
+      await expect.poll(() => rows(page).count()).toBe(2);
+      const row = rows(page).filter({ hasText: 'Spring Sale – v3' });
+      const badge = row.getByTestId('review-badge');
+      await badge.waitFor();
+      expect(await badge.innerText()).toMatch(/Changes requested v1/);
+      await expect.poll(() => row.getByTestId('thumbnail').getAttribute('data-state')).not.toBe('waiting');
+
+      // The badge lies inside its cell (table) or its card's column (phone), clear of the thumbnail.
+      const fit = await badge.evaluate((el) => {
+        const b = el.getBoundingClientRect();
+        const box = (el.closest('td') ?? el.parentElement!.closest('.min-w-0'))!;
+        const style = getComputedStyle(box);
+        const outer = box.getBoundingClientRect();
+        const inner = {
+          left: outer.left + parseFloat(style.paddingLeft),
+          right: outer.right - parseFloat(style.paddingRight),
+        };
+        const thumb = el.closest('[data-testid="email-row"]')!.querySelector('[data-testid="thumbnail"]');
+        const t = thumb?.getBoundingClientRect();
+        const clearOfThumb =
+          !t || b.right <= t.left || b.left >= t.right || b.bottom <= t.top || b.top >= t.bottom;
+        return {
+          inside: b.left >= inner.left - 0.5 && b.right <= inner.right + 0.5,
+          clearOfThumb,
+          width: b.width,
+        };
+      });
+      expect(fit, name).toMatchObject({ inside: true, clearOfThumb: true });
+
+      // The whole address, no ellipsis; it wraps only before "@" or a dot, after a comma between
+      // addresses, or after a hyphen between the words of a name (an-extremely-long-domain).
+      const to = row.getByRole('link', { name: 'client@example.com' });
+      for (const link of [to, rows(page).nth(1).getByRole('link').first()]) {
+        expect(
+          await link.evaluate(
+            (el) => el.scrollWidth <= el.clientWidth + 0.5 && el.scrollHeight <= el.clientHeight + 0.5,
+          ),
+        ).toBe(true);
+        const breaks = await link.evaluate(lineBreaks);
+        for (const at of breaks) expect(at, `${name}: ${at}`).toMatch(/\|[@.]|[, -]\|/);
+        expect(await link.evaluate((el) => getComputedStyle(el).textOverflow)).not.toBe('ellipsis');
+      }
+      await shot(page, `history-row-fit-${name}`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      expect(problems.all()).toEqual([]);
+    }
   });
 });
 

@@ -1,8 +1,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
-import { setupBrowser, watchClipboard } from '../support/browser.ts';
+import { listenDuringTest, setupBrowser, watchClipboard, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { shot } from '../support/screenshots.ts';
 import { toast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
@@ -52,6 +53,29 @@ async function openShare(page: Page) {
   const dialog = dialogOf(page);
   await dialog.waitFor();
   return { dialog, toggle: dialog.getByRole('switch', { name: 'Share publicly' }) };
+}
+
+/** The question asked before the switch turns sharing off, answered with `answer`. */
+async function answerTurnOff(page: Page, answer: 'Turn Sharing Off' | 'Cancel') {
+  const confirm = page.getByRole('dialog', { name: 'Turn Sharing Off?' });
+  await confirm.getByRole('button', { name: answer }).click();
+  if (answer === 'Cancel') await confirm.waitFor({ state: 'detached' });
+}
+
+async function shareByApi(u: TestUser, id: string): Promise<string> {
+  const res = await fetch(`${server.baseUrl}/api/email/${id}/share`, { method: 'POST', headers: u.headers });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { email: { publicSlug: string } }).email.publicSlug;
+}
+
+/** The share calls (`POST /api/email/{id}/share`) the page makes from now until the test ends. */
+function watchShareCalls(page: Page, id: string) {
+  const calls: Array<{ method: string; body: string | null }> = [];
+  listenDuringTest(page, 'request', (req) => {
+    if (new URL(req.url()).pathname === `/api/email/${id}/share`)
+      calls.push({ method: req.method(), body: req.postData() });
+  });
+  return calls;
 }
 
 describe('Share Link dialog', () => {
@@ -152,6 +176,7 @@ describe('Share Link dialog', () => {
 
     fail = true;
     await toggle.click();
+    await answerTurnOff(page, 'Turn Sharing Off');
     await failed.waitFor();
     await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
     expect(await dialog.getByRole('textbox', { name: 'Public link' }).count()).toBe(1);
@@ -167,6 +192,7 @@ describe('Share Link dialog', () => {
     await link.waitFor();
     const first = await link.inputValue();
     await toggle.click();
+    await answerTurnOff(page, 'Turn Sharing Off');
     await toast(page, 'success', 'Sharing disabled').waitFor();
     await toggle.click();
     await expect.poll(() => link.inputValue().catch(() => '')).toMatch(/\/s\//);
@@ -178,6 +204,163 @@ describe('Share Link dialog', () => {
     await visitor.getByRole('heading', { level: 1, name: 'Email Not Found' }).waitFor();
     await visitor.goto(second);
     await visitor.getByRole('heading', { level: 1, name: 'Reshared' }).waitFor();
+  });
+
+  it('turning sharing off asks first, saying the link stops working; Cancel keeps it', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const { id } = await seed(u, 'Asked before off');
+    const slug = await shareByApi(u, id);
+    const page = await openDetail(u, id);
+    const calls = watchShareCalls(page, id);
+    const { dialog, toggle } = await openShare(page);
+    await toggle.click();
+    const confirm = page.getByRole('dialog', { name: 'Turn Sharing Off?' });
+    await confirm.waitFor();
+    const said = await confirm.innerText();
+    expect(said).toContain('stops working');
+    expect(said).toContain('new link');
+    await shot(page, 'share-turn-off-confirm-1280-light');
+    await answerTurnOff(page, 'Cancel');
+    expect(await toggle.getAttribute('aria-checked')).toBe('true');
+    expect(await dialog.isVisible()).toBe(true);
+    expect(calls).toEqual([]);
+    const live = await fetch(`${server.baseUrl}/api/email/public/${slug}`);
+    expect(live.status).toBe(200);
+
+    // Escape is a Cancel too, and closes only the question.
+    await toggle.click();
+    await confirm.waitFor();
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
+    expect(await dialog.isVisible()).toBe(true);
+    expect(calls).toEqual([]);
+
+    await toggle.click();
+    await answerTurnOff(page, 'Turn Sharing Off');
+    await toast(page, 'success', 'Sharing disabled').waitFor();
+    await confirm.waitFor({ state: 'detached' });
+    expect(await toggle.getAttribute('aria-checked')).toBe('false');
+    expect(calls.map((c) => c.method)).toEqual(['DELETE']);
+    expect((await fetch(`${server.baseUrl}/api/email/public/${slug}`)).status).toBe(404);
+  });
+
+  it('Escape in the Rotate Link? question closes only the question, not the Share Link dialog', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const { id } = await seed(u, 'Nested escape');
+    await shareByApi(u, id);
+    const page = await openDetail(u, id);
+    const { dialog } = await openShare(page);
+    await dialog.getByRole('button', { name: 'Rotate Link' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Rotate Link?' });
+    await confirm.waitFor();
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await page.locator('dialog[open]').count()).toBe(1);
+    // Focus went back into the Share Link dialog, so the next Escape closes it.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.locator('dialog[open]').count()).toBe(0);
+  });
+
+  it('arrow keys move through the expiry choices and save once, with one toast', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const { id } = await seed(u, 'Arrow keys');
+    await shareByApi(u, id);
+    const page = await openDetail(u, id);
+    const calls = watchShareCalls(page, id);
+    const { dialog } = await openShare(page);
+    const choice = (name: string) => dialog.getByRole('radio', { name, exact: true });
+    await choice('Never').focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');
+    // The selection moves at once: Never → 30 → 7 → 1 Day.
+    expect(await choice('1 Day').getAttribute('aria-checked')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('1 Day');
+    const updated = toast(page, 'success', 'Sharing updated');
+    await updated.waitFor();
+    expect(await updated.innerText()).toContain('The link expires in 1 day');
+    await expect.poll(() => dialog.getByTestId('share-expiry').innerText()).toMatch(/^Expires /);
+    await page.waitForTimeout(1500); // nothing else follows
+    expect(calls).toEqual([{ method: 'POST', body: JSON.stringify({ expiresInDays: 1 }) }]);
+    expect(await updated.count()).toBe(1);
+    const row = await server.db
+      .selectFrom('email_shares')
+      .select('expires_in_days')
+      .where('thread_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.expires_in_days).toBe(1);
+
+    // Back and forth to where it was: nothing to save.
+    await choice('1 Day').focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForTimeout(1500);
+    expect(calls).toHaveLength(1);
+
+    // A click saves too, once.
+    await choice('Never').click();
+    await expect.poll(() => calls.length).toBe(2);
+    await toast(page, 'success', 'Sharing updated').filter({ hasText: 'never expires' }).waitFor();
+    expect(calls[1]!.body).toBe(JSON.stringify({ expiresInDays: null }));
+  });
+
+  it('a choice made just before the dialog closes is still saved', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const { id } = await seed(u, 'Closed quickly');
+    await shareByApi(u, id);
+    const page = await openDetail(u, id);
+    const calls = watchShareCalls(page, id);
+    const { dialog } = await openShare(page);
+    await dialog.getByRole('radio', { name: '7 Days' }).click();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await toast(page, 'success', 'Sharing updated').waitFor();
+    expect(calls).toEqual([{ method: 'POST', body: JSON.stringify({ expiresInDays: 7 }) }]);
+  });
+
+  it('the reviews panel words the views as the dialog does', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const { id } = await seed(u, 'Viewed once');
+    const slug = await shareByApi(u, id);
+    const page = await openDetail(u, id);
+    const panel = page.getByTestId('reviews-panel');
+    await panel.waitFor();
+    expect(await panel.innerText()).toContain('0 views · not opened yet');
+    expect((await fetch(`${server.baseUrl}/api/email/public/${slug}`)).status).toBe(200);
+    await page.reload();
+    await expect.poll(() => panel.innerText()).toContain('1 view · last viewed just now');
+    const { dialog } = await openShare(page);
+    expect(await dialog.getByTestId('share-stats').innerText()).toBe('1 view · last viewed just now');
+  });
+
+  it('looks right at 1280 and 375 px, light and dark, with the turn-off question', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const { id } = await seed(u, 'Screens');
+    await shareByApi(u, id);
+    for (const [name, view] of [
+      ['1280-light', { viewport: { width: 1280, height: 900 }, colorScheme: 'light' }],
+      ['1280-dark', { viewport: { width: 1280, height: 900 }, colorScheme: 'dark' }],
+      ['375-light', { viewport: { width: 375, height: 800 }, colorScheme: 'light' }],
+      ['375-dark', { viewport: { width: 375, height: 800 }, colorScheme: 'dark' }],
+    ] as const) {
+      const page = await browser.sharedPage(server, u, view);
+      const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
+      await page.goto(`/app/email/${id}`);
+      await page
+        .getByTestId('reviews-panel')
+        .getByText(/views? ·/)
+        .waitFor();
+      await shot(page.getByTestId('reviews-panel'), `owner-reviews-panel-${name}`);
+      const { dialog, toggle } = await openShare(page);
+      await dialog.getByRole('radio', { name: '30 Days' }).waitFor();
+      await shot(page, `share-dialog-${name}`);
+      await toggle.click();
+      await page.getByRole('dialog', { name: 'Turn Sharing Off?' }).waitFor();
+      await shot(page, `share-turn-off-${name}`);
+      await answerTurnOff(page, 'Cancel');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      expect(problems.all()).toEqual([]);
+    }
   });
 
   it('a free user opening their own email sees sharing as a Pro feature', async () => {

@@ -1,4 +1,4 @@
-import type { BrowserContextOptions, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailRow, insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { seenMail, startAuthServer, waitForMail, type AuthServer } from '../support/auth-browser.ts';
@@ -7,6 +7,7 @@ import type { TestServer } from '../support/e2e-server.ts';
 import { shot } from '../support/screenshots.ts';
 import { expectToast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
+import { publicReviewHelpers, scrollToReviews } from '../support/public-review.ts';
 
 /**
  * Client review: share settings, the password gate, the version picker, reviews with pins, and
@@ -17,6 +18,7 @@ import { createUser, type TestUser } from '../support/users.ts';
 const browser = setupBrowser();
 let auth: AuthServer;
 let server: TestServer;
+const { publicPage, postReview } = publicReviewHelpers(browser, () => server);
 const HOSTILE = '<img src=x onerror=alert(1)>';
 
 beforeAll(async () => {
@@ -71,23 +73,6 @@ async function shareByApi(u: TestUser, id: string, body?: object): Promise<strin
 }
 
 const frame = (page: Page) => page.frameLocator('iframe[data-testid="email-frame"]');
-
-/** The file's shared page, signed out, on `path` (one at a time: each call moves it). */
-async function publicPage(path: string, options: BrowserContextOptions = {}) {
-  const page = await browser.pageWith(server, undefined, options);
-  await page.goto(path);
-  return page;
-}
-
-/**
- * The review section loads when the reader scrolls near it (below the email). Scrolled to by the
- * section itself: its heading is a placeholder until the form's code has loaded, and the swap can
- * detach the element being scrolled to.
- */
-async function scrollToReviews(page: Page) {
-  await page.locator('section[aria-labelledby="review-title"]').scrollIntoViewIfNeeded();
-  await page.getByLabel('Your name').waitFor();
-}
 
 describe('share settings', () => {
   it('sets an expiry and a password, rotates the link (old one dead), and shows the view count', async () => {
@@ -161,6 +146,11 @@ describe('share settings', () => {
 
     // Revoke: the switch off, as before.
     await dialog.getByRole('switch', { name: 'Share publicly' }).click();
+    // Turning sharing off asks first (src/web/features/email-detail/share-dialog.tsx).
+    await page
+      .getByRole('dialog', { name: 'Turn Sharing Off?' })
+      .getByRole('button', { name: 'Turn Sharing Off' })
+      .click();
     await expectToast(page, 'Sharing disabled');
     const revoked = await publicPage(new URL(newUrl).pathname);
     await revoked.getByRole('heading', { name: 'Email Not Found' }).waitFor();
@@ -328,7 +318,7 @@ describe('reviews', () => {
     await page.getByLabel('Your name').fill('Dana from Acme');
     await page.getByRole('button', { name: 'Send Review' }).click();
     await expectToast(page, 'Approval sent');
-    await page.getByRole('heading', { name: 'Comments (2)' }).waitFor();
+    await page.getByRole('heading', { name: 'Reviews (2)' }).waitFor();
     await shot(page, 'public-reviews-1280-light');
     expect(alerted).toBe(false);
     expect(problems.all()).toEqual([]);
@@ -368,6 +358,41 @@ describe('reviews', () => {
     await shot(owned, 'history-badge-1280-light');
     expect(alerted).toBe(false);
     expect(ownerProblems.all()).toEqual([]);
+  });
+
+  it('the owner deletes a review, then all of them, each after asking; the public page follows', async () => {
+    const owner = await createUser(server.db, { plan: 'pro' });
+    const { id } = await seed(owner, 'Spam target');
+    const slug = await shareByApi(owner, id);
+    for (const name of ['Spammer', 'Dana', 'Lee'])
+      await postReview(slug, { name, decision: 'comment', comment: `From ${name}`, version: 1 });
+    const page = await browser.signedInPage(server, owner);
+    const problems = watchProblems(page);
+    await page.goto(`/app/email/${id}`);
+    const panel = page.getByTestId('reviews-panel');
+    await panel.getByText('From Spammer').waitFor();
+
+    await panel.getByRole('button', { name: 'Delete the review by Spammer' }).click();
+    const one = page.getByRole('dialog', { name: 'Delete This Review?' });
+    // Cancel keeps it.
+    await one.getByRole('button', { name: 'Cancel' }).click();
+    expect(await panel.getByTestId('review').count()).toBe(3);
+    await panel.getByRole('button', { name: 'Delete the review by Spammer' }).click();
+    await one.getByRole('button', { name: 'Delete Review' }).click();
+    await expectToast(page, 'Review deleted');
+    await expect.poll(() => panel.getByTestId('review').count()).toBe(2);
+    expect(await panel.getByText('From Spammer').count()).toBe(0);
+
+    await panel.getByRole('button', { name: 'Delete All' }).click();
+    const all = page.getByRole('dialog', { name: 'Delete All Reviews?' });
+    await all.getByText('All 2 reviews, of every version, are deleted for good').waitFor();
+    await all.getByRole('button', { name: 'Delete All Reviews' }).click();
+    await expectToast(page, 'Reviews deleted');
+    await panel.getByText('No reviews yet.', { exact: false }).waitFor();
+    expect(problems.all()).toEqual([]);
+
+    const res = await fetch(`${server.baseUrl}/api/email/public/${slug}`);
+    expect(((await res.json()) as { reviews: unknown[] }).reviews).toEqual([]);
   });
 
   it('the version picker shows the latest by default and links each version on its own', async () => {
@@ -423,7 +448,7 @@ describe('screens', () => {
         const problems = watchProblems(page);
         await page.getByTestId('pin-marker').waitFor();
         await scrollToReviews(page);
-        await page.getByRole('heading', { name: 'Comments (1)' }).waitFor();
+        await page.getByRole('heading', { name: 'Reviews (1)' }).waitFor();
         // Nothing wider than the screen.
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await shot(page, `public-${width}-${colorScheme}`);

@@ -5,16 +5,40 @@ import { z } from 'zod';
  * 0084-viewer-tokens.md, 0085-reviews-throttled-and-notified.md).
  */
 
-import { REVIEW_DECISIONS } from '../review-rules.ts';
+import {
+  REVIEW_COMMENT_MAX,
+  REVIEW_DECISIONS,
+  REVIEW_MESSAGES,
+  REVIEW_NAME_MAX,
+  SHARE_EXPIRY_DAYS,
+  SHARE_PASSWORD_MAX,
+  SHARE_PASSWORD_MIN,
+} from '../review-rules.ts';
+import { serviceCheckedString, UTF16_UNITS } from './common.ts';
 
 /**
  * POST /api/email/{id}/share: optional settings. Absent fields keep the link's current setting
- * (a new link: never expires, no password); `null` removes it.
+ * (a new link: never expires, no password); `null` removes it. The service checks both with its
+ * own messages (src/server/features/email/share.service.ts); the document states its limits.
  */
 export const shareRequest = z
   .strictObject({
-    expiresInDays: z.number().nullable().optional(),
-    password: z.string().max(10_000).nullable().optional(),
+    expiresInDays: z
+      .number()
+      .meta({ enum: [...SHARE_EXPIRY_DAYS], description: 'Days the link works; null: it never expires.' })
+      .nullable()
+      .optional(),
+    password: serviceCheckedString(10_000, {
+      message: REVIEW_MESSAGES.passwordLong,
+      code: 'invalid_password',
+    })
+      .meta({
+        minLength: SHARE_PASSWORD_MIN,
+        maxLength: SHARE_PASSWORD_MAX,
+        description: `The viewing password, ${UTF16_UNITS}; null: none.`,
+      })
+      .nullable()
+      .optional(),
   })
   // No body at all (as before settings existed) reaches the validator as null.
   .nullish();
@@ -48,20 +72,48 @@ export const review = z.object({
 });
 export type Review = z.infer<typeof review>;
 
+/**
+ * DELETE /api/email/{id}/reviews/{reviewId} (one) and DELETE /api/email/{id}/reviews (all): the
+ * owner removes reviews of the email's thread, for good; what was deleted is counted.
+ */
+export const reviewIdParams = z.strictObject({ id: z.string().max(100), reviewId: z.string().max(100) });
+export const deleteReviewsResponse = z.object({ deleted: z.number().int() });
+
 /** The history's badge: the thread's latest decision (plain comments do not count). */
 export const latestDecision = z
   .object({ decision: z.enum(['approved', 'changes_requested']), version: z.number().int() })
   .nullable();
 export type LatestDecision = z.infer<typeof latestDecision>;
 
-/** POST /api/email/public/{slug}/reviews. Lengths and values are checked with clear messages. */
+/**
+ * POST /api/email/public/{slug}/reviews. Lengths and values are checked with clear messages
+ * (`checkReview` in src/server/features/email/review.service.ts); the document states them.
+ */
+const pinFraction = (of: string) =>
+  z.number().meta({ minimum: 0, maximum: 1, description: `A fraction of the email's ${of}: 0 to 1.` });
 export const reviewRequest = z.strictObject({
-  name: z.string().max(10_000),
-  decision: z.string().max(100),
-  comment: z.string().max(100_000).nullable().optional(),
-  version: z.number().int(),
+  name: serviceCheckedString(10_000, { message: REVIEW_MESSAGES.nameTooLong, code: 'invalid_name' }).meta({
+    minLength: 1,
+    maxLength: REVIEW_NAME_MAX,
+    description: 'Trimmed; it must not be blank.',
+  }),
+  decision: serviceCheckedString(100, { message: REVIEW_MESSAGES.decision, code: 'invalid_decision' }).meta({
+    enum: [...REVIEW_DECISIONS],
+  }),
+  comment: serviceCheckedString(100_000, { message: REVIEW_MESSAGES.commentTooLong, code: 'invalid_comment' })
+    .meta({
+      maxLength: REVIEW_COMMENT_MAX,
+      description: 'Trimmed; required when the decision is "comment".',
+    })
+    .nullable()
+    .optional(),
+  version: z.number().int().meta({ minimum: 1, description: 'A version of the shared email.' }),
   pin: z
-    .strictObject({ x: z.number(), y: z.number(), width: z.number().int().min(1).max(10_000).optional() })
+    .strictObject({
+      x: pinFraction('width'),
+      y: pinFraction('height'),
+      width: z.number().int().min(1).max(10_000).optional(),
+    })
     .nullable()
     .optional(),
 });

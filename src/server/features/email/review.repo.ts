@@ -72,6 +72,19 @@ export async function listReviews(db: Executor, userId: string, threadId: string
   return rows.reverse();
 }
 
+/** Deletes one review of the thread (`reviewId`), or all of them; answers how many went. */
+export async function deleteReviews(
+  db: Executor,
+  userId: string,
+  threadId: string,
+  reviewId?: string,
+): Promise<number> {
+  let query = db.deleteFrom('email_reviews').where('user_id', '=', userId).where('thread_id', '=', threadId);
+  if (reviewId !== undefined) query = query.where('id', '=', reviewId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** The latest approve / request-changes decision of each listed thread of the user. */
 export async function latestDecisions(
   db: Executor,

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
-import { badRequest } from '../../http/errors.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
 import { enforceRateLimits, rateRule } from '../../http/rate-limit.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { reviewDecisionMail } from '../../mail/templates.ts';
@@ -15,9 +15,10 @@ import {
   type ReviewDecision,
 } from '../../../shared/review-rules.ts';
 import { openShare } from './public-view.service.ts';
-import { insertReview, reviewNotifyTarget } from './review.repo.ts';
+import { isUuid } from '../../db/uuid.ts';
+import { deleteReviews, insertReview, reviewNotifyTarget } from './review.repo.ts';
 import { toReview } from './share-view.ts';
-import { findVersionContent, listThreadVersions } from './share.repo.ts';
+import { findVersionContent, listThreadVersions, threadOfEmail } from './share.repo.ts';
 
 /**
  * Reviews without an account (docs/decisions/0085-reviews-throttled-and-notified.md): a name, a
@@ -129,4 +130,22 @@ export async function addReview(
     }
     return toReview(row);
   });
+}
+
+/**
+ * The owner removes a review of an email's thread (spam, a mistaken approval), or all of them; a
+ * review of another thread or another user's is "not found", as a missing one is.
+ */
+export async function removeReviews(
+  deps: Deps,
+  userId: string,
+  emailId: string,
+  reviewId?: string,
+): Promise<{ deleted: number }> {
+  const threadId = await threadOfEmail(deps.db, userId, emailId);
+  if (!threadId) throw notFound('Email not found');
+  if (reviewId !== undefined && !isUuid(reviewId)) throw notFound(REVIEW_MESSAGES.notFound);
+  const deleted = await deleteReviews(deps.db, userId, threadId, reviewId);
+  if (reviewId !== undefined && deleted === 0) throw notFound(REVIEW_MESSAGES.notFound);
+  return { deleted };
 }

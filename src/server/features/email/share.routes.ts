@@ -10,8 +10,10 @@ import {
   withdrawSharedLinksResponse,
 } from '../../../shared/contract/email.ts';
 import {
+  deleteReviewsResponse,
   publicVersionQuery,
   reviewNotifications,
+  reviewIdParams,
   reviewRequest,
   reviewResponse,
   shareRequest,
@@ -25,7 +27,7 @@ import { enforceRateLimits, rateRule } from '../../http/rate-limit.ts';
 import { markPrivatePublicPage } from '../../http/security-headers.ts';
 import { getPublicEmail, unlockShare } from './public-view.service.ts';
 import { loadReviewNotifications, saveReviewNotifications } from './review.repo.ts';
-import { addReview } from './review.service.ts';
+import { addReview, removeReviews } from './review.service.ts';
 import {
   countSharedLinks,
   rotateShareLink,
@@ -170,6 +172,25 @@ export function registerShareRoutes(app: FastifyInstance, deps: FeatureDeps): vo
       );
       return { review };
     },
+  );
+
+  r.delete(
+    '/api/email/:id/reviews/:reviewId',
+    {
+      config: { ...API_KEY_ROUTE, summary: "Delete one review of the email's thread" },
+      schema: { params: reviewIdParams, response: { 200: deleteReviewsResponse } },
+    },
+    async (request) =>
+      removeReviews(deps, requireUser(request).id, request.params.id, request.params.reviewId),
+  );
+
+  r.delete(
+    '/api/email/:id/reviews',
+    {
+      config: { ...API_KEY_ROUTE, summary: "Delete every review of the email's thread" },
+      schema: { params: emailIdParams, response: { 200: deleteReviewsResponse } },
+    },
+    async (request) => removeReviews(deps, requireUser(request).id, request.params.id),
   );
 
   r.get(

@@ -25,7 +25,11 @@ export interface EmailPreviewProps {
   header?: ReactNode;
   /** Shown in the toolbar next to the colour controls (e.g. the composer's "Updating…"). */
   status?: ReactNode;
-  /** Below 640 px the email runs edge to edge, without the card's ring (the public page). */
+  /**
+   * Below 640 px the email runs edge to edge, without the card's ring (the public page). The
+   * toolbar is then inset like the page's heading and review card: px-4 on a phone, and from
+   * 640 px the stage's own gutter (sm:px-5), so all three line up.
+   */
   bleed?: boolean;
   /**
    * False hides the toolbar, for a page that shows one toolbar over several previews (two
@@ -68,7 +72,7 @@ export function EmailPreview({
   return (
     <section aria-label="Email preview" className={cx('space-y-3', className)}>
       {toolbar ? (
-        <div className={cx('space-y-2', bleed && 'px-4 sm:px-0')}>
+        <div className={cx('space-y-2', bleed && 'px-4 sm:px-5')}>
           <PreviewToolbar
             view={view}
             width={width}

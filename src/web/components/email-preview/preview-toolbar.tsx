@@ -9,7 +9,8 @@ const WIDTH_ICONS: Record<string, ReactNode> = {
   '375': <Smartphone aria-hidden="true" />,
 };
 
-const WIDTH_OPTIONS: SegmentedOption<string>[] = WIDTH_PRESETS.map((p) => ({
+/** The width choices, with their icons, names and titles (the Pixel Diff tab shows the same). */
+export const WIDTH_OPTIONS: SegmentedOption<string>[] = WIDTH_PRESETS.map((p) => ({
   value: p.id,
   label: (
     <>

@@ -6,3 +6,6 @@ export function pinNumbers(reviews: Review[]): Map<string, number> {
   for (const r of reviews) if (r.pin) numbers.set(r.id, numbers.size + 1);
   return numbers;
 }
+
+/** The id of a review's entry in ReviewList: its pin marker (pin-markers.tsx) leads there. */
+export const reviewElementId = (id: string) => `review-${id}`;

@@ -72,11 +72,15 @@ function OpenDialog({
         widths[size],
       )}
       onCancel={(e) => {
+        // React passes a nested dialog's cancel and close up through the component tree (a
+        // confirmation inside this dialog, as in share-settings.tsx): only our own Escape is ours.
+        if (e.target !== e.currentTarget) return;
         // Escape: the parent owns `open`, so ask it to close instead of closing ourselves.
         e.preventDefault();
         onOpenChangeRef.current(false);
       }}
       onClose={(e) => {
+        if (e.target !== e.currentTarget) return;
         // Closed by the browser (e.g. a second Escape); a stale event after a reopen is ignored.
         if (!e.currentTarget.open) onOpenChangeRef.current(false);
       }}

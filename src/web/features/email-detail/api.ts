@@ -57,6 +57,22 @@ export function useShareEmail() {
   });
 }
 
+/**
+ * Deletes one review of the email's thread, or all of them (no `reviewId`). Reviews belong to the
+ * thread, so every cached version's detail is read again, and the history's badge with them.
+ */
+export function useDeleteReviews() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, reviewId }: { id: string; reviewId?: string }) =>
+      api<{ deleted: number }>(
+        `/api/email/${encodeURIComponent(id)}/reviews${reviewId ? `/${encodeURIComponent(reviewId)}` : ''}`,
+        { method: 'DELETE' },
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: emailKeys.all }),
+  });
+}
+
 /** A new address for the link; the old one stops working. */
 export function useRotateShare() {
   const queryClient = useQueryClient();

@@ -1,5 +1,5 @@
 import { ArrowLeft, Code, Eye, FileCode, FileText, Globe, MailX, PencilLine, Share2 } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Email } from '../../../shared/contract/email.ts';
 import { useDocumentTitle } from '../../components/layout/use-document-title.ts';
@@ -37,7 +37,7 @@ function BackToHistory() {
 }
 
 /** The Preview tab (docs/spec.md §2): the email under a mail client's header showing subject and to. */
-function MailPreview({ email }: { email: Email }) {
+function MailPreview({ email, onWidth }: { email: Email; onWidth: (width: number) => void }) {
   const subject = email.subject || 'No Subject';
   const header = (
     <div className="border-b border-slate-200 dark:border-slate-700">
@@ -60,6 +60,8 @@ function MailPreview({ email }: { email: Email }) {
       </div>
     </div>
   );
+  // Stable, so the preview reports again only when its size changes.
+  const onFrame = useCallback((frame: { width: number }) => onWidth(frame.width), [onWidth]);
   // The reviewers' pins on this version, numbered as in the Reviews panel below.
   const pinned = email.reviews.some((r) => r.pin && r.version === email.version);
   return (
@@ -68,6 +70,7 @@ function MailPreview({ email }: { email: Email }) {
       title={`Email preview: ${subject}`}
       header={header}
       overlay={pinned ? <PinMarkers reviews={email.reviews} version={email.version} /> : undefined}
+      onFrame={onFrame}
     />
   );
 }
@@ -118,6 +121,8 @@ export function EmailDetailPage() {
   const { user } = useSession();
   const [sharing, setSharing] = useState(false);
   const [tab, setTab] = useState('preview');
+  // The width the preview shows (the default for its room until one is chosen): the export's.
+  const [previewWidth, setPreviewWidth] = useState<number | null>(null);
   const error = email.error;
   const notFound = error instanceof ApiError && error.status === 404;
   useDocumentTitle(notFound ? 'Email not found' : email.data ? email.data.subject || 'No Subject' : 'Email');
@@ -185,7 +190,7 @@ export function EmailDetailPage() {
             <PencilLine aria-hidden="true" />
             Edit and Resend
           </Link>
-          <ExportMenu emailId={data.id} />
+          <ExportMenu emailId={data.id} previewWidth={previewWidth} />
           <DeleteEmail email={data} />
           <Button onClick={() => setSharing(true)}>
             <Share2 aria-hidden="true" />
@@ -197,8 +202,9 @@ export function EmailDetailPage() {
       <DeliveryList email={data} />
 
       <Tabs value={tab} onValueChange={setTab}>
-        {/* Four tabs fit a 320 px phone once their icons go; scrolling is the safety net. */}
-        <TabsList className="max-w-full overflow-x-auto max-sm:[&_svg]:hidden">
+        {/* Four tabs fit a 375 px phone once their icons go and their padding narrows; narrower,
+            the list scrolls and its edge says there is more. */}
+        <TabsList scrollable className="max-sm:[&_svg]:hidden max-sm:[&>button]:px-2.5">
           <TabsTrigger value="preview">
             <Eye aria-hidden="true" />
             Preview
@@ -217,7 +223,7 @@ export function EmailDetailPage() {
           </TabsTrigger>
         </TabsList>
         <TabsContent value="preview" tabIndex={-1}>
-          <MailPreview email={data} />
+          <MailPreview email={data} onWidth={setPreviewWidth} />
         </TabsContent>
         <TabsContent value="source" tabIndex={-1}>
           <HtmlSourceTab email={data} />

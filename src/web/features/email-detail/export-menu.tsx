@@ -17,15 +17,18 @@ const MODE_LABEL = { light: 'Light', dark: 'Dark' } as const;
 
 /**
  * Export of the email as sent (GET /api/email/{id}/export.*): PNG and PDF rendered at the width and
- * in the mode the preview shows (its toolbar chooses them), and the .html and .eml files, the same
- * bytes as the Download buttons of the HTML and Raw tabs.
+ * in the mode the preview shows (its toolbar chooses them; `previewWidth` is the width the detail
+ * page's preview last reported), and the .html and .eml files, the same bytes as the Download
+ * buttons of the HTML and Raw tabs.
  */
-export function ExportMenu({ emailId }: { emailId: string }) {
+export function ExportMenu({ emailId, previewWidth }: { emailId: string; previewWidth: number | null }) {
   const [view] = usePreviewView();
   const config = usePublicConfig();
   const rendererOn = config.data?.renderer ?? false;
-  // Until a width is chosen the preview shows the default for the room; so does the export.
-  const width = view.width ?? defaultWidth(window.innerWidth);
+  // Until a width is chosen the preview shows the default for its own room (narrower than the
+  // window: the page's margins), and reports it; the export takes that width. Only before the
+  // preview has reported one is the window the guess.
+  const width = view.width ?? previewWidth ?? defaultWidth(window.innerWidth);
   const mode = RENDER_MODES.find((m) => m === view.mode);
 
   const download = async (file: string, name: string) => {

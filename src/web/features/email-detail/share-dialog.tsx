@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import type { Email } from '../../../shared/contract/email.ts';
 import { COPIED_INDICATOR_MS } from '../../../shared/plans.ts';
 import { Button, buttonClasses } from '../../components/ui/button.tsx';
-import { Dialog } from '../../components/ui/dialog.tsx';
+import { ConfirmDialog, Dialog } from '../../components/ui/dialog.tsx';
 import { Input } from '../../components/ui/input.tsx';
 import { Switch } from '../../components/ui/switch.tsx';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs.tsx';
@@ -34,10 +34,10 @@ export interface ShareDialogProps {
 }
 
 /**
- * The Share Link dialog (docs/spec.md §2, §4): a switch that shares (minting the public link) or
- * makes the email private again (the old link then shows Email Not Found:
- * docs/decisions/0010-sharing-off-semantics.md), the read-only link with Copy link (Copied! for 2
- * seconds), and the Embed and Custom Link tabs (Coming soon).
+ * The Share Link dialog (docs/spec.md §2, §4): a switch that shares (minting the public link) or,
+ * once the owner confirms, makes the email private again (the old link then shows Email Not Found
+ * for good: docs/decisions/0010-sharing-off-semantics.md), the read-only link with Copy link
+ * (Copied! for 2 seconds), and the Embed and Custom Link tabs (Coming soon).
  */
 export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialogProps) {
   const share = useShareEmail();
@@ -45,6 +45,7 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
   // The server's URL for the slug it just minted (built from PUBLIC_URL); until then, this origin.
   const [minted, setMinted] = useState<{ slug: string; url: string } | null>(null);
   const [copied, setCopied] = useState(false);
+  const [confirmOff, setConfirmOff] = useState(false);
   const copiedTimer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(copiedTimer.current), []);
 
@@ -61,9 +62,9 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
     : null;
   const expiredAt = !email.isPublic && email.share?.expiresAt ? email.share.expiresAt : null;
 
+  const onError = (err: unknown) => toast.error('Failed to update sharing', errorMessage(err));
   const toggle = (next: boolean) => {
     if (busy) return;
-    const onError = (err: unknown) => toast.error('Failed to update sharing', errorMessage(err));
     if (next) {
       share.mutate(
         { id: email.id },
@@ -76,15 +77,20 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
         },
       );
     } else {
-      unshare.mutate(email.id, {
-        onSuccess: () => {
-          setCopied(false);
-          toast.success('Sharing disabled');
-        },
-        onError,
-      });
+      // Off ends the link for good (the server deletes it, share.service.ts): asked first, as
+      // Rotate Link is.
+      setConfirmOff(true);
     }
   };
+  const turnOff = () =>
+    unshare.mutate(email.id, {
+      onSuccess: () => {
+        setConfirmOff(false);
+        setCopied(false);
+        toast.success('Sharing disabled');
+      },
+      onError,
+    });
 
   const copy = async () => {
     if (!url) return;
@@ -197,6 +203,17 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
           ) : null}
 
           {url ? <ShareSettings email={email} /> : null}
+
+          <ConfirmDialog
+            open={confirmOff}
+            onOpenChange={setConfirmOff}
+            title="Turn Sharing Off?"
+            description="The link stops working for good, for everyone you sent it to. Sharing again makes a new link, different from this one."
+            confirmLabel="Turn Sharing Off"
+            busy={unshare.isPending}
+            destructive
+            onConfirm={turnOff}
+          />
         </TabsContent>
 
         <TabsContent value="embed">

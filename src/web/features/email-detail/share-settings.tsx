@@ -1,5 +1,5 @@
 import { Eye, KeyRound, RefreshCw } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Email } from '../../../shared/contract/email.ts';
 import type { ShareRequest } from '../../../shared/contract/review.ts';
 import {
@@ -19,6 +19,8 @@ import { dateTime, relativeTime } from '../../lib/relative-time.ts';
 import { useRotateShare, useShareEmail } from './api.ts';
 
 type ExpiryChoice = `${ShareExpiryDays}` | 'never';
+/** How long the expiry choice must rest before it is saved: longer than a key's repeat. */
+const EXPIRY_SAVE_DELAY_MS = 600;
 const EXPIRY_OPTIONS: { value: ExpiryChoice; label: string }[] = [
   { value: '1', label: '1 Day' },
   { value: '7', label: '7 Days' },
@@ -26,27 +28,38 @@ const EXPIRY_OPTIONS: { value: ExpiryChoice; label: string }[] = [
   { value: 'never', label: 'Never' },
 ];
 
-function Stats({ share }: { share: NonNullable<Email['share']> }) {
+/**
+ * Who looked at the link, in the words the Share Link dialog and the Reviews panel
+ * (reviews-panel.tsx) both use: "3 views · last viewed 5 minutes ago", "0 views · not opened yet".
+ * One inline run of text, so a flex parent's gap cannot space its parts.
+ */
+export function ShareViews({ share, className }: { share: NonNullable<Email['share']>; className?: string }) {
   const views = share.views === 1 ? '1 view' : `${share.views} views`;
+  return (
+    <span className={className}>
+      {views}
+      {share.lastViewedAt ? (
+        <>
+          {' · last viewed '}
+          <time dateTime={share.lastViewedAt} title={dateTime(share.lastViewedAt)}>
+            {relativeTime(share.lastViewedAt, new Date())}
+          </time>
+        </>
+      ) : (
+        ' · not opened yet'
+      )}
+    </span>
+  );
+}
+
+function Stats({ share }: { share: NonNullable<Email['share']> }) {
   return (
     <p
       className="flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400"
       data-testid="share-stats"
     >
       <Eye aria-hidden="true" className="size-4 shrink-0" />
-      <span>
-        {views}
-        {share.lastViewedAt ? (
-          <>
-            {' · last viewed '}
-            <time dateTime={share.lastViewedAt} title={dateTime(share.lastViewedAt)}>
-              {relativeTime(share.lastViewedAt, new Date())}
-            </time>
-          </>
-        ) : (
-          ' · not opened yet'
-        )}
-      </span>
+      <ShareViews share={share} />
     </p>
   );
 }
@@ -105,7 +118,8 @@ function PasswordForm({
 
 /**
  * The settings of a live link (docs/decisions/0083-share-per-thread.md): who looked, expiry,
- * a password for viewing, and Rotate Link. Each change is saved at once.
+ * a password for viewing, and Rotate Link. Each change is saved on its own: the expiry once the
+ * choice rests, a password when saved, Rotate Link once confirmed.
  */
 export function ShareSettings({ email }: { email: Email }) {
   const share = useShareEmail();
@@ -114,6 +128,66 @@ export function ShareSettings({ email }: { email: Email }) {
   const [editingPassword, setEditingPassword] = useState(false);
   const [confirmRotate, setConfirmRotate] = useState(false);
   const info = email.share;
+
+  // The owner's last choice as the link keeps it.
+  const kept: ExpiryChoice | null = !info
+    ? null
+    : info.expiresAt === null
+      ? 'never'
+      : info.expiresInDays
+        ? `${info.expiresInDays as ShareExpiryDays}`
+        : null;
+  const keptRef = useRef(kept);
+  useEffect(() => {
+    keptRef.current = kept;
+  });
+
+  // An expiry choice is saved once the owner stops moving through the choices: arrow keys select
+  // at every step (segmented-control.tsx), and each step saved would be a share call counted
+  // against the owner's limit and a toast of its own.
+  const pendingExpiry = useRef<{ timer: number; value: ExpiryChoice } | null>(null);
+  const saveExpiry = useRef((value: ExpiryChoice) => {
+    pendingExpiry.current = null;
+    if (value === keptRef.current) return;
+    // mutateAsync: the toast still comes when the dialog closed before the answer did.
+    share
+      .mutateAsync({
+        id: email.id,
+        settings: { expiresInDays: value === 'never' ? null : (Number(value) as ShareExpiryDays) },
+      })
+      .then(
+        () =>
+          toast.success(
+            'Sharing updated',
+            value === 'never'
+              ? 'The link never expires'
+              : `The link expires in ${value} day${value === '1' ? '' : 's'}`,
+          ),
+        (err: unknown) => {
+          setExpiry(null);
+          toast.error('Failed to update sharing', errorMessage(err));
+        },
+      );
+  });
+  const chooseExpiry = (value: ExpiryChoice) => {
+    setExpiry(value);
+    if (pendingExpiry.current) window.clearTimeout(pendingExpiry.current.timer);
+    pendingExpiry.current = {
+      value,
+      timer: window.setTimeout(() => saveExpiry.current(value), EXPIRY_SAVE_DELAY_MS),
+    };
+  };
+  // A choice still waiting when the dialog closes is saved then, not dropped.
+  useEffect(
+    () => () => {
+      const pending = pendingExpiry.current;
+      if (!pending) return;
+      window.clearTimeout(pending.timer);
+      saveExpiry.current(pending.value);
+    },
+    [],
+  );
+
   if (!info) return null;
 
   const save = (settings: NonNullable<ShareRequest>, done: string, after?: () => void) =>
@@ -129,12 +203,6 @@ export function ShareSettings({ email }: { email: Email }) {
     );
 
   // The owner's last choice: just made here, or as the link keeps it.
-  const kept: ExpiryChoice | null =
-    info.expiresAt === null
-      ? 'never'
-      : info.expiresInDays
-        ? `${info.expiresInDays as ShareExpiryDays}`
-        : null;
   const shownExpiry = expiry ?? kept;
 
   return (
@@ -149,15 +217,7 @@ export function ShareSettings({ email }: { email: Email }) {
           label="Link expires after"
           options={EXPIRY_OPTIONS}
           value={shownExpiry}
-          onChange={(value) => {
-            setExpiry(value);
-            save(
-              { expiresInDays: value === 'never' ? null : (Number(value) as ShareExpiryDays) },
-              value === 'never'
-                ? 'The link never expires'
-                : `The link expires in ${value} day${value === '1' ? '' : 's'}`,
-            );
-          }}
+          onChange={chooseExpiry}
         />
         <p className="text-sm text-slate-500 dark:text-slate-400" data-testid="share-expiry">
           {info.expiresAt ? `Expires ${dateTime(info.expiresAt)}` : 'Never expires'}

@@ -30,17 +30,21 @@ export function VersionPicker({ email }: { email: Email }) {
   const others = email.versions.filter((v) => v.id !== email.id);
   if (others.length === 0) return null;
   const latest = email.versions[0]!;
+  // The number is the version's own and stays when another is deleted, so it is not a position:
+  // "Version 3 · 2 Versions" once version 2 is gone (never "Version 3 of 2"); Title Case, as
+  // a control's words are (docs/copy-style.md), like "Delete 2 Versions".
+  const current = `Version ${email.version} · ${email.versions.length} Versions`;
   return (
     <div className="flex flex-wrap items-center gap-2" data-testid="version-picker">
       <DropdownMenu
         align="start"
         triggerVariant="outline"
         triggerSize="sm"
-        label={`Version ${email.version} of ${email.versions.length}. Switch version`}
+        label={`${current}. Switch version`}
         trigger={
           <>
             <History aria-hidden="true" />
-            Version {email.version} of {email.versions.length}
+            {current}
             <ChevronDown aria-hidden="true" />
           </>
         }

@@ -1,16 +1,14 @@
-import { Flag, MailX, Unlink } from 'lucide-react';
-import { lazy, Suspense, useState, type ReactNode } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
-import { LogoMark } from '../../components/layout/logo.tsx';
+import { MailX, Unlink } from 'lucide-react';
+import { lazy, Suspense, useState } from 'react';
+import { useParams, useSearchParams } from 'react-router';
 import type { PickedPin } from '../../components/review/pin-markers.tsx';
 import { useDocumentTitle } from '../../components/layout/use-document-title.ts';
-import { cx, focusRing } from '../../components/ui/cx.ts';
 import { EmailPreview } from '../../components/email-preview/email-preview.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { ApiError } from '../../lib/api.ts';
-import { usePublicConfig } from '../../lib/public-config.ts';
 import { dateTime } from '../../lib/relative-time.ts';
 import { readViewerToken, usePublicEmail } from './api.ts';
+import { Problem, Shell } from './page-shell.tsx';
 import { useNearViewport } from './use-near-viewport.ts';
 
 /*
@@ -19,12 +17,11 @@ import { useNearViewport } from './use-near-viewport.ts';
  * page says noindex too. The link shows the thread's latest version unless `?v=` names another
  * (docs/decisions/0083-share-per-thread.md); a protected link asks for its password first
  * (docs/decisions/0084-viewer-tokens.md); reviewers approve, request changes or comment below.
+ * An older version says a newer one exists. A version the live link does not have (the API's
+ * `version_not_found`, which only a working, unlocked link answers) says so and links to the
+ * latest; every other failure is the spec's Email Not Found, the same for a missing, revoked or
+ * expired link.
  */
-
-const footerLink = cx(
-  'inline-flex items-center gap-1.5 rounded-md text-slate-500 hover:text-slate-900 dark:text-slate-400 dark:hover:text-white',
-  focusRing,
-);
 
 // Loaded when needed, so the page a client opens stays light: the gate only for a protected link,
 // the review form when the reader scrolls near it (it sits below the email).
@@ -33,6 +30,12 @@ const PinMarkers = lazy(() =>
   import('../../components/review/pin-markers.tsx').then((m) => ({ default: m.PinMarkers })),
 );
 const VersionPicker = lazy(() => import('./version-picker.tsx').then((m) => ({ default: m.VersionPicker })));
+const NewerVersionNotice = lazy(() =>
+  import('./newer-version-notice.tsx').then((m) => ({ default: m.NewerVersionNotice })),
+);
+const VersionNotAvailable = lazy(() =>
+  import('./version-not-available.tsx').then((m) => ({ default: m.VersionNotAvailable })),
+);
 const ReviewSection = lazy(() => import('./review-section.tsx').then((m) => ({ default: m.ReviewSection })));
 
 function SectionPlaceholder() {
@@ -40,54 +43,6 @@ function SectionPlaceholder() {
     <h2 id="review-title" aria-busy="true" className="h-80 motion-safe:animate-pulse md:col-span-2">
       <span className="sr-only">Review</span>
     </h2>
-  );
-}
-
-function Footer({ slug }: { slug?: string }) {
-  const config = usePublicConfig();
-  const abuse = config.data?.abuseEmail;
-  return (
-    <footer className="mx-auto flex w-full max-w-[880px] flex-wrap items-center justify-between gap-3 px-4 py-6 text-sm">
-      <Link to="/" className={footerLink}>
-        <LogoMark className="size-5" />
-        Created with Proofmail
-      </Link>
-      {abuse && slug ? (
-        <a
-          href={`mailto:${abuse}?subject=${encodeURIComponent(`Report abuse: ${window.location.origin}/s/${slug}`)}`}
-          className={footerLink}
-        >
-          <Flag aria-hidden="true" className="size-3.5" />
-          Report abuse
-        </a>
-      ) : null}
-    </footer>
-  );
-}
-
-function Shell({ children, slug }: { children: ReactNode; slug?: string }) {
-  return (
-    <div className="flex min-h-dvh flex-col bg-slate-100 dark:bg-slate-950">
-      <meta name="robots" content="noindex" />
-      <main id="main" className="flex-1">
-        {children}
-      </main>
-      <Footer slug={slug} />
-    </div>
-  );
-}
-
-function Problem({ icon, title, text }: { icon: ReactNode; title: string; text: string }) {
-  return (
-    <Shell>
-      <div className="mx-auto flex max-w-md flex-col items-center px-6 py-24 text-center sm:py-32">
-        <span className="flex size-14 items-center justify-center rounded-full bg-white text-slate-500 shadow-sm dark:bg-slate-900 dark:text-slate-400 [&_svg]:size-7">
-          {icon}
-        </span>
-        <h1 className="mt-6 text-2xl font-semibold tracking-tight text-slate-900 dark:text-white">{title}</h1>
-        <p className="mt-2 text-slate-600 dark:text-slate-400">{text}</p>
-      </div>
-    </Shell>
   );
 }
 
@@ -103,7 +58,20 @@ function PublicEmailView({ slug }: { slug: string }) {
   const subject = data ? data.subject || 'No Subject' : null;
   const err = email.error instanceof ApiError ? email.error : null;
   const locked = err?.code === 'password_required';
-  useDocumentTitle(locked ? 'Password Required' : email.isError ? 'Email Not Found' : subject);
+  const missingVersion = err?.code === 'version_not_found' && version !== undefined;
+  useDocumentTitle(
+    locked
+      ? 'Password Required'
+      : missingVersion
+        ? 'Version Not Available'
+        : email.isError
+          ? 'Email Not Found'
+          : subject,
+  );
+  const leaveVersion = () => {
+    setPin(null);
+    setPicking(false);
+  };
 
   if (locked) {
     return (
@@ -112,6 +80,14 @@ function PublicEmailView({ slug }: { slug: string }) {
           <PasswordGate slug={slug} onUnlocked={setToken} />
         </Suspense>
       </Shell>
+    );
+  }
+
+  if (missingVersion) {
+    return (
+      <Suspense fallback={null}>
+        <VersionNotAvailable slug={slug} version={version} />
+      </Suspense>
     );
   }
 
@@ -141,14 +117,7 @@ function PublicEmailView({ slug }: { slug: string }) {
               </div>
               {data.versions.length > 1 ? (
                 <Suspense fallback={null}>
-                  <VersionPicker
-                    versions={data.versions}
-                    current={data.version}
-                    onChange={() => {
-                      setPin(null);
-                      setPicking(false);
-                    }}
-                  />
+                  <VersionPicker versions={data.versions} current={data.version} onChange={leaveVersion} />
                 </Suspense>
               ) : null}
             </>
@@ -159,6 +128,16 @@ function PublicEmailView({ slug }: { slug: string }) {
             </div>
           )}
         </header>
+        {data && data.version < (data.versions[0]?.version ?? 0) ? (
+          <Suspense fallback={null}>
+            <NewerVersionNotice
+              versions={data.versions}
+              current={data.version}
+              onFollow={leaveVersion}
+              className="mx-4 mb-4 sm:mx-5"
+            />
+          </Suspense>
+        ) : null}
         {data ? (
           <EmailPreview
             html={data.html}
@@ -177,6 +156,10 @@ function PublicEmailView({ slug }: { slug: string }) {
                       setPin(point);
                       setPicking(false);
                     }}
+                    onCancel={() => {
+                      setPicking(false);
+                      document.getElementById('review-pin')?.focus();
+                    }}
                   />
                 </Suspense>
               )
@@ -189,7 +172,9 @@ function PublicEmailView({ slug }: { slug: string }) {
           <section
             ref={reviewSection}
             aria-labelledby="review-title"
-            className="mx-4 mt-6 grid gap-6 rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200 sm:mx-5 md:grid-cols-2 dark:bg-slate-900 dark:ring-slate-800"
+            // grid-cols-1 as well: an implicit column is as wide as its widest word, and a
+            // reviewer's long URL would widen the page (minmax(0, 1fr) lets it wrap instead).
+            className="mx-4 mt-6 grid grid-cols-1 gap-6 rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200 sm:mx-5 md:grid-cols-2 dark:bg-slate-900 dark:ring-slate-800"
           >
             {nearReview ? (
               <Suspense fallback={<SectionPlaceholder />}>
@@ -201,6 +186,7 @@ function PublicEmailView({ slug }: { slug: string }) {
                   picking={picking}
                   onPickingChange={setPicking}
                   onClearPin={() => setPin(null)}
+                  onVersionChange={leaveVersion}
                 />
               </Suspense>
             ) : (

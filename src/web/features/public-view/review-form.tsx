@@ -1,5 +1,5 @@
 import { MapPin, X } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import {
   REVIEW_COMMENT_MAX,
   REVIEW_MESSAGES,
@@ -8,7 +8,7 @@ import {
 } from '../../../shared/review-rules.ts';
 import type { PickedPin } from '../../components/review/pin-markers.tsx';
 import { Button } from '../../components/ui/button.tsx';
-import { Field, fieldDescription, Input } from '../../components/ui/input.tsx';
+import { Field, FieldError, fieldDescription, Input } from '../../components/ui/input.tsx';
 import { SegmentedControl } from '../../components/ui/segmented-control.tsx';
 import { Textarea } from '../../components/ui/textarea.tsx';
 import { toast } from '../../components/ui/toast.tsx';
@@ -27,6 +27,10 @@ const SENT: Record<ReviewDecision, string> = {
   comment: 'Comment sent',
 };
 
+/** Nothing is chosen for the reviewer: an approval is never sent by default. */
+const DECISION_REQUIRED = 'Choose Approve, Request Changes or Comment';
+const DECISION_ERROR_ID = 'review-decision-error';
+
 const chars = (s: string) => [...s].length;
 
 function rememberedName(): string {
@@ -40,6 +44,8 @@ function rememberedName(): string {
 /**
  * A review without an account (docs/decisions/0085-reviews-throttled-and-notified.md): a name,
  * Approve / Request Changes / Comment, an optional comment, and an optional pin on the preview.
+ * The decision starts unchosen, and again after each send: reviews cannot be withdrawn, and the
+ * owner is mailed an approval, so Send Review without a choice says what is missing instead.
  */
 export function ReviewForm({
   slug,
@@ -49,6 +55,7 @@ export function ReviewForm({
   picking,
   onPickingChange,
   onClearPin,
+  notice,
 }: {
   slug: string;
   token: string | null;
@@ -57,22 +64,38 @@ export function ReviewForm({
   picking: boolean;
   onPickingChange: (picking: boolean) => void;
   onClearPin: () => void;
+  /** Shown with the decision (e.g. that a newer version exists). */
+  notice?: ReactNode;
 }) {
   const post = usePostReview(slug, token);
+  const form = useRef<HTMLFormElement>(null);
   const [name, setName] = useState(rememberedName);
-  const [decision, setDecision] = useState<ReviewDecision>('approved');
+  const [decision, setDecision] = useState<ReviewDecision | null>(null);
   const [comment, setComment] = useState('');
-  const [errors, setErrors] = useState<{ name?: string; comment?: string; form?: string }>({});
+  const [errors, setErrors] = useState<{ name?: string; decision?: string; comment?: string; form?: string }>(
+    {},
+  );
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const next: typeof errors = {};
     if (!name.trim()) next.name = REVIEW_MESSAGES.nameRequired;
     else if (chars(name.trim()) > REVIEW_NAME_MAX) next.name = REVIEW_MESSAGES.nameTooLong;
+    if (!decision) next.decision = DECISION_REQUIRED;
     if (chars(comment.trim()) > REVIEW_COMMENT_MAX) next.comment = REVIEW_MESSAGES.commentTooLong;
     else if (decision === 'comment' && !comment.trim()) next.comment = REVIEW_MESSAGES.commentRequired;
     setErrors(next);
-    if (next.name || next.comment) return;
+    if (next.name || next.decision || next.comment) {
+      // Focus goes to the first thing to fix, where its message is read out with it.
+      const first = next.name
+        ? '#reviewer-name'
+        : next.decision
+          ? '[role="radio"][tabindex="0"]'
+          : '#review-comment';
+      form.current?.querySelector<HTMLElement>(first)?.focus();
+      return;
+    }
+    if (!decision) return;
     post.mutate(
       {
         name,
@@ -89,6 +112,7 @@ export function ReviewForm({
             // Storage off: the name is typed again next time.
           }
           setComment('');
+          setDecision(null);
           onClearPin();
           toast.success(SENT[decision], `Thank you, ${name.trim()}. The sender has been told.`);
         },
@@ -98,7 +122,7 @@ export function ReviewForm({
   };
 
   return (
-    <form onSubmit={submit} noValidate className="space-y-4" aria-label="Review this email">
+    <form ref={form} onSubmit={submit} noValidate className="space-y-4" aria-label="Review this email">
       <Field id="reviewer-name" label="Your name" error={errors.name}>
         <Input
           id="reviewer-name"
@@ -110,16 +134,26 @@ export function ReviewForm({
           onChange={(e) => setName(e.target.value)}
         />
       </Field>
-      <div className="space-y-2">
-        <p className="text-sm font-medium text-slate-800 dark:text-slate-200">Your review of v{version}</p>
+      <fieldset
+        className="min-w-0 space-y-2"
+        aria-describedby={errors.decision ? DECISION_ERROR_ID : undefined}
+      >
+        <legend className="mb-2 text-sm font-medium text-slate-800 dark:text-slate-200">
+          Your review of v{version}
+        </legend>
+        {notice}
         <SegmentedControl
           label="Decision"
           options={DECISIONS}
           value={decision}
-          onChange={setDecision}
+          onChange={(value) => {
+            setDecision(value);
+            setErrors(({ decision: _, ...rest }) => rest);
+          }}
           className="flex-wrap"
         />
-      </div>
+        <FieldError id={DECISION_ERROR_ID}>{errors.decision}</FieldError>
+      </fieldset>
       <Field
         id="review-comment"
         label={decision === 'comment' ? 'Comment' : 'Comment (optional)'}
@@ -143,18 +177,14 @@ export function ReviewForm({
           </Button>
         ) : (
           <Button
+            id="review-pin"
             type="button"
             variant={picking ? 'secondary' : 'outline'}
             size="sm"
             aria-pressed={picking}
-            onClick={() => {
-              onPickingChange(!picking);
-              // The email is above the form: bring it into view to click on it.
-              if (!picking)
-                document
-                  .querySelector('section[aria-label="Email preview"]')
-                  ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
-            }}
+            // On, the pins (src/web/components/review/pin-markers.tsx) bring the email into view and
+            // focus a cursor in it: a click or the arrow keys and Enter place the pin.
+            onClick={() => onPickingChange(!picking)}
           >
             <MapPin aria-hidden="true" />
             {picking ? 'Click the Email to Pin' : 'Pin to the Email'}
@@ -171,7 +201,12 @@ export function ReviewForm({
           {errors.form}
         </p>
       ) : null}
-      <Button type="submit" busy={post.isPending} className="w-full sm:w-auto">
+      <Button
+        type="submit"
+        busy={post.isPending}
+        className="w-full sm:w-auto"
+        aria-describedby={errors.decision ? DECISION_ERROR_ID : undefined}
+      >
         Send Review
       </Button>
     </form>

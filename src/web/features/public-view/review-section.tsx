@@ -1,9 +1,15 @@
 import type { PublicEmail } from '../../../shared/contract/email.ts';
 import type { PickedPin } from '../../components/review/pin-markers.tsx';
 import { ReviewList } from '../../components/review/review-list.tsx';
+import { NewerVersionNotice } from './newer-version-notice.tsx';
 import { ReviewForm } from './review-form.tsx';
 
-/** Below the email: the review form and what reviewers said (loaded when the reader gets near). */
+/**
+ * Below the email: the review form and what reviewers said (loaded when the reader gets near).
+ * The list holds approvals and change requests as well as comments, so it is "Reviews", as on the
+ * owner's page (src/web/features/email-detail/reviews-panel.tsx). Both columns may shrink below
+ * their content (min-w-0): what reviewers type wraps instead of widening the card.
+ */
 export function ReviewSection({
   slug,
   token,
@@ -12,6 +18,7 @@ export function ReviewSection({
   picking,
   onPickingChange,
   onClearPin,
+  onVersionChange,
 }: {
   slug: string;
   token: string | null;
@@ -20,10 +27,12 @@ export function ReviewSection({
   picking: boolean;
   onPickingChange: (picking: boolean) => void;
   onClearPin: () => void;
+  /** Called when the reader leaves for another version. */
+  onVersionChange: () => void;
 }) {
   return (
     <>
-      <div className="space-y-4">
+      <div className="min-w-0 space-y-4">
         <h2 id="review-title" className="text-lg font-semibold text-slate-900 dark:text-white">
           Review
         </h2>
@@ -35,11 +44,18 @@ export function ReviewSection({
           picking={picking}
           onPickingChange={onPickingChange}
           onClearPin={onClearPin}
+          notice={
+            <NewerVersionNotice
+              versions={email.versions}
+              current={email.version}
+              onFollow={onVersionChange}
+            />
+          }
         />
       </div>
-      <div className="space-y-4">
+      <div className="min-w-0 space-y-4">
         <h2 className="text-lg font-semibold text-slate-900 dark:text-white">
-          Comments ({email.reviews.length})
+          Reviews ({email.reviews.length})
         </h2>
         <ReviewList reviews={email.reviews} emptyText="No reviews yet. Be the first to say what you think." />
       </div>

@@ -1,7 +1,9 @@
 import { ArrowLeft, ArrowRight, ChevronDown, Code, Eye, ScanEye, Send } from 'lucide-react';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Email } from '../../../../shared/contract/email.ts';
+import { defaultWidth } from '../../../components/email-preview/preview-view.ts';
+import { usePreviewView } from '../../../components/email-preview/use-preview-view.ts';
 import { useDocumentTitle } from '../../../components/layout/use-document-title.ts';
 import { buttonClasses } from '../../../components/ui/button.tsx';
 import { Card, CardContent } from '../../../components/ui/card.tsx';
@@ -63,6 +65,39 @@ function SidePicker({
   );
 }
 
+/**
+ * What the source diffs do not show: the subject, the recipients and Inline CSS, listed when they
+ * differ between the two sides (nothing when they are the same).
+ */
+function OtherChanges({ a, b }: { a: Email; b: Email }) {
+  const changes = [
+    { label: 'Subject', from: a.subject || 'No Subject', to: b.subject || 'No Subject' },
+    { label: 'To', from: a.to, to: b.to },
+    { label: 'Inline CSS', from: a.source.inlineCss ? 'On' : 'Off', to: b.source.inlineCss ? 'On' : 'Off' },
+  ].filter((c) => c.from !== c.to);
+  if (changes.length === 0) return null;
+  return (
+    <dl
+      className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 rounded-lg border border-slate-200 bg-white px-3 py-2 text-sm dark:border-slate-800 dark:bg-slate-900"
+      data-testid="other-changes"
+    >
+      {changes.map((c) => (
+        <div key={c.label} className="contents">
+          <dt className="font-medium text-slate-900 dark:text-white">{c.label}</dt>
+          <dd className="min-w-0 wrap-anywhere text-slate-700 dark:text-slate-300">
+            <del className="text-red-700 decoration-red-400 dark:text-red-300">{c.from}</del>
+            <span aria-hidden="true" className="px-1.5 text-slate-400">
+              →
+            </span>
+            <span className="sr-only">changed to</span>
+            <ins className="text-emerald-700 no-underline dark:text-emerald-300">{c.to}</ins>
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 const narrow = () => typeof window !== 'undefined' && window.matchMedia('(max-width: 767px)').matches;
 
 /**
@@ -78,6 +113,8 @@ export function ComparePage() {
   const [tab, setTab] = useState('written');
   const [diffLayout, setDiffLayout] = useState<DiffLayout>(() => (narrow() ? 'inline' : 'split'));
   const [visualLayout, setVisualLayout] = useState<VisualLayout>('split');
+  const [view, setView] = usePreviewView();
+  const tabsBox = useRef<HTMLDivElement>(null);
   const error = left.error ?? right.error;
   const notFound = error instanceof ApiError && error.status === 404;
   useDocumentTitle('Compare Versions');
@@ -121,7 +158,21 @@ export function ComparePage() {
       side === 'left' ? `/app/email/${picked}/compare/${b.id}` : `/app/email/${a.id}/compare/${picked}`,
       { replace: true },
     );
-  const captions: [ReactNode, ReactNode] = [`Version ${a.version}`, `Version ${b.version}`];
+  // Two emails of different threads (an address typed by hand) are compared all the same, but
+  // their sides are named by subject, and the page says they are not versions of one email.
+  const sameThread = a.threadId === b.threadId;
+  const captions: [ReactNode, ReactNode] = sameThread
+    ? [`Version ${a.version}`, `Version ${b.version}`]
+    : [a.subject || 'No Subject', b.subject || 'No Subject'];
+  // One width for the renders of both versions, whichever tab and layout shows them: the default
+  // for the page's room (preview-view.ts), not for one side's half of it nor for the window.
+  const renderWidth = () => defaultWidth(tabsBox.current?.clientWidth || window.innerWidth);
+  const selectTab = (next: string) => {
+    // The Visual and Pixel Diff tabs take their width from the URL: a width not chosen yet is
+    // written there as they open, so both start at the same one and keep it.
+    if ((next === 'visual' || next === 'pixels') && view.width === null) setView({ width: renderWidth() });
+    setTab(next);
+  };
   const layoutControl = (
     <SegmentedControl<DiffLayout>
       label="Diff layout"
@@ -223,7 +274,7 @@ export function ComparePage() {
           Pixel Diff
         </>
       ),
-      content: <PixelTab leftId={a.id} rightId={b.id} />,
+      content: <PixelTab leftId={a.id} rightId={b.id} defaultWidth={renderWidth()} />,
     },
   ];
 
@@ -238,26 +289,40 @@ export function ComparePage() {
           Compare Versions
         </h1>
         <p className="text-sm break-words text-slate-600 dark:text-slate-400">{b.subject || 'No Subject'}</p>
-        <div className="flex flex-wrap items-center gap-2" data-testid="compare-pickers">
-          <SidePicker label="Left" email={a} versions={versions} onPick={pick('left')} />
-          <ArrowRight aria-hidden="true" className="size-4 text-slate-400" />
-          <SidePicker label="Right" email={b} versions={versions} onPick={pick('right')} />
-        </div>
+        {sameThread ? (
+          <div className="flex flex-wrap items-center gap-2" data-testid="compare-pickers">
+            <SidePicker label="Left" email={a} versions={versions} onPick={pick('left')} />
+            <ArrowRight aria-hidden="true" className="size-4 text-slate-400" />
+            <SidePicker label="Right" email={b} versions={versions} onPick={pick('right')} />
+          </div>
+        ) : (
+          <p
+            role="note"
+            className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-900/60 dark:bg-amber-950/40 dark:text-amber-200"
+          >
+            These are two different emails, not versions of one: “{a.subject || 'No Subject'}” on the left, “
+            {b.subject || 'No Subject'}” on the right.
+          </p>
+        )}
+        <OtherChanges a={a} b={b} />
       </div>
-      <Tabs value={tab} onValueChange={setTab}>
-        <TabsList className="max-w-full overflow-x-auto max-sm:[&_svg]:hidden">
+      <div ref={tabsBox}>
+        <Tabs value={tab} onValueChange={selectTab}>
+          {/* On a phone the four tabs do not fit: the list scrolls, and its edge says there is more. */}
+          <TabsList scrollable className="max-sm:[&_svg]:hidden">
+            {tabs.map((t) => (
+              <TabsTrigger key={t.value} value={t.value}>
+                {t.label}
+              </TabsTrigger>
+            ))}
+          </TabsList>
           {tabs.map((t) => (
-            <TabsTrigger key={t.value} value={t.value}>
-              {t.label}
-            </TabsTrigger>
+            <TabsContent key={t.value} value={t.value} tabIndex={-1}>
+              {t.content}
+            </TabsContent>
           ))}
-        </TabsList>
-        {tabs.map((t) => (
-          <TabsContent key={t.value} value={t.value} tabIndex={-1}>
-            {t.content}
-          </TabsContent>
-        ))}
-      </Tabs>
+        </Tabs>
+      </div>
     </div>
   );
 }
