@@ -47,7 +47,7 @@ describe('billing off', () => {
     await plan.getByTestId('account-plan').filter({ hasText: 'Free plan' }).waitFor();
 
     await plan.getByRole('button', { name: 'Upgrade to Pro' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Billing is not enabled on this server' });
+    const dialog = page.getByRole('dialog', { name: 'Billing Is Not Enabled on This Server', exact: true });
     await dialog.waitFor();
     await expectNoOperatorHints(dialog);
     await dialog.getByRole('button', { name: 'Got It' }).click();
@@ -58,7 +58,7 @@ describe('billing off', () => {
     await page.goto('/plan');
     await page.getByText('Billing is not enabled on this server.').waitFor();
     await page.locator('[data-plan="pro"]').getByRole('button', { name: 'Upgrade to Pro' }).click();
-    await page.getByRole('dialog', { name: 'Billing is not enabled on this server' }).waitFor();
+    await page.getByRole('dialog', { name: 'Billing Is Not Enabled on This Server', exact: true }).waitFor();
     expect(await historyApiStatus(page)).toBe(403);
 
     const granted = await runAdmin(['set-plan', u.user.email, 'pro'], { DATABASE_URL: server.databaseUrl });
@@ -71,7 +71,7 @@ describe('billing off', () => {
     );
     // Manage Billing on a server without billing explains, too, to an end user.
     await plan.getByRole('button', { name: 'Manage Billing' }).click();
-    const manage = page.getByRole('dialog', { name: 'Billing is not enabled on this server' });
+    const manage = page.getByRole('dialog', { name: 'Billing Is Not Enabled on This Server', exact: true });
     await manage.waitFor();
     await expectNoOperatorHints(manage);
     await manage.getByRole('button', { name: 'Got It' }).click();

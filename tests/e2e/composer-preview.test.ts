@@ -283,13 +283,13 @@ describe('the detail page shows what was written and what was sent', () => {
     await page.getByRole('tab', { name: 'HTML Source' }).click();
     const source = page.getByRole('textbox', { name: 'HTML Source' });
     expect(await source.inputValue()).toBe(delivered.html);
-    await page.getByRole('radio', { name: 'Your source' }).click();
+    await page.getByRole('radio', { name: 'Your Source' }).click();
     expect(await source.inputValue()).toBe(EMAIL);
     // Its size as people read it (once "6 lines · 0.3 KB"-style rounding hid it).
     expect(await page.getByTestId('source-stats').innerText()).toBe(
       `6 lines · ${Buffer.byteLength(EMAIL)} bytes`,
     );
-    await page.getByRole('radio', { name: 'As sent' }).click();
+    await page.getByRole('radio', { name: 'As Sent' }).click();
     expect(await source.inputValue()).toBe(delivered.html);
     const html = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download .html' }).click();

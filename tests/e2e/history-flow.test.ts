@@ -110,6 +110,9 @@ describe('send → history → detail → share → unshare → delete', () => {
     // --- detail: facts, preview, source, copy ---
     await page.getByRole('heading', { level: 1, name: 'Spring Flamingo sale' }).waitFor();
     expect(await page.getByTestId('email-to').innerText()).toBe('client@example.com, boss@example.com');
+    // Each address wraps before its "@" or a dot, never inside a word (docs/copy-style.md).
+    for (const id of ['email-to', 'preview-to'])
+      expect(await page.getByTestId(id).locator('[data-email-address]').count()).toBe(2);
     expect(await page.getByTestId('email-sent-at').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(await page.getByTestId('public-badge').count()).toBe(0);
     expect(await page.getByTestId('delivery-state').innerText()).toBe('Queued'); // no worker in this server
@@ -132,6 +135,11 @@ describe('send → history → detail → share → unshare → delete', () => {
     await page.getByRole('button', { name: 'Copy HTML' }).click();
     await toast(page, 'success', 'HTML copied to clipboard').waitFor();
     expect(await clipboard.lastCopied()).toBe(html);
+    // The other tabs' copy buttons read alike (docs/copy-style.md): a Title Case button, a toast
+    // that is a sentence.
+    await page.getByRole('tab', { name: 'Plain Text' }).click();
+    await page.getByRole('button', { name: 'Copy Text', exact: true }).click();
+    await toast(page, 'success', 'Text copied to clipboard').waitFor();
 
     // --- history: relative times, Load More past 20, search kept in the URL ---
     await page.getByRole('link', { name: 'Back to History' }).first().click();
@@ -243,6 +251,10 @@ describe('send → history → detail → share → unshare → delete', () => {
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await toast(page, 'success', 'Email deleted').waitFor();
     await row.waitFor({ state: 'detached' });
+    // The keyboard stays in the list: on its search box, not lost on <body>.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe('Search emails');
     await page.reload();
     await expect.poll(() => rows(page).count()).toBe(20);
     expect(await page.getByText('Spring Flamingo sale').count()).toBe(0);

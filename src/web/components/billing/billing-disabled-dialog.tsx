@@ -1,4 +1,3 @@
-import { BILLING_MESSAGES } from '../../../shared/contract/billing.ts';
 import { Button } from '../ui/button.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 
@@ -19,7 +18,7 @@ export function BillingDisabledDialog({
       open={open}
       onOpenChange={onOpenChange}
       size="sm"
-      title={BILLING_MESSAGES.disabled}
+      title="Billing Is Not Enabled on This Server"
       description="Plans cannot be bought, changed or cancelled online here, and nothing has been charged."
       footer={<Button onClick={() => onOpenChange(false)}>Got It</Button>}
     >

@@ -18,3 +18,22 @@ export function EmailAddress({ address, className }: { address: string; classNam
     </span>
   );
 }
+
+/**
+ * A list of recipients as the API writes it ("a@x.com, b@y.com"), each an EmailAddress
+ * (docs/copy-style.md, "Addresses"): a narrow column wraps them before an "@" or a dot instead of
+ * cutting a word or the domain off.
+ */
+export function EmailAddresses({ list, className }: { list: string; className?: string }) {
+  const addresses = list.split(/,\s*/).filter(Boolean);
+  return (
+    <span className={className}>
+      {addresses.map((address, i) => (
+        <Fragment key={i}>
+          {i > 0 ? ', ' : null}
+          <EmailAddress address={address} />
+        </Fragment>
+      ))}
+    </span>
+  );
+}

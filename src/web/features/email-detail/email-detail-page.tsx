@@ -17,6 +17,7 @@ import { useSession } from '../../lib/session.ts';
 import { useEmail } from './api.ts';
 import { HtmlSourceTab, PlainTextTab, RawTab } from './message-tabs.tsx';
 import { DeliveryBadge } from '../../components/delivery-state.tsx';
+import { EmailAddresses } from '../../components/ui/email-address.tsx';
 import { DeliveryList } from './delivery-list.tsx';
 import { StoredChecklist } from './stored-checklist.tsx';
 import { ReviewsPanel } from './reviews-panel.tsx';
@@ -53,9 +54,9 @@ function MailPreview({ email, onWidth }: { email: Email; onWidth: (width: number
         >
           {subject}
         </p>
-        <p className="text-sm break-all text-slate-600 dark:text-slate-400" data-testid="preview-to">
+        <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="preview-to">
           <span className="text-slate-500 dark:text-slate-500">To: </span>
-          {email.to}
+          <EmailAddresses list={email.to} />
         </p>
       </div>
     </div>
@@ -168,10 +169,10 @@ export function EmailDetailPage() {
           >
             {data.subject || 'No Subject'}
           </h1>
-          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+          <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
             <dt className="text-slate-500 dark:text-slate-400">To</dt>
-            <dd className="break-all text-slate-900 dark:text-slate-100" data-testid="email-to">
-              {data.to}
+            <dd className="min-w-0 text-slate-900 dark:text-slate-100" data-testid="email-to">
+              <EmailAddresses list={data.to} />
             </dd>
             <dt className="text-slate-500 dark:text-slate-400" data-testid="email-time-label">
               {sentAt ? 'Sent' : 'Submitted'}

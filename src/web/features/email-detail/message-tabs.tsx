@@ -17,7 +17,9 @@ import { saveFile } from './save-file.ts';
  * written, the plain-text part, and the raw message; each read-only, with copy and download.
  */
 
-function CopyButton({ text, what }: { text: string; what: string }) {
+/** Copies `text`: the button says "Copy {what}" in Title Case, the toasts name it in a sentence. */
+function CopyButton({ text, what }: { text: string; what: 'HTML' | 'Text' | 'Message' }) {
+  const inSentence = what === 'HTML' ? what : what.toLowerCase();
   const [copied, setCopied] = useState(false);
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
@@ -29,7 +31,7 @@ function CopyButton({ text, what }: { text: string; what: string }) {
       timer.current = window.setTimeout(() => setCopied(false), COPIED_INDICATOR_MS);
       toast.success(`${what} copied to clipboard`);
     } catch (err) {
-      toast.error(`Failed to copy ${what}`, errorMessage(err));
+      toast.error(`Failed to copy ${inSentence}`, errorMessage(err));
     }
   };
   return (
@@ -105,10 +107,10 @@ export function HtmlSourceTab({ email }: { email: Email }) {
           value={version}
           onChange={setVersion}
           options={[
-            { value: 'sent', label: 'As sent' },
+            { value: 'sent', label: 'As Sent' },
             {
               value: 'written',
-              label: email.source.format === 'mjml' ? 'Your MJML' : 'Your source',
+              label: email.source.format === 'mjml' ? 'Your MJML' : 'Your Source',
               title: same
                 ? 'Identical to what was sent'
                 : email.source.format === 'mjml' || email.source.template
@@ -144,7 +146,7 @@ export function PlainTextTab({ email }: { email: Email }) {
           {email.source.text !== null ? 'Written by you' : 'Generated from the HTML'}
         </p>
       }
-      actions={<CopyButton text={email.text} what="text" />}
+      actions={<CopyButton text={email.text} what="Text" />}
     />
   );
 }
@@ -214,7 +216,7 @@ export function RawTab({ email }: { email: Email }) {
           lead={<p className="text-xs font-medium text-slate-700 dark:text-slate-300">MIME source</p>}
           actions={
             <>
-              <CopyButton text={message.data.text} what="message" />
+              <CopyButton text={message.data.text} what="Message" />
               <DownloadButton onClick={() => saveFile(message.data.blob, emlName(email.id, recipient))}>
                 Download .eml
               </DownloadButton>

@@ -1,11 +1,11 @@
 import { Eye, Globe, MoreHorizontal, Trash2 } from 'lucide-react';
-import { Fragment, type MouseEvent } from 'react';
+import type { MouseEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { EmailSummary } from '../../../shared/contract/email.ts';
 import { Badge } from '../../components/ui/badge.tsx';
 import { cx, focusRing } from '../../components/ui/cx.ts';
 import { DropdownMenu, DropdownMenuItem } from '../../components/ui/dropdown-menu.tsx';
-import { EmailAddress } from '../../components/ui/email-address.tsx';
+import { EmailAddresses } from '../../components/ui/email-address.tsx';
 import { dateTime, relativeTime } from '../../lib/relative-time.ts';
 import { DeliveryIcon } from '../../components/delivery-state.tsx';
 import { ReviewBadge } from '../../components/review/review-badge.tsx';
@@ -43,24 +43,6 @@ function ShareStatus({ email }: { email: EmailSummary }) {
       <span className="flex max-w-full max-lg:*:rounded-lg max-lg:*:whitespace-normal">
         <ReviewBadge decision={review.decision} version={review.version} />
       </span>
-    </span>
-  );
-}
-
-/**
- * The recipients, each an EmailAddress (docs/copy-style.md, "Addresses"): a narrow column wraps
- * them before an "@" or a dot instead of cutting the domain off. All of them: there are at most 5.
- */
-function Recipients({ to }: { to: string }) {
-  const addresses = to.split(/,\s*/).filter(Boolean);
-  return (
-    <span>
-      {addresses.map((address, i) => (
-        <Fragment key={i}>
-          {i > 0 ? ', ' : null}
-          <EmailAddress address={address} />
-        </Fragment>
-      ))}
     </span>
   );
 }
@@ -170,7 +152,7 @@ export function EmailList({ emails, now, onDelete, compact, thumbnails: wanted =
             <DeliveryIcon delivery={email.delivery} className="mt-0.5" />
             <div className="min-w-0 flex-1 space-y-1">
               <Link to={detailPath(email)} className={toLink} title={email.to}>
-                <Recipients to={email.to} />
+                <EmailAddresses list={email.to} />
               </Link>
               <p className="flex min-w-0 items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
                 <Subject email={email} />
@@ -197,7 +179,7 @@ export function EmailList({ emails, now, onDelete, compact, thumbnails: wanted =
           <th scope="col" className="w-14 py-3 pr-1 pl-5">
             <span className="sr-only">Delivery</span>
           </th>
-          {/* Addresses wrap (Recipients), so To can give the Status column what its badges need. */}
+          {/* Addresses wrap (EmailAddresses), so To can give the Status column what its badges need. */}
           <th scope="col" className="w-[22%] px-3 py-3 lg:w-[26%]">
             To
           </th>
@@ -229,7 +211,7 @@ export function EmailList({ emails, now, onDelete, compact, thumbnails: wanted =
             </td>
             <td className="px-3 py-3">
               <Link to={detailPath(email)} className={toLink} title={email.to}>
-                <Recipients to={email.to} />
+                <EmailAddresses list={email.to} />
               </Link>
             </td>
             <td className="px-3 py-3">

@@ -136,6 +136,9 @@ export function HistoryPage() {
       onSuccess: () => {
         toast.success('Email deleted');
         setToDelete(null);
+        // The row and its Actions button, where the dialog would give focus back, are gone: the
+        // list's search box keeps the keyboard in the list (after the dialog has closed).
+        requestAnimationFrame(() => searchRef.current?.focus());
       },
       onError: (err) => {
         toast.error('Failed to delete email', errorMessage(err));
