@@ -95,6 +95,28 @@ describe('the checklist in the composer', () => {
     expect(await stored.locator('[data-check="images"]').getAttribute('data-status')).toBe('error');
   });
 
+  it('asks about what is sent, not the checklist of a moment ago: errors typed just before Ctrl+Enter', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const clean =
+      '<!DOCTYPE html><html lang="en"><head><title>Race</title></head><body><p>Hello</p></body></html>';
+    const page = await openComposer(u, undefined, undefined, clean);
+    await expect
+      .poll(() => page.getByTestId('checklist-summary').first().textContent())
+      .toMatch(/^\d+ warnings?$/);
+    await page.getByLabel('To', { exact: true }).fill('client@example.com');
+    // Two errors added, and sent at once: the panel's checklist is still the clean one.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('<p><a href="">Read the full story</a></p>');
+    await page.keyboard.press('Control+Enter');
+    const dialog = page.getByRole('dialog', { name: 'Send With Errors?' });
+    await dialog.waitFor();
+    await dialog.getByText('The checklist found 1 error', { exact: false }).waitFor();
+    await dialog.getByRole('button', { name: 'Review Checks' }).click();
+    const sent = await server.db.selectFrom('emails').select('id').where('user_id', '=', u.user.id).execute();
+    expect(sent).toEqual([]);
+  });
+
   it('cancelling the confirmation sends nothing and shows the checks', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const page = await openComposer(u);

@@ -37,9 +37,7 @@ const MAX_PREVIEW_WAITS = 3;
  */
 export function useEmailPreview(body: PreviewEmailRequest | null) {
   return useQuery({
-    queryKey: ['email-preview', body],
-    queryFn: ({ signal }) =>
-      api<PreviewEmailResponse>('/api/email/preview', { method: 'POST', body: body!, signal }),
+    ...emailPreviewQuery(body),
     enabled: body !== null,
     placeholderData: keepPreviousData,
     // The same input gives the same message: no refetch on focus or remount.
@@ -48,6 +46,18 @@ export function useEmailPreview(body: PreviewEmailRequest | null) {
     retry: (failures, err) => failures < MAX_PREVIEW_WAITS && previewWait(err) !== undefined,
     retryDelay: (_, err) => (previewWait(err) ?? 0) * 1000,
   });
+}
+
+/**
+ * The preview query of `body`: the composer's panel watches it, and a send fetches it for exactly
+ * what it sends (one request for both when the panel already has it).
+ */
+export function emailPreviewQuery(body: PreviewEmailRequest | null) {
+  return {
+    queryKey: ['email-preview', body] as const,
+    queryFn: ({ signal }: { signal: AbortSignal }) =>
+      api<PreviewEmailResponse>('/api/email/preview', { method: 'POST', body: body!, signal }),
+  };
 }
 
 /**

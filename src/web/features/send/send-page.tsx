@@ -9,6 +9,7 @@ import {
   type FormEvent,
   type KeyboardEvent,
 } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ChecklistSummaryBadge } from '../../components/checklist/checklist.tsx';
 import { Button } from '../../components/ui/button.tsx';
@@ -28,7 +29,7 @@ import { parseRecipients } from '../../../shared/recipients.ts';
 import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { useSession } from '../../lib/session.ts';
 import { useUsage } from '../../lib/usage.ts';
-import { useEmailPreview, useEmailToEdit, useLiveChecks, useSendEmail } from './api.ts';
+import { emailPreviewQuery, useEmailPreview, useEmailToEdit, useLiveChecks, useSendEmail } from './api.ts';
 import { ComposerPreview } from './composer-preview.tsx';
 import { parseSampleData, SampleData } from './sample-data.tsx';
 import { SourceOptions, type MergeSyntax } from './source-options.tsx';
@@ -200,8 +201,24 @@ export function SendPage() {
   // At 0 sends left nothing sends: the button is disabled and Ctrl/Cmd+Enter does nothing.
   const sendingOff = outOfSends && !isPro;
 
-  const submit = () => {
-    if (send.isPending || sendingOff) return;
+  // The checklist a send asks about is the one of exactly what it sends: the panel's may be of the
+  // HTML as it was a moment ago (the preview waits for typing to pause) or still on its way.
+  const queryClient = useQueryClient();
+  const [checking, setChecking] = useState(false);
+  const [sentChecks, setSentChecks] = useState<Check[] | null>(null);
+  const checksOfWhatIsSent = async (): Promise<Check[] | null> => {
+    if (previewInput === null) return null;
+    if (linksChecked && previewInput === previewBody) return checks;
+    if (previewInput === previewBody && preview.data && !preview.isPlaceholderData) return checks;
+    try {
+      return (await queryClient.fetchQuery(emailPreviewQuery(previewInput))).checks ?? null;
+    } catch {
+      return null; // the send answers the same problem, in its own words
+    }
+  };
+
+  const submit = async () => {
+    if (send.isPending || sendingOff || checking) return;
     if (!verified) {
       setProblem({ title: SEND_MESSAGES.unverified });
       return;
@@ -214,7 +231,10 @@ export function SendPage() {
     setProblem(found);
     if (found) return;
     // Errors in the checklist do not stop a send, but it asks once.
-    if (checks && countFindings(checks).errors > 0) {
+    setChecking(true);
+    const current = await checksOfWhatIsSent().finally(() => setChecking(false));
+    if (current && countFindings(current).errors > 0) {
+      setSentChecks(current);
       setConfirmOpen(true);
       return;
     }
@@ -259,14 +279,14 @@ export function SendPage() {
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
-    submit();
+    void submit();
   };
 
   // Ctrl/Cmd+Enter sends from any field; the editor handles it itself (and marks it handled).
   const onKeyDown = (e: KeyboardEvent<HTMLFormElement>) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !e.defaultPrevented) {
       e.preventDefault();
-      submit();
+      void submit();
     }
   };
 
@@ -440,8 +460,8 @@ export function SendPage() {
                     <Button
                       type="submit"
                       size="lg"
-                      busy={send.isPending}
-                      busyLabel="Sending…"
+                      busy={send.isPending || checking}
+                      busyLabel={checking ? 'Checking…' : 'Sending…'}
                       disabled={sendingOff}
                       aria-describedby={sendingOff ? 'send-off-hint' : undefined}
                     >
@@ -470,8 +490,8 @@ export function SendPage() {
             onOpenChange={setConfirmOpen}
             title="Send With Errors?"
             description={
-              checks
-                ? `The checklist found ${checklistSummary(checks)} in this email. You can send it anyway, or review the checks first.`
+              sentChecks
+                ? `The checklist found ${checklistSummary(sentChecks)} in this email. You can send it anyway, or review the checks first.`
                 : undefined
             }
             size="sm"
