@@ -59,6 +59,14 @@ const UNSUBSCRIBE_TEXT = new RegExp(
   ].join('|'),
   'i',
 );
+/**
+ * A subject that names a transaction (a receipt, an order, a password reset, a sign-in code): such
+ * an email may go without an unsubscribe link (the bulk-sender rules exempt it), so its absence is
+ * an info, not a warning. English words only; any other subject keeps the warning.
+ */
+const TRANSACTIONAL =
+  /\b(?:receipt|invoice|order (?:confirm\w*|#?\d+|shipped|update)|your order|payment (?:received|confirm\w*|failed)|password|verif(?:y|ication)|confirm (?:your|email)|sign[- ]?in code|security code|one-time code|shipp(?:ed|ing) (?:confirm\w*|update)|booking confirm\w*|reservation confirm\w*)\b/i;
+
 /** The same in an address: `/unsubscribe`, `optout`, `/abmelden`, `?action=unsub`. */
 const UNSUBSCRIBE_HREF = /unsub|opt[-_]?out|abmeld|desinscri|desabonn|uitschrijv|afmeld/i;
 
@@ -285,13 +293,22 @@ export function checkContent(ctx: StaticCheckContext): Check {
       el.name === 'a' && (UNSUBSCRIBE_HREF.test(el.attrs.href ?? '') || UNSUBSCRIBE_TEXT.test(textOf(el))),
   );
   const unsubscribeHeader = input.headers.some((h) => h.name.toLowerCase() === 'list-unsubscribe');
+  const transactional = TRANSACTIONAL.exec(input.subject)?.[0];
   if (!unsubscribeLink && !unsubscribeHeader)
-    findings.push({
-      severity: 'warning',
-      message:
-        'No unsubscribe link: marketing email needs one (and Gmail and Yahoo require it of bulk senders).',
-      hint: 'Add a link whose text says "Unsubscribe". A transactional email may go without.',
-    });
+    findings.push(
+      transactional
+        ? {
+            severity: 'info',
+            message: `No unsubscribe link: fine for a transactional email (the subject says "${transactional}"); marketing email needs one.`,
+            hint: 'If this email also markets, add a link whose text says "Unsubscribe".',
+          }
+        : {
+            severity: 'warning',
+            message:
+              'No unsubscribe link: marketing email needs one (and Gmail and Yahoo require it of bulk senders).',
+            hint: 'Add a link whose text says "Unsubscribe". A transactional email may go without.',
+          },
+    );
 
   return checkOf('content', findings);
 }

@@ -411,6 +411,18 @@ describe('content', () => {
       [],
     );
   });
+  it('takes no unsubscribe link for fine when the subject names a transaction (an info, not a warning)', () => {
+    const html = email('<p>x</p>').replace(
+      /<p><a href="https:\/\/example.com\/unsubscribe">Unsubscribe<\/a><\/p>/,
+      '',
+    );
+    for (const subject of ['Your receipt from Paper & Pen', 'Reset your password', 'Order #1234 shipped']) {
+      const c = run(html, { subject }).content;
+      expect(problems(c), subject).toEqual([]);
+      expect(c.findings.find((f) => /No unsubscribe link/.test(f.message))?.severity).toBe('info');
+    }
+    only(run(html, { subject: 'Spring sale: 20% off' }).content, 'warning', /No unsubscribe link/);
+  });
   it('warns without an unsubscribe link, unless a List-Unsubscribe header is there', () => {
     const html =
       '<html lang="en"><head><title>T</title></head><body><div style="display:none">S</div><p>Hi</p></body></html>';
