@@ -136,7 +136,7 @@ describe('the live preview in the composer', () => {
     await plain.fill(own);
     const previewed = (await (await withText).json()) as PreviewEmailResponse;
     expect(previewed.text).toBe(own);
-    await page.getByRole('button', { name: 'Reset to generated' }).waitFor();
+    await page.getByRole('button', { name: 'Reset to Generated' }).waitFor();
 
     await page.getByRole('button', { name: 'Send Test Email' }).click();
     await page.getByText('Email sent successfully!', { exact: true }).first().waitFor();
@@ -179,6 +179,14 @@ describe('the live preview in the composer', () => {
 
     await typeHtml(page, '<h1 id="one">First draft</h1>');
     await expect.poll(() => frameHtml(page), { timeout: 15_000 }).toContain('First draft');
+    // At 375 px the preview's tabs stay inside their column (they ran 16 px into the margin).
+    const tabs = await page
+      .locator('section[aria-labelledby="composer-preview-title"]')
+      .evaluate((section) => {
+        const list = section.querySelector('[role="tablist"]')!.getBoundingClientRect();
+        return { list: list.right, column: section.getBoundingClientRect().right };
+      });
+    expect(tabs.list).toBeLessThanOrEqual(tabs.column + 0.5);
 
     // A change: "Updating…" while the old preview stays on show.
     await page.keyboard.insertText('<p id="two">Second line</p>');

@@ -86,7 +86,8 @@ describe('MJML and merge tags in the composer', () => {
     );
     await failed;
     const listed = page.getByTestId('source-problems');
-    await listed.getByText('Attribute colour is illegal').waitFor();
+    // MJML's own text, written as a sentence (docs/copy-style.md).
+    await listed.getByText('Attribute colour is illegal.', { exact: true }).waitFor();
     await page.locator('.cm-lintRange-error').first().waitFor();
     await listed.getByRole('button', { name: 'Go to Line 2' }).click();
     await page.keyboard.press('Control+a');
@@ -150,6 +151,13 @@ describe('MJML and merge tags in the composer', () => {
       .getByRole('button', { name: 'Send Anyway' })
       .click();
     await page.getByText('Email sent successfully!', { exact: true }).first().waitFor();
+    // The form clears, its options too (docs/spec.md, Sending): the next source is not compiled as
+    // this one's MJML with its sample data.
+    const format = page.getByRole('radiogroup', { name: 'Source format' });
+    expect(await format.getByRole('radio', { name: 'HTML', exact: true }).getAttribute('aria-checked')).toBe(
+      'true',
+    );
+    expect(await page.getByLabel('Merge tags').inputValue()).toBe('none');
     await sink.waitForCount(1);
     const parsed = await sink.parse(sink.messages.at(-1)!);
     expect(parsed.html).toContain('Thank you, Grace Hopper');

@@ -78,6 +78,45 @@ describe('the composer', () => {
     expect(problems.all()).toEqual([]);
   });
 
+  it('keeps unsent work in the tab through another screen and a reload; a send clears it', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const page = await openSend(u);
+    await page.getByLabel('To', { exact: true }).fill('client@example.com');
+    await page.getByLabel('Subject').fill('Draft kept');
+    await page
+      .getByRole('radiogroup', { name: 'Source format' })
+      .getByRole('radio', { name: 'MJML' })
+      .click();
+    await page.locator('.cm-content').click();
+    await page.keyboard.insertText(
+      '<mjml><mj-body><mj-section><mj-column><mj-text>Kept</mj-text></mj-column></mj-section></mj-body></mjml>',
+    );
+    // Away at once (before the pause that saves), to another screen, and back.
+    await page.getByRole('link', { name: 'Emails' }).first().click();
+    await page.waitForURL('**/app/history');
+    await page.goBack();
+    await page.locator('.cm-content').getByText('<mj-text>Kept</mj-text>', { exact: false }).waitFor();
+    expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('client@example.com');
+    expect(await page.getByLabel('Subject').inputValue()).toBe('Draft kept');
+    const mjml = page.getByRole('radiogroup', { name: 'Source format' }).getByRole('radio', { name: 'MJML' });
+    expect(await mjml.getAttribute('aria-checked')).toBe('true');
+    await page.reload();
+    await page.locator('.cm-content').getByText('<mj-text>Kept</mj-text>', { exact: false }).waitFor();
+    expect(await page.getByLabel('Subject').inputValue()).toBe('Draft kept');
+
+    // Sent: the form and the kept draft clear together.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+Enter');
+    await page.getByText('Email sent successfully!', { exact: true }).first().waitFor();
+    await page.waitForURL(/\/app\/email\/[0-9a-f-]+$/, { timeout: 15_000 });
+    await page.goto('/app/send');
+    await page.locator('.cm-content').waitFor();
+    expect(await page.getByLabel('Subject').inputValue()).toBe('');
+    expect(
+      await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.includes('composer-draft'))),
+    ).toEqual([]);
+  });
+
   it('at 0 sends left, neither the button nor Ctrl/Cmd+Enter sends, and a hint says why', async () => {
     const u = await createUser(server.db);
     const page = await openSend(u);

@@ -134,7 +134,8 @@ export function ComposerPreview({
       </h2>
       <Tabs value={tab} onValueChange={onTabChange}>
         <div className="flex flex-wrap items-center justify-between gap-2">
-          <TabsList>
+          {/* On a phone the tabs drop their icons to fit, and scroll with a hint if they still do not. */}
+          <TabsList scrollable className="max-sm:[&_svg]:hidden">
             <TabsTrigger value="preview">
               <Eye aria-hidden="true" />
               Preview
@@ -226,7 +227,7 @@ export function ComposerPreview({
             {overridden ? (
               <Button variant="outline" size="sm" onClick={() => onTextChange(null)}>
                 <RotateCcw aria-hidden="true" />
-                Reset to generated
+                Reset to Generated
               </Button>
             ) : null}
           </div>

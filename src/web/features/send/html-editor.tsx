@@ -38,11 +38,27 @@ export interface HtmlEditorProps {
   goTo?: { line: number } | null;
 }
 
+/**
+ * A problem as a sentence of its own (docs/copy-style.md): the engines' texts (MJML's, liquidjs's,
+ * the merge-tag fillers') start in lower case and some end without a stop.
+ */
+export function asSentence(message: string): string {
+  const text = message.trim();
+  if (!text) return text;
+  const capital = text[0]!.toUpperCase() + text.slice(1);
+  return /[.!?)]$/.test(capital) ? capital : `${capital}.`;
+}
+
 function diagnosticsOf(view: EditorView, problems: SourceProblem[]): Diagnostic[] {
   const { doc } = view.state;
   return problems.map((p) => {
     const line = doc.line(Math.min(Math.max(1, p.line), doc.lines));
-    return { from: line.from, to: Math.max(line.from, line.to), severity: 'error', message: p.message };
+    return {
+      from: line.from,
+      to: Math.max(line.from, line.to),
+      severity: 'error',
+      message: asSentence(p.message),
+    };
   });
 }
 
@@ -147,7 +163,7 @@ export default function HtmlEditor({
               >
                 Line {p.line}
               </button>
-              <span className="min-w-0 break-words">{p.message}</span>
+              <span className="min-w-0 break-words">{asSentence(p.message)}</span>
             </li>
           ))}
         </ul>

@@ -31,6 +31,7 @@ import { useSession } from '../../lib/session.ts';
 import { useUsage } from '../../lib/usage.ts';
 import { emailPreviewQuery, useEmailPreview, useEmailToEdit, useLiveChecks, useSendEmail } from './api.ts';
 import { ComposerPreview } from './composer-preview.tsx';
+import { readDraft, useSavedDraft } from './composer-draft.ts';
 import { parseSampleData, SampleData } from './sample-data.tsx';
 import { SourceOptions, type MergeSyntax } from './source-options.tsx';
 import { useDebouncedValue } from './use-debounced-value.ts';
@@ -67,7 +68,7 @@ function validate(to: string, html: string): FormProblem | null {
   if (!parsed.ok) {
     return {
       title: 'Invalid recipient',
-      detail: `"${parsed.invalid}" is not a plain email address`,
+      detail: `"${parsed.invalid}" is not a plain email address.`,
       field: 'to',
     };
   }
@@ -137,6 +138,31 @@ export function SendPage() {
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per failed load
   }, [editing.error]);
   const nextVersion = parent ? parent.versions[0]!.version + 1 : null;
+
+  // Unsent work from earlier in this tab (src/web/features/send/composer-draft.ts), restored once
+  // the user is known (on a reload the page renders before the session answers), and saved from
+  // then on. Edit and Resend fills the form from the email instead, and saves nothing.
+  const [restoredFor, setRestoredFor] = useState<string | null>(null);
+  if (user && restoredFor !== user.id) {
+    setRestoredFor(user.id);
+    const draft = fromId === null ? readDraft(user.id) : null;
+    if (draft) {
+      setTo(draft.to);
+      setSubject(draft.subject);
+      setHtml(draft.html);
+      setInlineCss(draft.inlineCss);
+      setText(draft.text);
+      setFormat(draft.format);
+      setSyntax(draft.syntax);
+      setSampleData(draft.sampleData);
+      setEditorKey((k) => k + 1);
+    }
+  }
+  useSavedDraft(
+    user?.id,
+    { to, subject, html, inlineCss, text, format, syntax, sampleData },
+    fromId !== null || restoredFor !== user?.id,
+  );
 
   // The live preview asks for exactly what a send would take, once typing pauses; `to` only when
   // it is valid (it changes nothing but the message's size).
@@ -257,10 +283,16 @@ export function SendPage() {
       {
         onSuccess: ({ id }) => {
           toast.success('Email sent successfully!');
+          // The form clears (docs/spec.md, Sending): every field and option as a new form has them,
+          // so the next source is not compiled as the last one's MJML with its sample data.
           setTo('');
           setSubject('');
           setHtml('');
           setText(null);
+          setInlineCss(false);
+          setFormat('html');
+          setSyntax('none');
+          setSampleData('');
           setEditorKey((k) => k + 1);
           setProblem(null);
           if (parent) stopEditing();
