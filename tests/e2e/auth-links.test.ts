@@ -499,6 +499,8 @@ describe('guards and forms', () => {
 
     await signOutThroughMenu(page);
     await page.getByRole('link', { name: 'Forgot password?' }).click();
+    // The sign-in page (and its own Email field) stays until the next page's chunk has loaded.
+    await heading(page, 'Forgot Your Password?').waitFor();
     await page.getByLabel('Email', { exact: true }).fill(typed);
     await page.getByRole('button', { name: 'Send Reset Link' }).click();
     await heading(page, 'Check Your Email').waitFor();
