@@ -1,9 +1,10 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emailRow, insertEmail } from '../../src/server/features/email/email.repo.ts';
+import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { UNLOCK_RULES } from '../../src/server/features/email/public-view.service.ts';
 import { REVIEW_MESSAGES } from '../../src/shared/review-rules.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
+import { insertVersion } from '../support/versions.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /**
@@ -30,33 +31,6 @@ async function firstVersion(owner: TestUser, subject = SUBJECT, html = HTML): Pr
     inlineCss: false,
     createdAt: ctx.clock.now(),
   });
-  return row.id;
-}
-
-/** The next version of a thread, as the send of a version would store it. */
-async function nextVersion(
-  owner: TestUser,
-  threadId: string,
-  version: number,
-  subject: string,
-  html: string,
-) {
-  const row = await ctx.db
-    .insertInto('emails')
-    .values({
-      ...emailRow({
-        userId: owner.user.id,
-        to: 'client@example.com',
-        subject,
-        html,
-        inlineCss: false,
-        createdAt: new Date(ctx.clock.now().getTime() + version),
-      }),
-      thread_id: threadId,
-      version,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -100,7 +74,14 @@ describe('the link follows the thread', () => {
     const owner = await createUser(ctx.db, { plan: 'pro' });
     const v1 = await firstVersion(owner);
     const slug = slugOf(await share(v1, owner));
-    const v2 = await nextVersion(owner, v1, 2, 'Spring sale, round two', '<h1>Round two</h1>');
+    const v2 = await insertVersion(ctx.db, {
+      userId: owner.user.id,
+      threadId: v1,
+      version: 2,
+      subject: 'Spring sale, round two',
+      html: '<h1>Round two</h1>',
+      at: ctx.clock.now(),
+    });
 
     const latest = await view(slug);
     expect(latest.statusCode).toBe(200);
@@ -153,7 +134,14 @@ describe('the link follows the thread', () => {
     const owner = await createUser(ctx.db, { plan: 'pro' });
     const v1 = await firstVersion(owner);
     const slug = slugOf(await share(v1, owner));
-    const v2 = await nextVersion(owner, v1, 2, 'Second', '<p>2</p>');
+    const v2 = await insertVersion(ctx.db, {
+      userId: owner.user.id,
+      threadId: v1,
+      version: 2,
+      subject: 'Second',
+      html: '<p>2</p>',
+      at: ctx.clock.now(),
+    });
     const review = await ctx.app.inject({
       method: 'POST',
       url: `/api/email/public/${slug}/reviews`,
@@ -181,7 +169,14 @@ describe('the link follows the thread', () => {
     const owner = await createUser(ctx.db, { plan: 'pro' });
     const v1 = await firstVersion(owner);
     const slug = slugOf(await share(v1, owner));
-    const v2 = await nextVersion(owner, v1, 2, 'Second', '<p>2</p>');
+    const v2 = await insertVersion(ctx.db, {
+      userId: owner.user.id,
+      threadId: v1,
+      version: 2,
+      subject: 'Second',
+      html: '<p>2</p>',
+      at: ctx.clock.now(),
+    });
     const review = await ctx.app.inject({
       method: 'POST',
       url: `/api/email/public/${slug}/reviews`,

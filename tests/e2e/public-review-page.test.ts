@@ -1,6 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emailRow, insertEmail } from '../../src/server/features/email/email.repo.ts';
+import { insertEmail } from '../../src/server/features/email/email.repo.ts';
+import { insertVersion } from '../support/versions.ts';
 import { listenDuringTest, setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { shot } from '../support/screenshots.ts';
@@ -40,25 +41,9 @@ async function seed(subject: string) {
   });
 }
 
-/** The next version of a thread, stored as a send of a version would store it. */
-async function nextVersion(threadId: string, version: number, subject: string) {
-  return server.db
-    .insertInto('emails')
-    .values({
-      ...emailRow({
-        userId: owner.user.id,
-        to: 'client@example.com',
-        subject,
-        html: page800(subject),
-        inlineCss: false,
-        createdAt: new Date(Date.now() + version * 1000),
-      }),
-      thread_id: threadId,
-      version,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-}
+/** The next version of a thread of the owner's. */
+const nextVersion = (threadId: string, version: number, subject: string) =>
+  insertVersion(server.db, { userId: owner.user.id, threadId, version, subject, html: page800(subject) });
 
 async function share(id: string): Promise<string> {
   const res = await fetch(`${server.baseUrl}/api/email/${id}/share`, {
@@ -276,9 +261,9 @@ describe('versions', () => {
   it('a version a live link does not have says so and links to the latest; a dead link looks like any other', async () => {
     const { id } = await seed('Live thread');
     const slug = await share(id);
-    const v2 = await nextVersion(id, 2, 'Live thread v2');
+    const v2Id = await nextVersion(id, 2, 'Live thread v2');
     await nextVersion(id, 3, 'Live thread v3');
-    const deleted = await fetch(`${server.baseUrl}/api/email/${v2.id}`, {
+    const deleted = await fetch(`${server.baseUrl}/api/email/${v2Id}`, {
       method: 'DELETE',
       headers: owner.headers,
     });

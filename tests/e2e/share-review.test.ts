@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emailRow, insertEmail } from '../../src/server/features/email/email.repo.ts';
+import { insertEmail } from '../../src/server/features/email/email.repo.ts';
+import { insertVersion } from '../support/versions.ts';
 import { seenMail, startAuthServer, waitForMail, type AuthServer } from '../support/auth-browser.ts';
 import { listenDuringTest, setupBrowser, watchProblems } from '../support/browser.ts';
 import type { TestServer } from '../support/e2e-server.ts';
@@ -42,25 +43,15 @@ async function seed(
   });
 }
 
-/** The next version of a thread, stored as a send of a version would store it. */
-async function nextVersion(u: TestUser, threadId: string, version: number, subject: string) {
-  return server.db
-    .insertInto('emails')
-    .values({
-      ...emailRow({
-        userId: u.user.id,
-        to: 'client@example.com',
-        subject,
-        html: `<h1 style="margin:40px">${subject}</h1>`,
-        inlineCss: false,
-        createdAt: new Date(Date.now() + version * 1000),
-      }),
-      thread_id: threadId,
-      version,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-}
+/** The next version of a thread. */
+const nextVersion = (u: TestUser, threadId: string, version: number, subject: string) =>
+  insertVersion(server.db, {
+    userId: u.user.id,
+    threadId,
+    version,
+    subject,
+    html: `<h1 style="margin:40px">${subject}</h1>`,
+  });
 
 async function shareByApi(u: TestUser, id: string, body?: object): Promise<string> {
   const res = await fetch(`${server.baseUrl}/api/email/${id}/share`, {
