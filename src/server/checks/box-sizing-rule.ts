@@ -25,3 +25,22 @@ export function boxSizingRules(boxes: SheetBoxes): (rule: CssRule) => Audience |
       return undefined;
     }, 'all');
 }
+
+/**
+ * The same for an element's own `box-sizing` (its style attribute, where inlining puts a rule's):
+ * with the sizes, padding and borders the sheets give it, so that Postmark's button, inlined, keeps
+ * the verdict its `<style>` rule gets. Undefined when it changes no box, or when the sheets cannot be
+ * read: then only the element's own style tells.
+ */
+export function boxSizingOfElements(boxes: SheetBoxes): (el: El) => Audience | undefined {
+  return (el) => {
+    if (boxSizingTells(el)) return 'all';
+    return judged<Audience | undefined>(() => {
+      const tells = (queries: boolean) =>
+        boxSizingTells({ ...el, style: [...boxes.given(el, queries), ...el.style] });
+      if (tells(false)) return 'all';
+      if (tells(true)) return 'not-outlook';
+      return undefined;
+    }, undefined);
+  };
+}

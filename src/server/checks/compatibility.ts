@@ -3,7 +3,7 @@ import { TARGET_CLIENTS } from '../../shared/contract/checks.ts';
 import caniemail from './caniemail-data.json' with { type: 'json' };
 import { checkOf, type HtmlCheckContext } from './check-input.ts';
 import { hidingStyle, isHidden } from './computed.ts';
-import { boxSizingRules } from './box-sizing-rule.ts';
+import { boxSizingOfElements, boxSizingRules } from './box-sizing-rule.ts';
 import { sheetBoxes } from './sheet-boxes.ts';
 import { sizeLimits } from './size-limit-rule.ts';
 import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
@@ -11,7 +11,6 @@ import { noteText, notesConcerning, partialConcerns, type UseDetail } from './co
 import { INTERACTIVE_STATES, isWebFontSheet, lastValue, scanCss, type Declaration } from './css-scan.ts';
 import type { Audience, El } from './html-doc.ts';
 import {
-  boxSizingTells,
   fixedWidthImage,
   isSizeLimit,
   limitHeldBySize,
@@ -90,6 +89,16 @@ const BACKGROUND_COMPANIONS = new Set([
  * ghost table's cells for classic Outlook, which ignores both.
  */
 const GHOST_TABLE_SIZING = new Set(['css-max-width', 'css-min-width']);
+
+/**
+ * Selectors written to match in one client only, so that a rule of them is that client's
+ * enhancement and nobody else's: Gmail's `u + .body` and `u ~ div` (Gmail puts a `<u>` before the
+ * body it shows), Outlook.com's dark-mode attributes (`[data-ogsc]`, `[data-ogsb]`), `[owa]`,
+ * `[data-outlook-cycle]` and `.ExternalClass`, `#MessageViewBody` and `#MessageWebViewDiv` (the
+ * wrappers Samsung Email and Apple Mail put around a message), Apple's `[x-apple-data-detectors]`.
+ */
+const CLIENT_TARGETING =
+  /^u\s*[+~]|\[data-og[sa][cb]\]|\[owa\]|\[data-outlook-cycle\]|\.ExternalClass\b|#MessageViewBody\b|#MessageWebViewDiv\b|\[x-apple-data-detectors\]/i;
 
 /**
  * A use of a feature: where, who sees it, whether the standard fallback is there, and what the
@@ -266,6 +275,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
   // What the sheets give the elements judged, matched when a judge first asks about one.
   const boxes = sheetBoxes(allRules, doc);
   const limits = sizeLimits(boxes);
+  const boxSizingOf = boxSizingOfElements(boxes);
 
   const add = (
     slug: string,
@@ -294,6 +304,10 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       // The fluid image: classic Outlook sizes an image by its width attribute and ignores the
       // CSS that lets it shrink elsewhere.
       if (slug === 'css-max-width' && el.name === 'img' && el.attrs.width) f.add(MSO_CLIENT);
+      // `<picture>`'s own `<img>` is what a client that drops the element shows (Gmail replaces
+      // `<picture>` and `<source>` by `<u>` and keeps it), as `srcset` falls back to `src`.
+      if (slug === 'html-picture' && el.children.some((c) => c.kind === 'element' && c.name === 'img'))
+        f.add('*');
       if (limitHeldBySize(el, slug)) f.add('*');
       else if (isSizeLimit(slug)) for (const c of limits.element(el, slug)) f.add(c);
       if (slug === 'css-display-flex' || slug === 'css-display-grid') {
@@ -317,18 +331,20 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
     // renderer: its `position`, `top` and `z-index` lay the shape out, as they are meant to.
     const vml = el.name.includes(':');
     for (const { d, slug, fallsBack } of featureUses(vml ? [] : el.style)) {
-      if (slug === 'css-box-sizing' && !boxSizingTells(el)) continue;
-      if (noUse(d, slug)) continue;
+      // Judged as a `<style>` rule's is, with the sizes the sheets give the element: the same
+      // email inlined or not gets the same verdict.
+      const audience = slug === 'css-box-sizing' ? narrower(el.audience, boxSizingOf(el)) : el.audience;
+      if (!audience || noUse(d, slug)) continue;
       const f = fallbacks(slug);
       if (fallsBack) f.add('*');
-      add(slug, el, el.audience, el.start, f, d);
+      add(slug, el, audience, el.start, f, d);
     }
   }
 
   let fixed: boolean | undefined;
   const imagesFixed = () => (fixed ??= doc.elements.every((el) => el.name !== 'img' || fixedWidthImage(el)));
 
-  const boxSizingOf = boxSizingRules(boxes);
+  const boxSizingOfRule = boxSizingRules(boxes);
   for (const { block, rules, atRules } of sheets) {
     for (const at of atRules) {
       const slug = atRuleSlug(at.name, at.prelude);
@@ -353,7 +369,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
           { selectors: rule.selectors.filter((sel) => sel.includes(pseudo)) },
         );
       // A rule only for interaction or for a client-targeting hack is the enhancement itself.
-      if (states.length > 0) continue;
+      if (states.length > 0 || rule.selectors.every((sel) => CLIENT_TARGETING.test(sel.trim()))) continue;
       // A rule that hides what it selects (a preheader's class): as for a hidden element above,
       // its other declarations are the hiding idiom, each the others' fallback.
       if (hidingStyle((property) => lastValue(rule.declarations, property))) continue;
@@ -373,7 +389,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
           for (const c of held) f.add(c);
         }
         let audience: Audience | undefined = block.audience;
-        if (slug === 'css-box-sizing') audience = narrower(audience, boxSizingOf(rule));
+        if (slug === 'css-box-sizing') audience = narrower(audience, boxSizingOfRule(rule));
         if (audience) add(slug, null, audience, block.start + rule.offset, f, d, rule.selectors);
       }
     }

@@ -32,12 +32,29 @@ function classicOutlookShows(el: El, ctx: HtmlCheckContext): boolean {
   return closest(el, (e) => styleValue(e, 'mso-hide') === 'all') === null;
 }
 
+/** An image of at most 1×1 px by its attributes or its CSS: a tracking pixel, nothing to see. */
+function isPixel(el: El): boolean {
+  const tiny = (size: 'width' | 'height') => {
+    const value = styleValue(el, size) ?? el.attrs[size];
+    return value !== undefined && /^[01](?:px)?$/.test(value.trim());
+  };
+  return tiny('width') && tiny('height');
+}
+
 export function checkImages(ctx: HtmlCheckContext): Check {
   const findings: Finding[] = [];
   for (const el of imagesOf(ctx.doc)) {
     const at = findingAt(ctx.doc, el);
     const src = (el.attrs.src ?? '').trim();
-    if (el.attrs.alt === undefined)
+    if (el.attrs.alt === undefined && isPixel(el))
+      findings.push({
+        severity: 'warning',
+        message:
+          'A 1×1 image (a tracking pixel) has no alt attribute: screen readers may read its file name.',
+        hint: 'Add alt="" so that screen readers pass over it.',
+        ...at,
+      });
+    else if (el.attrs.alt === undefined)
       findings.push({
         severity: 'error',
         message:

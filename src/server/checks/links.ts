@@ -133,11 +133,37 @@ function linkProblem(href: string): Omit<Finding, 'element' | 'line'> | null {
   return null;
 }
 
+/**
+ * An `<a>` with no href at all that shows something (a label or an image): it looks like a link and
+ * does nothing. An anchor target (`<a name="top">`, `<a id="…">`) is not one.
+ */
+function linkWithoutHref(el: El): boolean {
+  if (
+    el.name !== 'a' ||
+    el.attrs.href !== undefined ||
+    el.attrs.name !== undefined ||
+    el.attrs.id !== undefined
+  )
+    return false;
+  const shows = (node: El): boolean =>
+    node.children.some((c) => (c.kind === 'text' ? c.text.trim() !== '' : c.name === 'img' || shows(c)));
+  return shows(el);
+}
+
 export function checkLinks(ctx: HtmlCheckContext): Check {
   const findings: Finding[] = [];
   for (const { el, href } of linksOf(ctx.doc)) {
     const problem = linkProblem(href);
     if (problem) findings.push({ ...problem, ...findingAt(ctx.doc, el) });
   }
+  for (const el of mainElements(ctx.doc))
+    if (linkWithoutHref(el))
+      findings.push({
+        severity: 'warning',
+        message: 'A link has no href: it looks like a link and cannot be clicked.',
+        hint: 'Add the URL the link should open, or use a <span> for text that only looks like one.',
+        ...findingAt(ctx.doc, el),
+      });
+  findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   return checkOf('links', findings);
 }

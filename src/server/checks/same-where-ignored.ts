@@ -159,9 +159,31 @@ export function limitHeldBySize(el: El, slug: string): boolean {
   // An image of a fixed width keeps it where the limit is ignored: the limit only shrinks it in a
   // narrow window, which the clients that ignore it (Outlook on Windows) do not have.
   if (el.name === 'img' && bound === 'max' && fixedWidthImage(el)) return true;
+  // A box of auto width in a parent of a fixed width no wider than the maximum: the parent keeps
+  // it (leemunroe's `.content` div, `max-width: 600px` in its `width="600"` cell). Not an image,
+  // which is as wide as its file wherever its own size does not say otherwise.
+  if (
+    bound === 'max' &&
+    dimension === 'width' &&
+    el.name !== 'img' &&
+    (declared ?? 'auto') === 'auto' &&
+    !attribute &&
+    parentKeeps(el, limit)
+  )
+    return true;
   const size = length(declared ?? attribute);
   if (!size || size.unit !== limit.unit) return false;
   return bound === 'min' ? size.n >= limit.n : size.n <= limit.n;
+}
+
+/** Whether the element's parent has a fixed width in px no wider than the limit. */
+function parentKeeps(el: El, limit: { n: number; unit: string }): boolean {
+  const parent = el.parent;
+  if (!parent || limit.unit !== 'px') return false;
+  const width = length(
+    styleValue(parent, 'width') ?? (SIZED_BY_ATTRIBUTE.has(parent.name) ? parent.attrs.width : undefined),
+  );
+  return width?.unit === 'px' && width.n <= limit.n;
 }
 
 /** What the style sheets give an element beyond its own style (sheet-boxes.ts), in sheet order. */
@@ -182,7 +204,38 @@ export function limitHeld(el: El, limit: Declaration, slug: string, given: Given
   const judged = (size?: Declaration) =>
     limitHeldBySize({ ...el, style: size ? [limit, size] : [limit] }, slug);
   if (sizes.length === 0 ? judged() : sizes.every((size) => judged(size))) return true;
-  return bound === 'min' && dimension === 'width' && contentKeepsMinWidth(el, own, limit, given);
+  return (
+    bound === 'min' &&
+    dimension === 'width' &&
+    (contentKeepsMinWidth(el, own, limit, given) || labelTable(el, own))
+  );
+}
+
+/** The elements a button's label is written in. */
+const PHRASING = new Set(['a', 'span', 'b', 'strong', 'i', 'em', 'u', 'font', 'br', 'small', 'sup', 'sub']);
+const TABLE_PARTS = new Set(['tbody', 'thead', 'tr', 'td', 'th']);
+
+/**
+ * A button: a table of no width of its own that holds one link and its label, nothing else (the
+ * bulletproof button: `<table style="min-width:120px"><tr><td bgcolor="…" style="padding:12px
+ * 24px"><a href="…">Explore</a>`). A table without a width is as wide as its content, so where the
+ * minimum is ignored a short label makes a narrower button, and nothing overflows or hides.
+ */
+function labelTable(el: El, own: readonly Declaration[]): boolean {
+  if (el.name !== 'table' || el.attrs.width !== undefined) return false;
+  if (own.some((d) => d.property === 'width' && !setsBack(d) && d.value !== 'auto')) return false;
+  let text = false;
+  let links = 0;
+  const onlyLabel = (node: El): boolean =>
+    node.children.every((c) => {
+      if (c.kind === 'text') {
+        text ||= c.text.trim() !== '';
+        return true;
+      }
+      if (c.name === 'a' && c.attrs.href !== undefined) links++;
+      return (TABLE_PARTS.has(c.name) || PHRASING.has(c.name)) && onlyLabel(c);
+    });
+  return onlyLabel(el) && text && links === 1;
 }
 
 /** Declarations that paint a box, so that its own width shows. */

@@ -102,6 +102,28 @@ describe('links', () => {
     expect(problems(run(html).links)).toEqual([]);
     only(run(email('<p><a href="https://shop/">The shop</a></p>')).links, 'error', /malformed/);
   });
+  it('warns on an <a> without an href that shows something, not on an anchor target', () => {
+    const f = only(
+      run(email('<p>Read on.</p>\n<a style="background:#0B5073; color:#ffffff">Explore templates</a>')).links,
+      'warning',
+      /no href/,
+    );
+    expect([f.line, f.element?.startsWith('<a style=')]).toEqual([2, true]);
+    only(
+      run(email('<a><img src="https://e.com/b.png" alt="Shop" width="100"></a>')).links,
+      'warning',
+      /no href/,
+    );
+    const targets = email(
+      '<a name="top"></a><a id="more">More</a><p>x</p><a href="#top">Back to the top</a>',
+    );
+    expect(problems(run(targets).links)).toEqual([]);
+  });
+  it("leaves a sending service's merge tag in an href to the content check", () => {
+    const checks = run(email('<p><a href="[[SHORT_PERMALINK]]">Share this email</a></p>'));
+    expect(problems(checks.links)).toEqual([]);
+    expect(only(checks.content, 'error', /merge tag/).message).toContain('[[SHORT_PERMALINK]]');
+  });
   it('accepts https, a valid mailto with a subject, tel and anchors', () => {
     const html = email(
       '<p><a href="https://example.com/a?b=1&amp;c=2">Catalogue</a> <a href="mailto:help@example.com?subject=Hi">Write to us</a> <a href="tel:+441234">Call us</a></p>',
@@ -116,6 +138,17 @@ describe('images', () => {
     only(missing, 'error', /no alt attribute/);
     const decorative = run(email('<img src="https://cdn.example.com/a.png" width="100" alt="">')).images;
     expect(problems(decorative)).toEqual([]);
+  });
+  it('warns on a 1×1 tracking pixel without alt, which has nothing to show', () => {
+    const pixel = (attrs: string) => run(email(`<img src="https://t.example.com/o.gif" ${attrs}>`)).images;
+    const f = only(pixel('width="1" height="1"'), 'warning', /no alt/);
+    expect(f.message).toBe(
+      'A 1×1 image (a tracking pixel) has no alt attribute: screen readers may read its file name.',
+    );
+    only(pixel('width="1" style="width:1px; height:1px"'), 'warning', /tracking pixel/);
+    expect(problems(pixel('width="1" height="1" alt=""'))).toEqual([]);
+    // One side of a pixel is not a pixel: a 600×1 rule line is an image with a size.
+    only(pixel('width="600" height="1"'), 'error', /no alt attribute/);
   });
   it('warns on http: sources and a missing width; errs on base64 images', () => {
     only(
@@ -317,12 +350,26 @@ describe('content', () => {
     expect(problems(run(email('<p>x</p>'), { subject: 'x'.repeat(70) }).content)).toEqual([]);
   });
   it('errs on merge tags left unfilled, in the HTML, the text, the subject and from a template engine', () => {
-    for (const tag of ['{{ first_name }}', '*|FNAME|*', '{% if vip %}']) {
+    for (const tag of [
+      '{{ first_name }}',
+      '*|FNAME|*',
+      '{% if vip %}',
+      // The sending services' own, which only they fill: Mailjet, Mailgun, Salesforce.
+      '[[HEADLINE]]',
+      '[[var:firstname:"there"]]',
+      '%recipient.first_name%',
+      '%%FirstName%%',
+      '%%=v(@name)=%%',
+    ]) {
       const c = run(email(`<p>Hello ${tag}</p>`)).content;
       expect(only(c, 'error', /merge tag/).message).toContain(tag);
       expect(c.status).toBe('error');
     }
     only(run(email('<p>x</p>'), { subject: 'Hi {{name}}' }).content, 'error', /in the subject/);
+    // What only looks like one: nested brackets of numbers, percentages.
+    expect(problems(run(email('<p>Pairs [[1, 2], [3, 4]]: 50% off, then 20%% more.</p>')).content)).toEqual(
+      [],
+    );
     const blank = only(
       run(email('<p>x</p>'), { notes: { unfilled: ['company'] } }).content,
       'error',
@@ -653,6 +700,50 @@ describe('compatibility', () => {
     const many = '*{box-sizing:border-box;width:1px;padding:1px}'.repeat(4800);
     only(boxes('<i></i>'.repeat(100), many, ['outlook-windows']), 'error', /box-sizing/);
   });
+  it('gives an inlined box-sizing the verdict of its <style> rule: the sizes the sheets give the element count', () => {
+    const targets: TargetClientId[] = ['outlook-windows', 'yahoo-web'];
+    const phone =
+      '<style>@media only screen and (max-width:500px) { .button { width:100% !important } }</style>';
+    // Postmark's button as the inliner leaves it: its rule in the style attribute, its phone query kept.
+    const inlined = email(
+      '<a class="button" href="https://e.com/go" style="box-sizing:border-box; border:10px solid #3869d4; display:inline-block">Go to the shop</a>',
+      phone,
+    );
+    expect(only(run(inlined, {}, targets).compatibility, 'error', /box-sizing/).message).toBe(
+      'box-sizing is not supported in Yahoo Mail (web).',
+    );
+    // A width from outside the query reaches classic Outlook too; no width anywhere, no box changed.
+    const everywhere = inlined.replace(phone, '<style>.button { width:200px }</style>');
+    expect(only(run(everywhere, {}, targets).compatibility, 'error', /box-sizing/).message).toContain(
+      'Outlook (Windows, classic)',
+    );
+    expect(run(inlined.replace(phone, ''), {}, targets).compatibility.findings).toEqual([]);
+  });
+  it('does not score a client-targeting rule: it matches only in the client it was written for', () => {
+    const gmailDark =
+      'u + .body .gmail-blend-screen { background:#000; mix-blend-mode:screen }' +
+      ' [data-ogsc] .dark-img { display:block !important; opacity:0.9 }';
+    const c = run(
+      email('<div class="gmail-blend-screen">x</div>', `<style>${gmailDark}</style>`),
+    ).compatibility;
+    expect(c.findings).toEqual([]);
+    // The same declarations under a selector every client matches are scored.
+    only(
+      run(email('<div class="blend">x</div>', '<style>.body .blend { mix-blend-mode:screen }</style>'))
+        .compatibility,
+      'error',
+      /mix-blend-mode/,
+    );
+  });
+  it('takes <picture> with its own <img> as the fallback a client that drops the element shows', () => {
+    const source = '<source srcset="https://e.com/a.webp" type="image/webp">';
+    const withImg = run(
+      email(`<picture>${source}<img src="https://e.com/a.png" width="600" alt="Sale banner"></picture>`),
+    ).compatibility;
+    expect(problems(withImg)).toEqual([]);
+    expect(withImg.findings.some((f) => f.severity === 'info' && /<picture>/.test(f.message))).toBe(true);
+    only(run(email(`<picture>${source}</picture>`)).compatibility, 'error', /<picture>/);
+  });
   it("takes a min-/max- limit the element's own size already keeps for no problem", () => {
     const targets: TargetClientId[] = ['outlook-windows'];
     const kept = (html: string) => {
@@ -813,6 +904,46 @@ describe('compatibility', () => {
     const c = run(email('<p style="hyphens:auto">A long paragraph of words.</p>')).compatibility;
     expect(problems(c)).toEqual([]);
     expect(c.findings.some((f) => f.severity === 'info' && /hyphens/.test(f.message))).toBe(true);
+  });
+  it("takes a max-width its parent's fixed width keeps, and a button table's min-width, for no problem", () => {
+    const targets: TargetClientId[] = ['outlook-windows'];
+    const compat = (html: string, head = '') => run(email(html, head), {}, targets).compatibility;
+    const kept = (html: string, head = '') => {
+      const c = compat(html, head);
+      expect(problems(c), JSON.stringify(c.findings)).toEqual([]);
+      expect(c.findings.length).toBeGreaterThan(0);
+    };
+    // leemunroe's content box in its 600 px cell, inline and from a <style> rule.
+    const cell = (div: string, width = 'width="600"') =>
+      `<table role="presentation"><tr><td ${width}>${div}</td></tr></table>`;
+    kept(cell('<div style="max-width:600px; margin:0 auto">x</div>'));
+    kept(
+      cell('<div class="content">x</div>', 'style="width:580px"'),
+      '<style>.content { max-width:600px }</style>',
+    );
+    // A wider or fluid parent, or an image (as wide as its file), is not kept.
+    only(compat(cell('<div style="max-width:600px">x</div>', 'width="640"')), 'warning', /max-width/);
+    only(compat(cell('<div style="max-width:600px">x</div>', 'width="100%"')), 'warning', /max-width/);
+    only(
+      compat(cell('<img src="https://e.com/a.png" alt="A" style="max-width:600px">')),
+      'warning',
+      /max-width/,
+    );
+    // konsav's button: a table of no width whose only content is a label.
+    const button = (label: string) =>
+      `<table role="presentation" align="center" style="max-width:240px; min-width:120px"><tr><td bgcolor="#0B5073" style="padding:12px 24px">${label}</td></tr></table>`;
+    kept(button('<a href="https://e.com/go" style="color:#ffffff">Explore <b>templates</b></a>'));
+    // A table with a width, with a layout inside, with text but no link, or with two links keeps
+    // its minimum only by the fallbacks above.
+    const link = '<a href="https://e.com/go">Explore</a>';
+    only(compat(button(`<div>${link}</div>`)), 'error', /min-width/);
+    only(compat(button('Explore')), 'error', /min-width/);
+    only(compat(button(`${link} ${link}`)), 'error', /min-width/);
+    only(
+      compat(button(link).replace('style="max-width', 'width="100%" style="max-width')),
+      'error',
+      /min-width/,
+    );
   });
   it("gives a fluid image's max-width its width attribute as classic Outlook's fallback", () => {
     const image = (width: string) =>
