@@ -113,11 +113,11 @@ describe('limits before work', () => {
     pool = createTransformPool({ processes: 1, budgetMs: config.prepareBudgetMs });
     // The real pool, counted: how many emails reached the heavy work.
     const counted: TransformPool = {
-      prepare: (input, envelope) => {
+      prepare: (input, envelope, options) => {
         jobs++;
-        return pool.prepare(input, envelope);
+        return pool.prepare(input, envelope, options);
       },
-      pixelDiff: (left, right) => pool.pixelDiff(left, right),
+      pixelDiff: (left, right, owner) => pool.pixelDiff(left, right, owner),
       close: () => pool.close(),
     };
     ctx = await createTestContext({
@@ -170,4 +170,69 @@ describe('limits before work', () => {
     expect(jobs).toBe(4);
     expect((await usage()).emailsThisMonth).toBe(3);
   });
+});
+
+/**
+ * One user's slow emails do not hold up another's (src/server/prepare/transform-pool.ts, fair
+ * between owners): on one transform process, the other user's preview goes next, and a user past
+ * their share of the queue is told so with a 429 that changes nothing.
+ */
+describe('a fair share of the transform processes', () => {
+  let ctx: TestContext;
+  let pool: TransformPool;
+  beforeAll(async () => {
+    pool = createTransformPool({ processes: 1, budgetMs: 5_000, maxQueuedPerOwner: 3 });
+    ctx = await createTestContext({ deps: { transforms: pool } });
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await pool?.close();
+  });
+
+  /** Every rule matches every cell through the table's classes: far more than the budget of inlining. */
+  function endless(): string {
+    const rules = Array.from({ length: 3000 }, (_, i) => `.c${i} td { color: red }`);
+    const cells = Array.from({ length: 6000 }, (_, i) => `<tr><td class="c${i % 3000}">${i}</td></tr>`);
+    const classes = Array.from({ length: 3000 }, (_, i) => `c${i}`).join(' ');
+    return `<style>${rules.join('\n')}</style><table class="${classes}">${cells.join('')}</table>`;
+  }
+
+  it("answers another user's preview before a flooding user's queued ones, and refuses the flood past its share", async () => {
+    const [flood, other] = [await createUser(ctx.db), await createUser(ctx.db)];
+    const answered: string[] = [];
+    const preview = (u: TestUser, name: string, html: string, inlineCss = false) =>
+      ctx.app
+        .inject({
+          method: 'POST',
+          url: '/api/email/preview',
+          headers: u.headers,
+          payload: { subject: name, html, inlineCss },
+        })
+        .then((res) => {
+          answered.push(name);
+          return res;
+        });
+    // A process started, so that the slow job runs at once rather than waits for one.
+    expect((await preview(other, 'warm', '<p>Hello</p>')).statusCode).toBe(200);
+    answered.length = 0;
+    // The slow job runs for its whole budget (5 s): the others below arrive well within it.
+    const slow = preview(flood, 'slow', endless(), true);
+    await new Promise((r) => setTimeout(r, 700));
+    const queued = [1, 2, 3].map((n) => preview(flood, `flood ${n}`, `<p>${n}</p>`));
+    await new Promise((r) => setTimeout(r, 300));
+    const refused = await preview(flood, 'refused', '<p>4</p>');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({
+      code: 'too_many_jobs',
+      error: 'You have too many emails being processed at once. Wait for them to finish, then try again.',
+    });
+    expect(refused.headers['retry-after']).toBe('5');
+    const mine = await preview(other, 'other', '<p>Hello</p>');
+    expect(mine.statusCode).toBe(200);
+    expect((await slow).json().code).toBe('processing_timeout');
+    expect((await Promise.all(queued)).map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    // The flood's own three reach the pool in whichever order their rate checks finish.
+    expect(answered.slice(0, 3)).toEqual(['refused', 'slow', 'other']);
+    expect(answered.slice(3).sort()).toEqual(['flood 1', 'flood 2', 'flood 3']);
+  }, 60_000);
 });

@@ -1162,6 +1162,17 @@ describe('the HTML tree', () => {
     const stripo = parseHtml('<!--[if !mso]><!-- --><div>modern</div><!--<![endif]-->');
     expect(stripo.elements.find((e) => e.name === 'div')!.audience).toBe('not-outlook');
   });
+  it('reads conditional comments nested a few deep, and deeper ones as comments, however many there are', () => {
+    const nested = parseHtml('<!--[if mso]><b>1</b><!--[if mso]><i>2</i><![endif]--><![endif]-->');
+    expect(nested.elements.map((e) => [e.name, e.audience])).toEqual([
+      ['b', 'outlook'],
+      ['i', 'outlook'],
+    ]);
+    // 20,000 unclosed ones (260 KB) overflowed the stack, each level parsed from a copy of the rest.
+    const flood = parseHtml(`<p>Hello</p>${'<!--[if mso]><u>x</u>'.repeat(20_000)}`);
+    expect(flood.elements.filter((e) => e.name === 'u')).toHaveLength(4);
+    expect(run(`<p>Hello</p>${'<!--[if mso]>'.repeat(20_000)}`).compatibility.status).toBeDefined();
+  });
 });
 
 describe('clean, well-built emails', () => {

@@ -4,8 +4,8 @@ import { MAX_HTML_BYTES } from '../../shared/contract/email.ts';
  * Why a document was not processed: too deep, grown past the size limit by a step (the HTML, or a
  * text part written by the user, by its merge tags), a subject made too long by its merge tags, over its time budget, rejected by the inliner, MJML that does not
  * compile, merge tags that cannot be read, ask for what templates may not have or use more memory
- * than they may, an unexpected failure of a transform, or every transform process busy with a full
- * queue.
+ * than they may, an unexpected failure of a transform, every transform process busy with a full
+ * queue, or the user's own jobs filling their share of it.
  */
 export type PrepareErrorCode =
   | 'document_too_deep'
@@ -19,7 +19,8 @@ export type PrepareErrorCode =
   | 'template_not_allowed'
   | 'template_too_large'
   | 'processing_failed'
-  | 'busy';
+  | 'busy'
+  | 'too_many_jobs';
 
 /** One problem at a line of the source as written (MJML: of the source after its tags are filled). */
 export interface SourceProblem {

@@ -202,6 +202,47 @@ describe('transform pool', () => {
     await running;
   });
 
+  it("serves owners in turn: one owner's queued jobs do not go before another's", async () => {
+    pool = createTransformPool({ processes: 1, budgetMs: 1_500 });
+    await pool.prepare(quick, envelope);
+    const done: string[] = [];
+    const job = (owner: string, name: string, input = quick) =>
+      pool!.prepare({ ...input, subject: name }, envelope, { owner }).then(
+        () => done.push(name),
+        (err: PrepareError) => done.push(`${name}: ${err.code}`),
+      );
+    // The flood's first job holds the one process until its budget stops it; its others and the
+    // other owner's wait. The other owner's goes next, then the flood's in turn with the third's.
+    const jobs = [
+      job('flood', 'f1', endless()),
+      job('flood', 'f2'),
+      job('flood', 'f3'),
+      job('other', 'o1'),
+      job('third', 't1'),
+      job('flood', 'f4'),
+      job('third', 't2'),
+    ];
+    await Promise.all(jobs);
+    expect(done).toEqual(['f1: processing_timeout', 'o1', 't1', 'f2', 't2', 'f3', 'f4']);
+  });
+
+  it("refuses an owner's jobs past its share of the queue, and takes the others'", async () => {
+    pool = createTransformPool({ processes: 1, budgetMs: 60_000, maxQueuedPerOwner: 2 });
+    await pool.prepare(quick, envelope);
+    const running = rejection(pool.prepare(endless(), envelope, { owner: 'flood' }));
+    const waiting = [1, 2].map(() => rejection(pool!.prepare(quick, envelope, { owner: 'flood' })));
+    const err = await rejection(pool.prepare(quick, envelope, { owner: 'flood' }));
+    expect([err.code, err.message]).toEqual([
+      'too_many_jobs',
+      'You have too many emails being processed at once. Wait for them to finish, then try again.',
+    ]);
+    const other = rejection(pool.prepare(quick, envelope, { owner: 'other' }));
+    await pool.close();
+    // Closing fails what waits and runs with busy: the other owner's job was queued, not refused.
+    expect((await other).code).toBe('busy');
+    for (const w of [running, ...waiting]) expect((await w).code).toBe('busy');
+  });
+
   /** Runs `body` as an ES module in a fresh Node process that has nothing else to keep it alive. */
   function runAlone(body: string): string {
     const poolModule = JSON.stringify(new URL('./transform-pool.ts', import.meta.url).href);

@@ -34,6 +34,12 @@ import type {
  * `processing_failed`. When every process is busy, jobs wait in a bounded queue; a full queue, or a
  * wait longer than `maxWaitMs` behind busy processes (not behind one that is starting), fails the
  * job with `busy`.
+ *
+ * The queue is fair between owners (the user a job is for): a free process takes the job of the
+ * owner with the fewest jobs running, then the one served longest ago, then the oldest, so that one
+ * user's flood of slow emails delays another user's job by at most the jobs already running; and an
+ * owner may have at most `maxQueuedPerOwner` jobs waiting (`too_many_jobs` beyond), so that one
+ * user cannot fill the queue for everyone (docs/decisions/0117-fair-transform-queue.md).
  */
 
 export interface TransformPoolOptions {
@@ -45,6 +51,8 @@ export interface TransformPoolOptions {
   maxQueue?: number;
   /** How long a job may wait for a process before it fails with `busy`. */
   maxWaitMs?: number;
+  /** Jobs one owner may have waiting, at most. */
+  maxQueuedPerOwner?: number;
   idleMs?: number;
   /** Heap cap of each process (MiB). */
   maxOldSpaceMb?: number;
@@ -60,13 +68,13 @@ export interface TransformPool {
   prepare(
     input: PrepareInput,
     envelope: PrepareEnvelope,
-    options?: { checks?: ChecksRequest },
+    options?: { checks?: ChecksRequest; owner?: string },
   ): Promise<PreparedWithChecks>;
   /**
    * The row-aligned pixel diff of two PNGs of the same width (src/server/render/pixel-diff.ts), in
    * the same processes, queue and time budget; fails with PrepareError as `prepare` does.
    */
-  pixelDiff(left: Uint8Array, right: Uint8Array): Promise<PixelDiffResult>;
+  pixelDiff(left: Uint8Array, right: Uint8Array, owner?: string): Promise<PixelDiffResult>;
   close(): Promise<void>;
 }
 
@@ -163,6 +171,11 @@ const timeout = (budgetMs: number, task: PrepareTask | PixelDiffTask) =>
       );
 const busy = () =>
   new PrepareError('busy', 'The server is busy processing other emails. Try again in a few seconds.');
+const tooMany = () =>
+  new PrepareError(
+    'too_many_jobs',
+    'You have too many emails being processed at once. Wait for them to finish, then try again.',
+  );
 const died = (how: string, task: PrepareTask | PixelDiffTask) =>
   new PrepareError(
     'processing_failed',
@@ -175,6 +188,8 @@ const died = (how: string, task: PrepareTask | PixelDiffTask) =>
 interface Job {
   id: number;
   task: PrepareTask | PixelDiffTask;
+  /** Who the job is for (a user id); a job without one is an owner of its own. */
+  owner?: string;
   resolve: (outcome: never) => void;
   reject: (err: Error) => void;
   waitTimer?: NodeJS.Timeout;
@@ -198,6 +213,7 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
   entry.catch(() => undefined);
   const maxQueue = options.maxQueue ?? 32;
   const maxWaitMs = options.maxWaitMs ?? 30_000;
+  const maxQueuedPerOwner = options.maxQueuedPerOwner ?? 8;
   const idleMs = options.idleMs ?? 60_000;
   const execArgv = [
     `--max-old-space-size=${options.maxOldSpaceMb ?? 384}`,
@@ -205,6 +221,9 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
   ];
   const slots = new Set<Slot>();
   const queue: Job[] = [];
+  /** When each owner with a job waiting or running last had one started (a count of starts). */
+  const lastStart = new Map<string, number>();
+  let starts = 0;
   let nextId = 1;
   let closed = false;
 
@@ -328,7 +347,8 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
         if (slots.size + spawning < options.processes && starting < queue.length) spawn();
         return;
       }
-      const job = queue.shift()!;
+      const [job] = queue.splice(nextJob(), 1) as [Job];
+      if (job.owner !== undefined) lastStart.set(job.owner, ++starts);
       clearTimeout(job.waitTimer);
       clearTimeout(idle.idleTimer);
       idle.job = job;
@@ -341,11 +361,40 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
     }
   }
 
-  function submit<T>(task: PrepareTask | PixelDiffTask): Promise<T> {
+  /**
+   * The queued job a free process takes: its owner has the fewest jobs running, then was served
+   * longest ago (never counts as longest), then it is the oldest.
+   */
+  function nextJob(): number {
+    if (queue.length === 1) return 0;
+    const running = new Map<string, number>();
+    for (const slot of slots) {
+      const owner = slot.job?.owner;
+      if (owner !== undefined) running.set(owner, (running.get(owner) ?? 0) + 1);
+    }
+    // Owners with nothing waiting or running are served afresh: what they had is forgotten.
+    for (const owner of lastStart.keys())
+      if (!running.has(owner) && !queue.some((j) => j.owner === owner)) lastStart.delete(owner);
+    let best = 0;
+    let bestKey: [number, number] | undefined;
+    for (const [i, job] of queue.entries()) {
+      const key: [number, number] =
+        job.owner === undefined ? [0, 0] : [running.get(job.owner) ?? 0, lastStart.get(job.owner) ?? 0];
+      if (!bestKey || key[0] < bestKey[0] || (key[0] === bestKey[0] && key[1] < bestKey[1])) {
+        best = i;
+        bestKey = key;
+      }
+    }
+    return best;
+  }
+
+  function submit<T>(task: PrepareTask | PixelDiffTask, owner?: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (closed) return reject(busy());
+      if (owner !== undefined && queue.filter((j) => j.owner === owner).length >= maxQueuedPerOwner)
+        return reject(tooMany());
       if (queue.length >= maxQueue) return reject(busy());
-      const job: Job = { id: nextId++, task, resolve: resolve as (value: never) => void, reject };
+      const job: Job = { id: nextId++, task, owner, resolve: resolve as (value: never) => void, reject };
       // Waiting for a process that is still starting is not being turned away: wait again.
       const giveUp = () => {
         const at = queue.indexOf(job);
@@ -365,14 +414,17 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
 
   return {
     prepare(input, envelope, options) {
-      return submit<PreparedWithChecks>({
-        input,
-        envelope: { ...envelope, date: envelope.date.getTime() },
-        ...(options?.checks && { checks: options.checks }),
-      });
+      return submit<PreparedWithChecks>(
+        {
+          input,
+          envelope: { ...envelope, date: envelope.date.getTime() },
+          ...(options?.checks && { checks: options.checks }),
+        },
+        options?.owner,
+      );
     },
-    pixelDiff(left, right) {
-      return submit<PixelDiffResult>({ pixelDiff: { left, right } });
+    pixelDiff(left, right, owner) {
+      return submit<PixelDiffResult>({ pixelDiff: { left, right } }, owner);
     },
     async close() {
       closed = true;

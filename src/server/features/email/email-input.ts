@@ -112,11 +112,13 @@ export function checkEmailInput(input: EmailInput, { requireTo }: { requireTo: b
 
 /**
  * Runs the one door (src/server/prepare/prepare.ts) on the transform pool for this input, measured
- * for `to`. A document the pipeline cannot process is a 422 naming the problem, one a step made
- * larger than the limit a 413 (as a source over it), and a full pool a 503.
+ * for `to`, as a job of `owner` (the user). A document the pipeline cannot process is a 422 naming
+ * the problem, one a step made larger than the limit a 413 (as a source over it), a full pool a
+ * 503, and the user's own jobs filling their share of its queue a 429.
  */
 export async function prepareEmail(
   deps: { config: Config; transforms: TransformPool; clock: { now(): Date } },
+  owner: string,
   input: EmailInput,
   envelope: { to: string; replyTo: string },
   checks?: ChecksRequest,
@@ -138,12 +140,13 @@ export async function prepareEmail(
         messageIdDomain: deps.config.mailDomain,
         date: deps.clock.now(),
       },
-      checks && { checks },
+      { owner, ...(checks && { checks }) },
     );
     return prepared;
   } catch (err) {
     if (!(err instanceof PrepareError)) throw err;
     if (err.code === 'busy') throw new AppError(503, err.message, 'busy', 5);
+    if (err.code === 'too_many_jobs') throw new AppError(429, err.message, 'too_many_jobs', 5);
     // A step made the HTML or the text part larger than the limit a source has: the source's own 413 and code.
     if (err.code === 'html_too_large' || err.code === 'text_too_large')
       throw new AppError(413, err.message, err.code);

@@ -109,6 +109,7 @@ export async function listHistory(
 /** The text part, shared headers and sizes as stored, or rebuilt for an email sent before they were. */
 async function messageOf(
   deps: Deps,
+  userId: string,
   row: EmailRowWithHtml,
 ): Promise<Pick<Email, 'text' | 'headers' | 'bytes'>> {
   if (
@@ -134,6 +135,7 @@ async function messageOf(
         messageIdDomain: deps.config.mailDomain,
         date: row.created_at,
       },
+      { owner: userId },
     );
     return {
       text: rebuilt.text,
@@ -168,7 +170,7 @@ export async function getEmail(deps: Deps, userId: string, id: string): Promise<
       inlineCss: row.inline_css,
       text: row.text_override,
     },
-    ...(await messageOf(deps, row)),
+    ...(await messageOf(deps, userId, row)),
     deliveries: toRecipientDeliveries(row.deliveries, row.to_addresses),
     checks: row.checks,
     versions: versions.map((v) => ({

@@ -79,7 +79,7 @@ export async function comparePixels(
     [leftHtml, rightHtml].map((html) => deps.renderer.render({ html, userId, format: 'png', ...view })),
   );
   try {
-    const diff = await deps.transforms.pixelDiff(left!.body, right!.body);
+    const diff = await deps.transforms.pixelDiff(left!.body, right!.body, userId);
     return {
       width: view.width,
       leftHeight: left!.height,
@@ -91,6 +91,7 @@ export async function comparePixels(
   } catch (err) {
     if (!(err instanceof PrepareError)) throw err;
     if (err.code === 'busy') throw new AppError(503, err.message, 'busy', 5);
+    if (err.code === 'too_many_jobs') throw new AppError(429, err.message, 'too_many_jobs', 5);
     if (err.code === 'processing_timeout') throw new AppError(422, err.message, 'diff_timeout');
     throw new AppError(503, err.message, 'diff_failed', 5);
   }

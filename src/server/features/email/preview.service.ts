@@ -46,6 +46,7 @@ export async function previewEmail(
   ]);
   const prepared = await prepareEmail(
     deps,
+    user.id,
     input,
     { to: recipients[0] ?? user.email, replyTo: user.email },
     { targetClients, rawMessage: deps.config.spamdUrl !== null, targets: input.live === true },

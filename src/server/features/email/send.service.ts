@@ -135,6 +135,7 @@ async function storeAndQueue(
   // most SPAM_TIMEOUT_MS (src/server/checks/live.ts).
   const prepared = await prepareEmail(
     deps,
+    sender.id,
     input,
     { to: recipients[0]!, replyTo: sender.email },
     { targetClients, rawMessage: config.spamdUrl !== null, searchWords: true },
