@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertApiKey } from '../../src/server/accounts/api-keys.repo.ts';
+import { newApiKey } from '../../src/server/accounts/api-keys.ts';
 import { API_KEY_MESSAGES, MAX_API_KEYS } from '../../src/shared/contract/api-keys.ts';
+import { mailTo } from '../support/auth-api.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, PASSWORD, type TestUser } from '../support/users.ts';
 
@@ -65,6 +68,28 @@ describe('POST /api/keys', () => {
     }
     const list = await ctx.app.inject({ method: 'GET', url: '/api/keys', headers: bob.headers });
     expect(list.json().items).toEqual([]);
+  });
+
+  it('tells the owner by mail, naming the key, so that a key made with a stolen session is seen', async () => {
+    const ivy = await createUser(ctx.db);
+    const { prefix, key } = await newKey(ivy, 'Deploy <bot>');
+    const notices = (await mailTo(ctx, ivy.user.email)).filter((m) => m.subject.includes('API key'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.subject).toBe('A new API key was created for your Proofmail account');
+    expect(notices[0]!.text).toContain('An API key named "Deploy <bot>" was just created for your account.');
+    expect(notices[0]!.text).toContain(`${prefix}…`);
+    expect(notices[0]!.html).toContain('&quot;Deploy &lt;bot&gt;&quot;');
+    expect(notices[0]!.html + notices[0]!.text).not.toContain(key.slice(9));
+  });
+
+  it('refuses an account that has not verified its address: 403, and nothing is created or mailed', async () => {
+    const squatter = await createUser(ctx.db, { verified: false });
+    const res = await create(squatter, { name: 'Backup' });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ error: API_KEY_MESSAGES.verifyFirst, code: 'email_unverified' });
+    const list = await ctx.app.inject({ method: 'GET', url: '/api/keys', headers: squatter.headers });
+    expect(list.json().items).toEqual([]);
+    expect(await mailTo(ctx, squatter.user.email)).toEqual([]);
   });
 
   it(`caps an account at ${MAX_API_KEYS} keys with a clear 409`, async () => {
@@ -182,7 +207,15 @@ describe('a key acts as its owner', () => {
 
   it('an unverified owner cannot send with a key, as with a session', async () => {
     const hank = await createUser(ctx.db, { verified: false });
-    const { key } = await newKey(hank);
+    // A key made before keys needed a verified address.
+    const { key, hash, prefix } = newApiKey();
+    await insertApiKey(ctx.db, {
+      userId: hank.user.id,
+      name: 'Old',
+      keyHash: hash,
+      prefix,
+      now: ctx.clock.now(),
+    });
     const res = await ctx.app.inject({
       method: 'POST',
       url: '/api/email/send',

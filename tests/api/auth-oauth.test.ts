@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertApiKey } from '../../src/server/accounts/api-keys.repo.ts';
+import { newApiKey } from '../../src/server/accounts/api-keys.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import {
   FAKE_GOOGLE_CLIENT,
@@ -201,8 +203,17 @@ describe('social sign-in', () => {
     expect((await flow('google')).landing.searchParams.get('error')).toBe('email_not_verified');
   });
 
-  it('Google: taking over an unverified password account removes the squatter’s password and sessions', async () => {
+  it('Google: taking over an unverified password account removes the squatter’s password, sessions and API keys', async () => {
     const squatter = await signUp(ctx); // never verified the address it claimed
+    // A key the squatter made before keys needed a verified address.
+    const { key, hash, prefix } = newApiKey();
+    await insertApiKey(ctx.db, {
+      userId: squatter.userId,
+      name: 'Backup',
+      keyHash: hash,
+      prefix,
+      now: new Date(),
+    });
     google.setIdentity({ sub: 'g-owner-1', email: squatter.email, email_verified: true });
     const { body } = await signInVia('google');
     expect(body.user).toMatchObject({ id: squatter.userId, verified: true, hasPassword: false });
@@ -211,6 +222,9 @@ describe('social sign-in', () => {
         .statusCode,
     ).toBe(401);
     expect((await signIn(ctx, squatter.email, PASSWORD)).statusCode).toBe(401);
+    expect(
+      (await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(key) })).statusCode,
+    ).toBe(401);
   });
 
   it('Google: an id token for another audience is refused', async () => {

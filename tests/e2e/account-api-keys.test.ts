@@ -102,4 +102,14 @@ describe('the API Keys card', () => {
     await dialog.waitFor({ state: 'hidden' });
     expect(await card.getByRole('listitem').count()).toBe(1);
   });
+
+  it('an account that has not verified its address is told to, and cannot create a key', async () => {
+    const owner = await createUser(server.db, { verified: false });
+    const page = await browser.signedInPage(server, owner);
+    await page.goto('/app/account');
+    const card = page.getByRole('region', { name: 'API Keys' });
+    await card.getByText('Verify your email address before creating API keys.').waitFor();
+    expect(await card.getByRole('button', { name: 'Create Key' }).isDisabled()).toBe(true);
+    expect(await card.getByRole('textbox', { name: 'Key name' }).isDisabled()).toBe(true);
+  });
 });

@@ -261,3 +261,57 @@ describe('"this wasn\'t me" on the notice to the old address', () => {
     }
   });
 });
+
+/**
+ * An API key made with a stolen session or a stolen password must not outlive the owner taking the
+ * account back (docs/decisions/0073-personal-api-keys.md, amended 2026-11-28).
+ */
+describe('API keys end when the account is taken back', () => {
+  const makeKey = async (token: string) => {
+    const res = await post('/api/keys', { name: 'Backup' }, token);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().key as string;
+  };
+
+  it('a password reset revokes every key', async () => {
+    const owner = await createUser(ctx.db, { password: PASSWORD, now: ctx.clock.now() });
+    const key = await makeKey(owner.token);
+    expect((await me(key)).statusCode).toBe(200);
+    const reset = await issueToken(ctx.db, { userId: owner.user.id, purpose: 'reset', now: ctx.clock.now() });
+    expect(
+      (await post('/api/auth/reset-password', { token: reset, newPassword: 'a brand new password' }))
+        .statusCode,
+    ).toBe(200);
+    expect((await me(key)).statusCode).toBe(401);
+    const keys = await ctx.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('user_id', '=', owner.user.id)
+      .execute();
+    expect(keys).toEqual([]);
+  });
+
+  it('"this wasn\'t me" revokes every key, the one the intruder made above all', async () => {
+    const victim = await createUser(ctx.db, {
+      email: uniqueEmail('victim'),
+      password: PASSWORD,
+      now: ctx.clock.now(),
+    });
+    const intruderKey = await makeKey(victim.token);
+    await changeEmail(victim.token, { newEmail: uniqueEmail('intruder'), currentPassword: PASSWORD });
+    expect((await cancel(await cancelToken(victim.user.email))).statusCode).toBe(200);
+    expect((await me(intruderKey)).statusCode).toBe(401);
+  });
+
+  it('changing the password, which needs the current one, keeps the keys that scripts use', async () => {
+    const owner = await createUser(ctx.db, { password: PASSWORD, now: ctx.clock.now() });
+    const key = await makeKey(owner.token);
+    const res = await post(
+      '/api/user/change-password',
+      { currentPassword: PASSWORD, newPassword: 'another good password' },
+      owner.token,
+    );
+    expect(res.statusCode).toBe(200);
+    expect((await me(key)).statusCode).toBe(200);
+  });
+});

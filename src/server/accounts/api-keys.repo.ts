@@ -81,6 +81,15 @@ export async function deleteApiKey(db: Executor, userId: string, id: string): Pr
   return Number(result.numDeletedRows) > 0;
 }
 
+/**
+ * Revokes every key of the user, when the account is taken back (a password reset, "this wasn't
+ * me", a provider sign-in that claims a never-verified account): how many there were.
+ */
+export async function deleteUserApiKeys(db: Executor, userId: string): Promise<number> {
+  const result = await db.deleteFrom('api_keys').where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** The live key for a hash, with its owner as the auth hook needs them. */
 export async function findApiKeyByHash(
   db: Executor,

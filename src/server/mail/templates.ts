@@ -173,7 +173,7 @@ export function passwordResetMail(p: { publicUrl: string; token: string }): Rend
         text: 'Someone asked to reset the password of your account. Choose a new password with the button below.',
       },
       {
-        text: 'This link expires in 30 minutes and can be used once. Resetting signs you out everywhere.',
+        text: 'This link expires in 30 minutes and can be used once. Resetting signs you out everywhere and revokes your API keys.',
         muted: true,
       },
     ],
@@ -222,7 +222,7 @@ export function emailChangeNoticeMail(p: {
         text: `A change of your account's email address to ${p.newEmail} was requested. It takes effect once the new address is confirmed.`,
       },
       {
-        text: 'If this was not you, use the button below. It cancels the change (or puts this address back if the change was already confirmed) and signs out every device. Then reset your password.',
+        text: 'If this was not you, use the button below. It cancels the change (or puts this address back if the change was already confirmed), signs out every device and revokes your API keys. Then reset your password.',
       },
       { text: 'This link works for 7 days.', muted: true },
     ],
@@ -286,6 +286,32 @@ export function passwordChangedMail(p: { publicUrl: string; time: Date }): Rende
     ],
     details: [['Changed', formatUtc(p.time)]],
     button: { label: 'Reset password', url: `${p.publicUrl}/forgot-password` },
+    footer: AUTOMATED,
+  });
+}
+
+/** To the owner when an API key is created (src/server/features/api-keys/api-keys.service.ts). */
+export function apiKeyCreatedMail(p: {
+  publicUrl: string;
+  name: string;
+  prefix: string;
+  time: Date;
+}): RenderedMail {
+  return render(`A new API key was created for your ${PRODUCT} account`, {
+    publicUrl: p.publicUrl,
+    preheader: `API key "${p.name}" was created.`,
+    heading: 'New API key',
+    blocks: [
+      {
+        text: `An API key named "${p.name}" was just created for your account. It can send, read, share and delete your emails until it is revoked.`,
+      },
+      { text: 'If you did not do this, revoke it in Account → API Keys, then reset your password.' },
+    ],
+    details: [
+      ['Key', `${p.prefix}…`],
+      ['Created', formatUtc(p.time)],
+    ],
+    button: { label: 'Review API keys', url: `${p.publicUrl}/app/account` },
     footer: AUTOMATED,
   });
 }

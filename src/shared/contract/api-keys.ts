@@ -18,6 +18,7 @@ export const API_KEY_MESSAGES = {
   nameTooLong: `Name must be at most ${MAX_KEY_NAME_LENGTH} characters`,
   tooMany: `You already have ${MAX_API_KEYS} API keys, the most an account can hold. Revoke one to create another.`,
   notFound: 'API key not found',
+  verifyFirst: 'Verify your email address before creating API keys.',
   invalidKey: 'The API key is not valid: it may have been revoked. Create a new key in Account → API Keys.',
   // Said on reads too (GET /api/user/settings, /api/billing/subscription): it must fit both.
   accountOnly:

@@ -1,3 +1,4 @@
+import type { User } from '../../shared/contract/auth.ts';
 import { AppPageHeader } from '../components/layout/app-page-header.tsx';
 import { Card, CardContent } from '../components/ui/card.tsx';
 import { Skeleton } from '../components/ui/skeleton.tsx';
@@ -14,7 +15,11 @@ import { TargetClientsCard } from '../features/account/target-clients-card.tsx';
 import { PlanCard } from '../features/account/plan-card.tsx';
 import { SharedLinksCard } from '../features/account/shared-links-card.tsx';
 import { UnverifiedWarning } from '../features/account/unverified-warning.tsx';
-import { AccountBillingActions, SubscriptionDetails } from '../features/billing/account-billing.tsx';
+import {
+  AccountBillingActions,
+  SubscriptionDetails,
+  useShownSubscriptionStatus,
+} from '../features/billing/account-billing.tsx';
 import { useSignOut } from '../features/auth/session-actions.ts';
 import { PaymentReturn } from '../features/billing/payment-return.tsx';
 
@@ -31,6 +36,19 @@ function AccountSkeleton() {
         </Card>
       ))}
     </div>
+  );
+}
+
+/** The account feature's plan card with the billing feature's actions, details and status. */
+function PlanAndBilling({ user }: { user: User }) {
+  const subscriptionStatus = useShownSubscriptionStatus(user);
+  return (
+    <PlanCard
+      user={user}
+      subscriptionStatus={subscriptionStatus}
+      actions={<AccountBillingActions user={user} />}
+      details={<SubscriptionDetails user={user} />}
+    />
   );
 }
 
@@ -61,11 +79,7 @@ export function AccountPage() {
         <div className="space-y-6">
           {settings.data.user.verified ? null : <UnverifiedWarning email={settings.data.user.email} />}
           <AccountInfo user={settings.data.user} />
-          <PlanCard
-            user={settings.data.user}
-            actions={<AccountBillingActions user={settings.data.user} />}
-            details={<SubscriptionDetails user={settings.data.user} />}
-          />
+          <PlanAndBilling user={settings.data.user} />
           <UsageCard />
           <SharedLinksCard plan={settings.data.user.plan} />
           <ChangeEmailCard
@@ -77,7 +91,7 @@ export function AccountPage() {
           <LoginAlertsCard enabled={settings.data.prefs.loginAlerts} />
           <ReviewNotificationsCard />
           <TargetClientsCard />
-          <ApiKeysCard />
+          <ApiKeysCard verified={settings.data.user.verified} />
         </div>
       ) : (
         <AccountSkeleton />

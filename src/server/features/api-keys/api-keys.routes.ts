@@ -33,7 +33,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: FeatureDeps): v
     { schema: { body: createApiKeyRequest, response: { 200: createApiKeyResponse } } },
     async (request, reply) => {
       const user = await keyChanger(request, reply);
-      return createApiKey(deps, user.id, request.body.name);
+      return createApiKey(deps, user, request.body.name);
     },
   );
 

@@ -12,15 +12,19 @@ import {
   listApiKeys,
   type ApiKeyRow,
 } from '../../accounts/api-keys.repo.ts';
+import { queueAccountMail } from '../../accounts/account-mail.ts';
 import { newApiKey } from '../../accounts/api-keys.ts';
+import type { AccountUser } from '../../accounts/users.repo.ts';
 import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { isUuid } from '../../db/uuid.ts';
-import { AppError, badRequest, notFound } from '../../http/errors.ts';
+import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
+import { apiKeyCreatedMail } from '../../mail/templates.ts';
 
 /** Creating, listing and revoking the signed-in user's API keys (docs/decisions/0073-personal-api-keys.md). */
 
-type Deps = { db: Db; clock: Clock };
+type Deps = { db: Db; clock: Clock; config: Config };
 
 function toApiKey(row: ApiKeyRow): ApiKey {
   return {
@@ -39,12 +43,19 @@ export function validateKeyName(raw: string): string {
   return name;
 }
 
+/**
+ * A new key for a verified account (whoever holds a never-verified one has not proved the address
+ * is theirs), with a notice to the owner's address in the same transaction: a key made with a
+ * stolen session is seen.
+ */
 export async function createApiKey(
   deps: Deps,
-  userId: string,
+  user: Pick<AccountUser, 'id' | 'email' | 'verified'>,
   rawName: string,
 ): Promise<CreateApiKeyResponse> {
   const name = validateKeyName(rawName);
+  if (!user.verified) throw forbidden(API_KEY_MESSAGES.verifyFirst, 'email_unverified');
+  const userId = user.id;
   return deps.db.transaction().execute(async (trx) => {
     // One creation at a time per user, so two at once cannot both pass the cap.
     await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
@@ -52,7 +63,14 @@ export async function createApiKey(
       throw new AppError(409, API_KEY_MESSAGES.tooMany, 'too_many_api_keys');
     }
     const { key, hash, prefix } = newApiKey();
-    const row = await insertApiKey(trx, { userId, name, keyHash: hash, prefix, now: deps.clock.now() });
+    const now = deps.clock.now();
+    const row = await insertApiKey(trx, { userId, name, keyHash: hash, prefix, now });
+    await queueAccountMail(
+      trx,
+      deps.config,
+      user.email,
+      apiKeyCreatedMail({ publicUrl: deps.config.publicUrl, name, prefix, time: now }),
+    );
     return { id: row.id, name: row.name, key, prefix: row.prefix, createdAt: row.createdAt.toISOString() };
   });
 }

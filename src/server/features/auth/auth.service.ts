@@ -13,6 +13,7 @@ import {
 } from '../../accounts/credentials.ts';
 import { startSession, type ClientInfo } from '../../accounts/sessions.ts';
 import { deleteSession, deleteUserSessions } from '../../accounts/sessions.repo.ts';
+import { deleteUserApiKeys } from '../../accounts/api-keys.repo.ts';
 import { consumeToken, isTokenUsable, retirePendingLinks, retireTokens } from '../../accounts/tokens.repo.ts';
 import {
   claimLoginAlert,
@@ -280,9 +281,10 @@ export async function sendPasswordReset(deps: FeatureDeps, email: string): Promi
 }
 
 /**
- * Sets a new password from a reset link: ends every session, retires every pending link
- * (verification, reset, email change, sign-in ticket), marks the address verified (the link
- * proved it), and tells the user by mail.
+ * Sets a new password from a reset link: ends every session, revokes every API key (a reset takes
+ * the account back, from whoever had it), retires every pending link (verification, reset, email
+ * change, sign-in ticket), marks the address verified (the link proved it), and tells the user by
+ * mail.
  */
 export async function resetPassword(deps: FeatureDeps, token: string, newPassword: string): Promise<void> {
   const invalid = () => badRequest(AUTH_MESSAGES.expiredResetLink, 'invalid_token');
@@ -302,6 +304,7 @@ export async function resetPassword(deps: FeatureDeps, token: string, newPasswor
     await markVerified(trx, user.id, now);
     await retirePendingLinks(trx, user.id, now);
     await deleteUserSessions(trx, user.id);
+    await deleteUserApiKeys(trx, user.id);
     await queueAccountMail(
       trx,
       deps.config,
@@ -319,7 +322,8 @@ export async function resetPassword(deps: FeatureDeps, token: string, newPasswor
  * Uses the link mailed to the old address when an email change was asked for
  * (docs/decisions/0033-email-change-needs-password.md). Whoever asked had a session, perhaps a
  * stolen one, so in one transaction:
- * - every pending link is retired (the change link above all) and every session ends;
+ * - every pending link is retired (the change link above all), every session ends and every API
+ *   key is revoked;
  * - if the change was already confirmed, the address this link was sent to is put back, the
  *   social identities linked since the request are unlinked, and a password set since the
  *   request is removed: the owner sets a new one with "Forgot password", at their own address.
@@ -343,6 +347,7 @@ export async function cancelEmailChange(
       changed = user.id;
       await retirePendingLinks(trx, user.id, now);
       await deleteUserSessions(trx, user.id);
+      await deleteUserApiKeys(trx, user.id);
       if (user.email.toLowerCase() === oldEmail.toLowerCase())
         return { restored: false, email: user.email, passwordRemoved: false };
       await setEmail(trx, user.id, oldEmail, now);

@@ -6,6 +6,7 @@ import { normaliseEmail } from '../../accounts/account-rules.ts';
 import { issueToken, TOKEN_TTL_MS } from '../../accounts/account-mail.ts';
 import { browserBinding, newSecretToken } from '../../accounts/credentials.ts';
 import { deleteUserSessions } from '../../accounts/sessions.repo.ts';
+import { deleteUserApiKeys } from '../../accounts/api-keys.repo.ts';
 import { retireTokens } from '../../accounts/tokens.repo.ts';
 import { findUserByEmail, insertUser, markVerified, setPasswordHash } from '../../accounts/users.repo.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
@@ -199,7 +200,8 @@ export const TICKET_TTL_S = TOKEN_TTL_MS.oauth_ticket / 1000;
  * - A known identity signs in to its account.
  * - Otherwise the identity is linked to the account with the same email, but only when the
  *   provider says it verified that email. If that account was never verified, whoever set its
- *   password never proved they own the address: the password is removed and its sessions end,
+ *   password never proved they own the address: the password is removed, its sessions end and
+ *   its API keys are revoked,
  *   so a squatter cannot keep access to the real owner's account (pre-hijacking defence).
  * - Otherwise a new, verified, password-less account is created.
  */
@@ -224,6 +226,7 @@ export async function ticketForIdentity(
           if (!existing.verified) {
             await setPasswordHash(trx, existing.id, null, now);
             await deleteUserSessions(trx, existing.id);
+            await deleteUserApiKeys(trx, existing.id);
             await retireTokens(trx, existing.id, now);
             await markVerified(trx, existing.id, now);
             squatted = existing.id;

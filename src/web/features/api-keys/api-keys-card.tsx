@@ -100,9 +100,10 @@ function KeyRow({ item, now, onRevoke }: { item: ApiKey; now: Date; onRevoke: ()
 
 /**
  * API Keys on /app/account: create a key (shown once), list them with when they were last used,
- * revoke one. A key sends and reads emails as its owner and cannot read or change the account settings.
+ * revoke one. A key sends and reads emails as its owner and cannot read or change the account
+ * settings. An account creates keys once its address is verified (the server refuses before).
  */
-export function ApiKeysCard() {
+export function ApiKeysCard({ verified }: { verified: boolean }) {
   const keys = useApiKeys();
   const create = useCreateApiKey();
   const revoke = useRevokeApiKey();
@@ -113,6 +114,7 @@ export function ApiKeysCard() {
   const items = keys.data?.items ?? [];
   const now = new Date();
   const full = items.length >= MAX_API_KEYS;
+  const closed = full || !verified;
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -166,17 +168,18 @@ export function ApiKeysCard() {
                 value={name}
                 invalid={!!nameError}
                 aria-describedby={describedBy}
-                disabled={full}
+                disabled={closed}
                 onChange={(e) => setName(e.target.value)}
               />
             </Field>
-            <Button type="submit" busy={create.isPending} disabled={full} className="sm:mt-7">
+            <Button type="submit" busy={create.isPending} disabled={closed} className="sm:mt-7">
               <KeyRound aria-hidden="true" />
               Create Key
             </Button>
           </form>
         )}
-        {full && !created ? <FormAlert tone="info">{API_KEY_MESSAGES.tooMany}</FormAlert> : null}
+        {!verified ? <FormAlert tone="info">{API_KEY_MESSAGES.verifyFirst}</FormAlert> : null}
+        {full && verified && !created ? <FormAlert tone="info">{API_KEY_MESSAGES.tooMany}</FormAlert> : null}
 
         {keys.isPending ? (
           <div className="space-y-2" aria-hidden="true">

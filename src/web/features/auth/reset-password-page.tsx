@@ -106,7 +106,7 @@ export function ResetPasswordPage() {
           <KeyRound aria-hidden="true" />
         </ResultIcon>
       }
-      description="After the change you will be signed out everywhere; sign in again with the new password."
+      description="After the change you will be signed out everywhere and your API keys will be revoked; sign in again with the new password."
       footer={
         <Link to="/signin" className={authLink}>
           Back to Sign In
