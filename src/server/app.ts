@@ -60,6 +60,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: () => randomUUID(),
+    // A client that sends its body a byte at a time holds a connection until this ends it (408).
+    // Fastify's default, 0, turns off even Node's 300 s: 3,000 such connections held for ever, and
+    // at a 1,024-descriptor limit nobody else could connect. Node 20 only enforces the timeout the
+    // server was created with (set afterwards, as Fastify sets it, it never fired:
+    // tests/api/slow-requests.test.ts), and looks at each connection every
+    // `connectionsCheckingInterval`: at least twice within the timeout.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(30_000, config.requestTimeoutMs / 2),
+    },
     routerOptions: { ignoreTrailingSlash: true },
     ...frameworkErrorOptions(config),
   });

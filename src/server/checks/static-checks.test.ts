@@ -234,6 +234,14 @@ describe('accessibility', () => {
       /Click here/,
     );
     only(run(email('<p><a href="https://e.com/x">Read more…</a></p>')).accessibility, 'warning', /Read more/);
+    only(
+      run(email('<p><a href="https://e.com/x">Read more ›› </a></p>')).accessibility,
+      'warning',
+      /Read more/,
+    );
+    // 200,000 dots before a letter: the marks are trimmed from the end in one pass.
+    const dots = run(email(`<p><a href="https://e.com/x">${'.'.repeat(200_000)}x</a></p>`)).accessibility;
+    expect(problems(dots)).toEqual([]);
   });
   it('measures contrast from the colours of the element and its ancestors', () => {
     const low = run(

@@ -171,4 +171,29 @@ describe('cleanText', () => {
   it('normalises line ends', () => {
     expect(cleanText('a\r\nb\rc')).toBe('a\nb\nc');
   });
+
+  it('gives what the regular expressions it replaces gave, in linear time on long runs of blanks', () => {
+    // The former steps: trailing blanks of each line (as `$` reads lines), then blank lines, then
+    // the newlines at either end.
+    const former = (text: string) =>
+      text
+        .replace(/[ \t]+$/gm, (blank, offset: number, all: string) =>
+          all.slice(offset - 2, offset) === '--' && (offset === 2 || all[offset - 3] === '\n') ? blank : '',
+        )
+        .replace(/\n{3,}/g, '\n\n')
+        .replace(/^\n+|\n+$/g, '');
+    const pieces = ['a', ' ', '\t', '\n', '--', '\u2028', 'é', '  \t ', '\n\n\n'];
+    let seed = 7;
+    for (let n = 0; n < 2_000; n++) {
+      let text = '';
+      for (let i = 0; i < 12; i++) {
+        seed = (seed * 48271) % 2147483647;
+        text += pieces[seed % pieces.length];
+      }
+      expect(cleanText(text), JSON.stringify(text)).toBe(former(text));
+    }
+    // 200,000 spaces before a letter, and 200,000 newlines: minutes for the former steps.
+    expect(cleanText(`${' '.repeat(200_000)}x`)).toBe(`${' '.repeat(200_000)}x`);
+    expect(cleanText(`x${'\n'.repeat(200_000)}y${'\n'.repeat(200_000)}`)).toBe('x\n\ny');
+  });
 });
