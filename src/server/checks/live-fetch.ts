@@ -1,5 +1,6 @@
 import type { Finding } from '../../shared/contract/checks.ts';
 import { EgressError, type Egress, type EgressRequest, type EgressResponse } from '../net/egress.ts';
+import { addressPhrase } from '../net/classify-address.ts';
 
 /**
  * What the live link and image checks share (src/server/checks/live-links.ts, live-images.ts):
@@ -150,7 +151,7 @@ export function describeFailure(err: unknown, what: 'link' | 'image', url: strin
     case 'refused-address':
       return fail(
         'warning',
-        `This ${noun} cannot be checked from here: ${url} points to a ${err.detail.addressClass ?? 'non-public'} address.`,
+        `This ${noun} cannot be checked from here: ${url} points to ${addressPhrase(err.detail.addressClass ?? 'non-public')}.`,
         'Recipients outside your network cannot reach it either: use a public address.',
       );
     case 'refused-port':

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, dialAddress } from './classify-address.ts';
+import { addressPhrase, classifyAddress, dialAddress } from './classify-address.ts';
 
 /** Every refused class, IPv4 and IPv6, by classification only: nothing here opens a socket. */
 const REFUSED: [string, RegExp][] = [
@@ -100,5 +100,23 @@ describe('dialAddress', () => {
     expect(dialAddress('::ffff:8.8.8.8')).toEqual({ address: '8.8.8.8', family: 4 });
     expect(dialAddress('2606:4700:4700::1111')).toEqual({ address: '2606:4700:4700::1111', family: 6 });
     expect(dialAddress('1.1.1.1')).toEqual({ address: '1.1.1.1', family: 4 });
+  });
+});
+
+describe('addressPhrase', () => {
+  it('names the class with its article and one "address"', () => {
+    const phrase = (ip: string) => {
+      const verdict = classifyAddress(ip);
+      if (verdict.allowed) throw new Error(`${ip} is allowed`);
+      return addressPhrase(verdict.reason);
+    };
+    expect(phrase('127.0.0.1')).toBe('a loopback address');
+    expect(phrase('0.0.0.0')).toBe('an unspecified ("this network") address');
+    expect(phrase('::ffff:127.0.0.1')).toBe('a loopback IPv4 127.0.0.1 inside an IPv4-mapped IPv6 address');
+    expect(phrase('64:ff9b::a01:203')).toBe(
+      'a private (RFC 1918) IPv4 10.1.2.3 inside a NAT64 address (64:ff9b::/96)',
+    );
+    expect(phrase('fc00::1')).toBe('a unique local (private) address');
+    expect(phrase('fe80::1')).toBe('a link-local address');
   });
 });

@@ -55,6 +55,16 @@ const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
 const refused = (reason: string): AddressVerdict => ({ allowed: false, reason });
 
+/**
+ * A refused address's class as a phrase a message can use: "a loopback address", "an unspecified
+ * ("this network") address", "a loopback IPv4 127.0.0.1 inside an IPv4-mapped IPv6 address" (a
+ * class that already names its address is not given another).
+ */
+export function addressPhrase(reason: string): string {
+  const noun = / address(?: \([^)]*\))?$/.test(reason) ? reason : `${reason} address`;
+  return `${/^(?:[aeio]|un(?!ique)|IPv)/i.test(noun) ? 'an' : 'a'} ${noun}`;
+}
+
 function v4FromWords(hi: number, lo: number): ipaddr.IPv4 {
   return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
 }

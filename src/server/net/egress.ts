@@ -3,7 +3,13 @@ import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import net, { isIP } from 'node:net';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
-import { classifyAddress, dialAddress, parseIp, type AddressVerdict } from './classify-address.ts';
+import {
+  addressPhrase,
+  classifyAddress,
+  dialAddress,
+  parseIp,
+  type AddressVerdict,
+} from './classify-address.ts';
 import { EgressLimits } from './egress-limits.ts';
 
 export { classifyAddress, type AddressVerdict } from './classify-address.ts';
@@ -255,7 +261,7 @@ export function createEgress(options: EgressOptions = {}): Egress {
       if (!verdict.allowed) {
         throw new EgressError(
           'refused-address',
-          `${url.hostname} points to a ${verdict.reason} address (${answer}), which is never contacted from here.`,
+          `${url.hostname} points to ${addressPhrase(verdict.reason)} (${answer}), which is never contacted from here.`,
           { url: url.href, address: answer, addressClass: verdict.reason },
         );
       }
