@@ -79,7 +79,7 @@ describe('account settings API', () => {
   });
 
   describe('login alerts', () => {
-    it('mail the time, IP and browser of a new sign-in, at most once per 10 minutes, only when on', async () => {
+    it('mail the time, IP and browser of a new sign-in, at most once per 10 minutes and device, only when on', async () => {
       const account = await signUp(ctx);
       const alerts = async () =>
         (await mailTo(ctx, account.email)).filter((m) => m.subject.startsWith('New sign-in'));
@@ -106,12 +106,21 @@ describe('account settings API', () => {
       expect(alert!.text).toContain(`Time: ${when} UTC`);
       expect(alert!.html).toContain('203.0.113.7');
 
+      const sameDevice = { remoteAddress: '203.0.113.7', headers: { 'user-agent': CHROME_MAC } };
       ctx.clock.advance(9 * 60_000);
-      await signIn(ctx, account.email);
+      await signIn(ctx, account.email, PASSWORD, sameDevice);
       expect(await alerts()).toHaveLength(1);
       ctx.clock.advance(60_000);
-      await signIn(ctx, account.email);
+      await signIn(ctx, account.email, PASSWORD, sameDevice);
       expect(await alerts()).toHaveLength(2);
+      // Another device a minute after the owner's sign-in is reported: the gap is per device.
+      ctx.clock.advance(60_000);
+      await signIn(ctx, account.email, PASSWORD, {
+        remoteAddress: '198.51.100.4',
+        headers: { 'user-agent': CHROME_MAC },
+      });
+      expect(await alerts()).toHaveLength(3);
+      expect((await alerts())[2]!.text).toContain('IP address: 198.51.100.4');
     });
 
     it('a failed sign-in sends no alert', async () => {

@@ -22,8 +22,12 @@ export interface AccountUser {
   createdAt: Date;
 }
 
-// The target clients are the pre-send checklist's (src/server/checks/target-clients.ts), not the session's.
-type UserRow = Omit<Selectable<UsersTable>, 'password_hash' | 'target_clients' | 'review_notifications'> & {
+// The target clients are the pre-send checklist's (src/server/checks/target-clients.ts), not the
+// session's; the last login alert's device is the sign-in's alone.
+type UserRow = Omit<
+  Selectable<UsersTable>,
+  'password_hash' | 'target_clients' | 'review_notifications' | 'last_login_alert_device'
+> & {
   has_password: boolean;
 };
 
@@ -152,16 +156,18 @@ export async function claimLoginAlert(
   userId: string,
   now: Date,
   minGapMs: number,
+  device: string,
 ): Promise<{ email: string } | undefined> {
   return db
     .updateTable('users')
-    .set({ last_login_alert_at: now })
+    .set({ last_login_alert_at: now, last_login_alert_device: device })
     .where('id', '=', userId)
     .where('login_alerts', '=', true)
     .where((eb) =>
       eb.or([
         eb('last_login_alert_at', 'is', null),
         eb('last_login_alert_at', '<=', new Date(now.getTime() - minGapMs)),
+        eb('last_login_alert_device', 'is distinct from', device),
       ]),
     )
     .returning('email')

@@ -25,6 +25,7 @@ import * as threadSharesAndReviews from './migrations/0018-thread-shares-and-rev
 import * as emailThumbnails from './migrations/0021-email-thumbnails.ts';
 import * as shareExpiryLength from './migrations/0022-share-expiry-length.ts';
 import * as emailSearchWords from './migrations/0023-email-search-words.ts';
+import * as loginAlertDevice from './migrations/0024-login-alert-device.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0021-email-thumbnails': emailThumbnails,
   '0022-share-expiry-length': shareExpiryLength,
   '0023-email-search-words': emailSearchWords,
+  '0024-login-alert-device': loginAlertDevice,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AUTH_MESSAGES } from '../../../shared/contract/auth.ts';
 import { isPlainAddress } from '../../../shared/recipients.ts';
 import { issueToken, queueAccountMail } from '../../accounts/account-mail.ts';
@@ -45,7 +46,10 @@ import { describeUserAgent } from './user-agent.ts';
 
 /** Rules and transactions of sign-up, sign-in, sessions, verification and password reset. */
 
-/** Login alerts go out at most this often per account. */
+/**
+ * Login alerts go out at most this often per account and device (its IP and browser): a sign-in
+ * from another device is reported however soon after the last alert.
+ */
 export const LOGIN_ALERT_MIN_GAP_MS = 10 * 60_000;
 
 // ---------- validation (routes call these before rate limits, so bad input costs nothing) ----------
@@ -78,18 +82,15 @@ async function signInAs(deps: FeatureDeps, userId: string, client: ClientInfo): 
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (trx) => {
     const token = await startSession(trx, userId, client, now);
-    const alert = await claimLoginAlert(trx, userId, now, LOGIN_ALERT_MIN_GAP_MS);
+    const browser = describeUserAgent(client.userAgent);
+    const device = createHash('sha256').update(`${client.ip}\n${browser}`).digest('base64url');
+    const alert = await claimLoginAlert(trx, userId, now, LOGIN_ALERT_MIN_GAP_MS, device);
     if (alert) {
       await queueAccountMail(
         trx,
         deps.config,
         alert.email,
-        loginAlertMail({
-          publicUrl: deps.config.publicUrl,
-          time: now,
-          ip: client.ip,
-          browser: describeUserAgent(client.userAgent),
-        }),
+        loginAlertMail({ publicUrl: deps.config.publicUrl, time: now, ip: client.ip, browser }),
       );
     }
     return token;
