@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import type { AccountEvents } from './accounts/account-events.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
@@ -53,6 +54,8 @@ export interface AppDeps {
 /** AppDeps with their defaults filled in, as every feature's register function receives them. */
 export type FeatureDeps = AppDeps & {
   clock: Clock;
+  /** Account changes other features act on (src/server/accounts/account-events.ts). */
+  accountEvents: AccountEvents;
   transforms: TransformPool;
   sessions: SessionResolver;
   egress: Egress;

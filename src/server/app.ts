@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifySchema } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { createAccountEvents } from './accounts/account-events.ts';
 import { createApiKeyResolver } from './accounts/api-keys.ts';
 import { createSessionResolver } from './accounts/sessions.ts';
 import type { AppDeps, FeatureDeps } from './app-deps.ts';
@@ -133,7 +134,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         'Install chromium (apt-get install -y chromium) or set CHROMIUM_PATH.',
     );
   }
-  const full: FeatureDeps = { ...deps, clock, transforms, sessions, egress, renderer };
+  const accountEvents = createAccountEvents((err, what) => app.log.warn({ err }, what));
+  const full: FeatureDeps = { ...deps, clock, transforms, sessions, egress, renderer, accountEvents };
   registerAuthentication(app, sessions, createApiKeyResolver(full));
   registerSystemRoutes(app, full);
   registerAuthRoutes(app, full);

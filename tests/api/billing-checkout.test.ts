@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linkToken, mailTo } from '../support/auth-api.ts';
 import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
+import { poll } from '../support/poll.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
-import { createUser, type TestUser } from '../support/users.ts';
+import { createUser, PASSWORD, uniqueEmail, type TestUser } from '../support/users.ts';
 
 /** Checkout, the billing portal and sync, against the local fake Stripe. */
 
@@ -135,6 +137,49 @@ describe('billing: checkout, portal and sync', () => {
     const res = await checkout(u);
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ code: 'already_pro' });
+  });
+
+  it('a second checkout expires the first, so that only one can be paid; one paid before its webhook is already Pro', async () => {
+    const u = await createUser(ctx.db);
+    const first = sessionIdOf((await checkout(u)).json().url);
+    const second = sessionIdOf((await checkout(u)).json().url);
+    expect(stripe.checkoutSessions.get(first)!.status).toBe('expired');
+    expect(stripe.checkoutSessions.get(second)!.status).toBe('open');
+    const payFirst = await fetch(`${stripe.url}/pay/${first}`);
+    expect(await payFirst.text()).toContain('This checkout session has expired');
+
+    // The second is paid, and its webhook has not come yet: a third checkout finds the
+    // subscription, stores the plan, and sells nothing.
+    const paid = await fetch(`${stripe.url}/pay/${second}`, { method: 'POST', redirect: 'manual' });
+    expect(paid.status).toBe(303);
+    const third = await checkout(u);
+    expect(third.statusCode).toBe(409);
+    expect(third.json()).toMatchObject({ code: 'already_pro' });
+    expect(await me(u)).toMatchObject({ plan: 'pro', subscriptionStatus: 'active' });
+    const customer = (await customerOf(u))!;
+    const open = [...stripe.checkoutSessions.values()].filter(
+      (s) => s.customer === customer && s.status === 'open',
+    );
+    expect(open).toEqual([]);
+  });
+
+  it("gives the Stripe customer the account's new email address once a change is confirmed", async () => {
+    const u = await createUser(ctx.db, {
+      email: uniqueEmail('paula'),
+      password: PASSWORD,
+      now: ctx.clock.now(),
+    });
+    await checkout(u);
+    const customer = (await customerOf(u))!;
+    const newEmail = uniqueEmail('paula-new');
+    const asked = await post('/api/user/change-email', u, { newEmail, currentPassword: PASSWORD });
+    expect(asked.statusCode, asked.body).toBe(200);
+    const token = linkToken((await mailTo(ctx, newEmail))[0], '/verify');
+    const verified = await post('/api/auth/verify-email', undefined, { token });
+    expect(verified.json()).toMatchObject({ ok: true, emailChanged: true });
+    await poll(() => (stripe.customers.get(customer)!.email === newEmail ? true : undefined), {
+      what: "the Stripe customer's new email",
+    });
   });
 
   it('checkout → webhook → pro', async () => {

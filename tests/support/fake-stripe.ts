@@ -8,8 +8,9 @@ import Stripe from 'stripe';
  * It implements exactly the calls Proofmail makes, with Stripe's wire format (form-encoded
  * requests, JSON objects, `{ error }` answers, bearer secret key):
  *
- *   POST /v1/customers                 GET /v1/customers/:id
- *   POST /v1/checkout/sessions         POST /v1/billing_portal/sessions
+ *   POST /v1/customers                 GET /v1/customers/:id     POST /v1/customers/:id (update)
+ *   POST /v1/checkout/sessions         GET /v1/checkout/sessions (by customer and status)
+ *   POST /v1/checkout/sessions/:id/expire                         POST /v1/billing_portal/sessions
  *   GET  /v1/subscriptions?customer=   GET  /v1/subscriptions/:id
  *
  * plus the pages a browser visits: a checkout page (`/pay/:session`) whose Pay button creates the
@@ -74,7 +75,7 @@ export interface FakeCheckoutSession {
   subscription: string | null;
   success_url: string;
   cancel_url: string;
-  status: 'open' | 'complete';
+  status: 'open' | 'complete' | 'expired';
   payment_status: 'unpaid' | 'paid';
   line_items: { price: string; quantity: number }[];
   subscription_metadata: Record<string, string>;
@@ -346,6 +347,35 @@ export async function startFakeStripe(
       customers.set(customer.id, customer);
       return customer;
     }
+    if (method === 'POST' && (m = /^\/v1\/customers\/([^/]+)$/.exec(path))) {
+      const customer = customers.get(m[1]!);
+      if (!customer || customer.deleted) throw missing('customer', m[1]!, 'id');
+      if (str(body.email) !== undefined) customer.email = str(body.email)!;
+      if (body.metadata) customer.metadata = { ...customer.metadata, ...meta(body.metadata) };
+      return customer;
+    }
+    if (method === 'GET' && path === '/v1/checkout/sessions') {
+      const customerId = str(query.customer);
+      const status = str(query.status);
+      const data = [...checkoutSessions.values()]
+        .filter((s) => (!customerId || s.customer === customerId) && (!status || s.status === status))
+        .sort((a, b) => b.created - a.created);
+      return { object: 'list', data, has_more: false, url: '/v1/checkout/sessions' };
+    }
+    if (method === 'POST' && (m = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path))) {
+      const session = checkoutSessions.get(m[1]!);
+      if (!session) throw missing('checkout.session', m[1]!, 'session');
+      if (session.status !== 'open') {
+        throw new StripeHttpError(
+          400,
+          'invalid_request_error',
+          `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".`,
+        );
+      }
+      session.status = 'expired';
+      session.url = null;
+      return session;
+    }
     if (method === 'GET' && (m = /^\/v1\/customers\/([^/]+)$/.exec(path))) {
       const customer = customers.get(m[1]!);
       if (!customer) throw missing('customer', m[1]!, 'id');
@@ -461,6 +491,9 @@ export async function startFakeStripe(
   // ---------- pages ----------
 
   function checkoutPage(session: FakeCheckoutSession): string {
+    if (session.status === 'expired') {
+      return html('Checkout expired', '<h1>This checkout session has expired</h1>');
+    }
     if (session.status === 'complete') {
       return html(
         'Checkout complete',

@@ -247,10 +247,12 @@ export async function verifyEmail(deps: FeatureDeps, token: string): Promise<{ e
       // Not the "this wasn't me" link of the old address: it must still undo this change.
       await retirePendingLinks(trx, user.id, now);
       await deleteUserSessions(trx, user.id);
-      return { emailChanged: true };
+      return { emailChanged: true, email: newEmail };
     });
     if (changed) deps.sessions.forgetUser(changed);
-    return result;
+    if (changed && result.email)
+      void deps.accountEvents.emailChanged({ userId: changed, email: result.email });
+    return { emailChanged: result.emailChanged };
   } catch (err) {
     if (isUniqueViolation(err)) {
       throw new AppError(409, 'This email address is now used by another account', 'email_taken');
@@ -359,6 +361,8 @@ export async function cancelEmailChange(
       return { restored: true, email: oldEmail, passwordRemoved };
     });
     if (changed) deps.sessions.forgetUser(changed);
+    if (changed && result.restored)
+      void deps.accountEvents.emailChanged({ userId: changed, email: result.email });
     return result;
   } catch (err) {
     if (isUniqueViolation(err)) {

@@ -20,6 +20,7 @@ import {
   handleWebhook,
   subscriptionInfo,
   syncUser,
+  updateCustomerEmail,
   type BillingDeps,
 } from './billing.service.ts';
 import { createStripeClient } from './stripe-client.ts';
@@ -43,6 +44,7 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
     stripe: deps.stripe,
     sessions: deps.sessions,
   };
+  deps.accountEvents.onEmailChanged((change) => updateCustomerEmail(billing, change, app.log));
   const refuseBilling = (request: FastifyRequest, action: string) => {
     request.log.info(`${action} refused: billing is off. ${BILLING_MESSAGES.adminHint}`);
     return billingDisabled();

@@ -144,21 +144,44 @@ export async function createCheckout(
   const price = settings.priceProMonthly;
   const customer = await ensureCustomer(deps, stripe, user.id, log);
   const { publicUrl } = deps.config;
-  const session = await callStripe(log, 'checkout session creation', () =>
-    stripe.checkout.sessions.create({
-      mode: 'subscription',
-      customer,
-      line_items: [{ price, quantity: 1 }],
-      // Set by the server, never taken from the request: the webhook finds the user by them.
-      client_reference_id: user.id,
-      metadata: { userId: user.id },
-      subscription_data: { metadata: { userId: user.id } },
-      success_url: `${publicUrl}/app/account?payment=success`,
-      cancel_url: `${publicUrl}/plan`,
-    }),
-  );
-  if (!session.url) throw new AppError(502, BILLING_ERRORS.provider, 'billing_provider_error');
-  return session.url;
+  // In the user's row lock, so that two checkouts asked for at once are made one after the other.
+  const url = await deps.db.transaction().execute(async (trx) => {
+    const row = await lockBillingRow(trx, user.id);
+    if (!row) throw new AppError(401, 'Not authenticated', 'unauthenticated');
+    // A checkout paid before its webhook arrived: the plan is stored now, and there is nothing to buy.
+    const state = billingStateFor(await customerSubscriptions(stripe, customer, log));
+    if (state?.plan === 'pro') {
+      await writeBillingState(trx, row.id, state, deps.clock.now());
+      return null;
+    }
+    // Only the newest checkout can be paid: one still open (another tab, a second click) is
+    // expired, or both could be paid, two subscriptions billing for one plan.
+    const open = await callStripe(log, 'checkout session list', () =>
+      stripe.checkout.sessions.list({ customer, status: 'open', limit: 100 }),
+    );
+    for (const earlier of open.data)
+      await callStripe(log, 'checkout session expiry', () => stripe.checkout.sessions.expire(earlier.id));
+    const session = await callStripe(log, 'checkout session creation', () =>
+      stripe.checkout.sessions.create({
+        mode: 'subscription',
+        customer,
+        line_items: [{ price, quantity: 1 }],
+        // Set by the server, never taken from the request: the webhook finds the user by them.
+        client_reference_id: user.id,
+        metadata: { userId: user.id },
+        subscription_data: { metadata: { userId: user.id } },
+        success_url: `${publicUrl}/app/account?payment=success`,
+        cancel_url: `${publicUrl}/plan`,
+      }),
+    );
+    if (!session.url) throw new AppError(502, BILLING_ERRORS.provider, 'billing_provider_error');
+    return session.url;
+  });
+  if (url === null) {
+    deps.sessions?.forgetUser(user.id);
+    throw new AppError(409, BILLING_ERRORS.alreadyPro, 'already_pro');
+  }
+  return url;
 }
 
 /** The billing portal for the caller's own customer (the id comes from their row, never input). */
@@ -218,6 +241,24 @@ async function refreshFromStripe(
 ): Promise<void> {
   const state = billingStateFor(await customerSubscriptions(stripe, row.stripeCustomerId, log));
   if (state) await writeBillingState(trx, row.id, state, deps.clock.now());
+}
+
+/**
+ * The account's new email address, given to its Stripe customer: Stripe mails receipts and failed
+ * payments there, and the old address may now be anyone's (src/server/accounts/account-events.ts).
+ */
+export async function updateCustomerEmail(
+  deps: BillingDeps,
+  change: { userId: string; email: string },
+  log: FastifyBaseLogger,
+): Promise<void> {
+  if (!deps.stripe) return;
+  const stripe = deps.stripe;
+  const customer = (await findBillingRow(deps.db, change.userId))?.stripeCustomerId;
+  if (!customer) return;
+  await callStripe(log, 'customer email update', () =>
+    stripe.customers.update(customer, { email: change.email }),
+  );
 }
 
 /** POST /api/billing/sync: the caller's plan as Stripe reports it now. */
