@@ -297,6 +297,64 @@ describe('account', () => {
     expect(await toggle.getAttribute('aria-checked')).toBe('false');
   });
 
+  it('login alerts and review notifications keep the keyboard focus while saving', async () => {
+    const { page, problems } = await signedIn();
+    await page.goto('/app/account');
+    for (const [name, id, url, method, what] of [
+      ['Login alerts', 'login-alerts-switch', '**/api/user/settings', 'PATCH', 'Login alerts'],
+      [
+        'Email me each review decision',
+        'review-notifications-switch',
+        '**/api/user/review-notifications',
+        'PUT',
+        'Review notifications',
+      ],
+    ] as const) {
+      const toggle = page.getByRole('switch', { name });
+      await toggle.waitFor();
+      const was = await toggle.getAttribute('aria-checked');
+      const now = was === 'true' ? 'false' : 'true';
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let saves = 0;
+      const holding = await intercept(page, url, async (route) => {
+        if (route.request().method() !== method) return route.continue();
+        saves++;
+        await held;
+        return route.continue();
+      });
+      const focused = () => page.evaluate(() => document.activeElement?.id ?? '');
+      const scrolled = () => page.evaluate(() => window.scrollY);
+      await toggle.focus();
+      const top = await scrolled();
+
+      await page.keyboard.press('Space');
+      // Saving (the answer is held): the switch has moved, says it is busy, and keeps the focus.
+      await expect.poll(() => toggle.getAttribute('aria-busy'), { message: name }).toBe('true');
+      expect(await toggle.getAttribute('aria-checked')).toBe(now);
+      expect(await focused(), name).toBe(id);
+      expect(await toggle.getAttribute('aria-disabled')).toBe('true');
+      // Another Space while it saves changes nothing and scrolls nothing.
+      await page.keyboard.press('Space');
+      expect(await scrolled(), name).toBe(top);
+      release();
+      await expectToast(page, 'Settings Updated', `${what} ${now === 'true' ? 'enabled' : 'disabled'}`);
+      await expect.poll(() => toggle.getAttribute('aria-busy')).toBeNull();
+      expect(saves).toBe(1);
+      expect(await toggle.getAttribute('aria-checked')).toBe(now);
+      expect(await focused(), name).toBe(id);
+
+      // The next Space turns it back, from the same place on the page.
+      holding.off();
+      await page.keyboard.press('Space');
+      await expectToast(page, 'Settings Updated', `${what} ${was === 'true' ? 'enabled' : 'disabled'}`);
+      await expect.poll(() => toggle.getAttribute('aria-checked')).toBe(was);
+      expect(await focused(), name).toBe(id);
+      expect(await scrolled(), name).toBe(top);
+    }
+    expect(problems.all()).toEqual([]);
+  });
+
   it('a failed load says Failed to load account settings and toasts Failed to load settings', async () => {
     const { page } = await signedIn({}, [/user\/settings 500/, /status of 500/]);
     const failing = await intercept(page, '**/api/user/settings', fail500);

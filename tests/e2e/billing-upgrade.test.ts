@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
+import { shot } from '../support/screenshots.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /**
@@ -189,6 +190,47 @@ describe('billing in the browser', () => {
       } else {
         expect(await warning.count()).toBe(0);
       }
+    }
+  });
+
+  it('a cancelled subscription whose period is over reads Free, Canceled and ended, before Stripe deletes it', async () => {
+    const u = await createUser(server.db);
+    const { sub } = await subscribed(u, 'active');
+    // Cancelled at the period end, and that end is two days past; Stripe's
+    // customer.subscription.deleted has not arrived, so Stripe still reports it active.
+    const end = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+    stripe.updateSubscription(sub.id, { cancelAtPeriodEnd: true, currentPeriodEnd: end });
+    const synced = await server.app.inject({ method: 'POST', url: '/api/billing/sync', headers: u.headers });
+    expect(synced.json().user).toMatchObject({ plan: 'free', subscriptionStatus: 'active' });
+    const day = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' }).format(end);
+
+    for (const [name, width, colorScheme] of [
+      ['1280-light', 1280, 'light'],
+      ['1280-dark', 1280, 'dark'],
+      ['375-light', 375, 'light'],
+      ['375-dark', 375, 'dark'],
+    ] as const) {
+      const page = await browser.sharedPage(server, u, { viewport: { width, height: 900 }, colorScheme });
+      const problems = watchProblems(page);
+      await page.goto('/app/account');
+      const plan = page.locator('[data-section="plan"]');
+      await plan.getByTestId('account-plan').filter({ hasText: 'Free plan' }).waitFor();
+      const details = plan.getByTestId('subscription-details');
+      await details.waitFor();
+      expect(await details.textContent()).toBe(
+        `Your Pro subscription ended on ${day}. You are not charged again.`,
+      );
+      const badge = plan.getByTestId('subscription-status');
+      expect(await badge.textContent()).toBe('Canceled');
+      expect(await badge.getAttribute('data-color')).toBe('gray');
+      expect(await plan.getByText(/Renews on/).count()).toBe(0);
+      expect(await plan.getByRole('button', { name: 'Upgrade to Pro' }).isVisible()).toBe(true);
+      expect(await plan.getByRole('button', { name: 'Manage Billing' }).isVisible()).toBe(true);
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0);
+      await shot(plan, `account-plan-ended-${name}`);
+      expect(problems.all()).toEqual([]);
     }
   });
 

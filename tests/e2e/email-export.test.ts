@@ -80,6 +80,54 @@ describe('export menu', () => {
       .toBe('true');
     await shot(page, 'export-menu-forced-dark');
   });
+  it('with Images Off, says the export shows the images: the renderer has no Images Off', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const email = await insertEmail(server.db, {
+      userId: u.user.id,
+      to: 'client@example.com',
+      subject: 'Export without images',
+      html: HTML,
+      inlineCss: false,
+      createdAt: new Date('2026-11-20T10:00:00Z'),
+    });
+    await enqueueMail(server.db, { priority: 'pro', to: ['client@example.com'], emailId: email.id });
+    for (const [name, width, colorScheme] of [
+      ['1280-light', 1280, 'light'],
+      ['1280-dark', 1280, 'dark'],
+      ['375-light', 375, 'light'],
+      ['375-dark', 375, 'dark'],
+    ] as const) {
+      const page = await browser.pageWith(server, u, { viewport: { width, height: 800 }, colorScheme });
+      const problems = watchProblems(page);
+      await page.goto(`/app/email/${email.id}?view=600&images=off`);
+      await page.getByRole('button', { name: 'Export' }).click();
+      await expect
+        .poll(() => page.getByTestId('export-note').textContent())
+        .toBe('600 px, Light, with images');
+      expect(await page.getByTestId('export-images-note').textContent()).toBe(
+        'Images Off applies to the preview only.',
+      );
+      expect(
+        await page.getByRole('menuitem', { name: 'Download PNG' }).getAttribute('aria-disabled'),
+      ).toBeNull();
+      await shot(page, `export-menu-images-off-${name}`);
+      await shot(page.getByRole('menu'), `export-menu-images-off-${name}-menu`);
+      await page.keyboard.press('Escape');
+      if (name === '1280-light') {
+        // With images on again the export is the preview's view.
+        await page.getByRole('button', { name: 'Images Off' }).click();
+        await expect.poll(() => new URL(page.url()).searchParams.get('images')).toBeNull();
+        await page.getByRole('button', { name: 'Export' }).click();
+        await expect
+          .poll(() => page.getByTestId('export-note').textContent())
+          .toBe('600 px, Light, as in the preview');
+        expect(await page.getByTestId('export-images-note').count()).toBe(0);
+        await page.keyboard.press('Escape');
+      }
+      expect(problems.all()).toEqual([]);
+    }
+  });
+
   it('at 375 px exports the width the preview shows (Small), and every tab can be reached', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const email = await insertEmail(server.db, {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { listenDuringTest, setupBrowser, watchClipboard, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
+import { intercept } from '../support/routes.ts';
 import { shot } from '../support/screenshots.ts';
 import { toast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
@@ -180,6 +181,36 @@ describe('Share Link dialog', () => {
     await failed.waitFor();
     await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
     expect(await dialog.getByRole('textbox', { name: 'Public link' }).count()).toBe(1);
+  });
+
+  it('the switch keeps the keyboard focus while the link is made', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const { id } = await seed(u, 'Shared from the keyboard');
+    const page = await openDetail(u, id);
+    const calls = watchShareCalls(page, id);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await intercept(page, `**/api/email/${id}/share`, async (route) => {
+      await held;
+      return route.fallback();
+    });
+    const { dialog, toggle } = await openShare(page);
+    await toggle.focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => toggle.getAttribute('aria-busy')).toBe('true');
+    expect(await toggle.getAttribute('aria-checked')).toBe('true');
+    expect(await toggle.evaluate((el) => el === document.activeElement)).toBe(true);
+    // Pressed again while it saves: nothing more is asked of the server.
+    await page.keyboard.press('Space');
+    release();
+    await toast(page, 'success', 'Email shared successfully!').waitFor();
+    await dialog.getByRole('textbox', { name: 'Public link' }).waitFor();
+    await expect.poll(() => toggle.getAttribute('aria-busy')).toBeNull();
+    expect(await toggle.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(calls.map((c) => c.method)).toEqual(['POST']);
+    // The next Space asks before turning it off.
+    await page.keyboard.press('Space');
+    await page.getByRole('dialog', { name: 'Turn Sharing Off?' }).waitFor();
   });
 
   it('sharing again after unsharing mints a new link; the old one stays dead', async () => {

@@ -60,6 +60,9 @@ export interface EmailFrameProps {
   onHeight?: (height: number) => void;
 }
 
+/** The frame document's type: HTML in UTF-8, whatever charset the email declares. */
+const FRAME_DOCUMENT_TYPE = 'text/html;charset=utf-8';
+
 function openLink(url: string): void {
   window.open(url, '_blank', 'noopener,noreferrer');
 }
@@ -88,7 +91,10 @@ export function EmailFrame({ html, title, width, scale, mode, images, onHeight }
     if (!iframe) return;
     // A blob: document rather than srcdoc: Chromium sends a srcdoc document's origin as the
     // Referer of its CSS images, whatever its referrer policy (docs/decisions/0045-preview-frame-same-origin-without-scripts.md).
-    const url = URL.createObjectURL(new Blob([doc], { type: 'text/html' }));
+    // The Blob stores the string as UTF-8, and the message is sent as UTF-8 (src/server/mail/message.ts):
+    // the type's charset says so, and outranks the email's own <meta charset>, which would otherwise
+    // decode those bytes as, say, windows-1252 (docs/decisions/0119-preview-frame-utf-8-and-unshadowed.md).
+    const url = URL.createObjectURL(new Blob([doc], { type: FRAME_DOCUMENT_TYPE }));
     const stop = showInFrame(iframe, url, { onHeight: setContentHeight, openLink });
     return () => {
       stop();

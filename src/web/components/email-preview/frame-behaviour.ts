@@ -9,6 +9,12 @@
  * - stops form submissions (the sandbox would block them with a console error).
  *
  * Nothing here moves a node out of the email's document or runs anything it contains.
+ *
+ * Nor does anything here read a property of the email's document, or of its elements, directly:
+ * the email's markup names them. `<img name="addEventListener">` (or a form's `<input
+ * name="closest">`) shadows the built-in on that document (or form) with an element, so every
+ * method and property is taken from the prototypes and called on the node (`dom` below,
+ * docs/decisions/0119-preview-frame-utf-8-and-unshadowed.md).
  */
 
 export interface FrameHandlers {
@@ -16,6 +22,65 @@ export interface FrameHandlers {
   onHeight: (height: number) => void;
   /** A link the reader clicked, already checked (http, https or mailto). */
   openLink: (url: string) => void;
+}
+
+/** The built-in getter of `name` on `proto`, to call on a node whose own names may shadow it. */
+function getter<T>(proto: object, name: string): (this: object) => T {
+  const get = Object.getOwnPropertyDescriptor(proto, name)?.get;
+  if (!get) throw new Error(`${name} has no getter`);
+  return get as (this: object) => T;
+}
+
+/**
+ * The built-ins used on the email's nodes, taken from this page's prototypes: the frame shares
+ * the page's origin, so they work on its nodes, and the email's names cannot reach them. Built on
+ * first use (this module is imported where there is no DOM too).
+ */
+function builtIns() {
+  const D = Document.prototype;
+  const E = Element.prototype;
+  const N = Node.prototype;
+  const T = EventTarget.prototype;
+  return {
+    URL: getter<string>(D, 'URL'),
+    readyState: getter<DocumentReadyState>(D, 'readyState'),
+    defaultView: getter<Window | null>(D, 'defaultView'),
+    documentElement: getter<Element | null>(D, 'documentElement'),
+    scrollingElement: getter<Element | null>(D, 'scrollingElement'),
+    body: getter<HTMLElement | null>(D, 'body'),
+    fonts: getter<FontFaceSet>(D, 'fonts'),
+    baseURI: getter<string>(N, 'baseURI'),
+    nodeType: getter<number>(N, 'nodeType'),
+    scrollHeight: getter<number>(E, 'scrollHeight'),
+    clientHeight: getter<number>(E, 'clientHeight'),
+    querySelector: D.querySelector as (this: Document, selectors: string) => Element | null,
+    getElementById: D.getElementById,
+    getElementsByName: D.getElementsByName,
+    closest: E.closest as (this: Element, selectors: string) => Element | null,
+    getAttribute: E.getAttribute,
+    getAttributeNS: E.getAttributeNS,
+    getBoundingClientRect: E.getBoundingClientRect,
+    scrollIntoView: E.scrollIntoView,
+    addEventListener: T.addEventListener,
+    removeEventListener: T.removeEventListener,
+  };
+}
+let cachedDom: ReturnType<typeof builtIns> | null = null;
+const dom = () => (cachedDom ??= builtIns());
+
+/** The window's innerHeight: an own property of every window, which named elements cannot shadow. */
+const innerHeightOf = (win: Window) => win.innerHeight;
+
+/** `closest(selector)` of a clicked element of the email; null for anything that is not an element. */
+function closestOf(target: EventTarget | null, selector: string): Element | null {
+  if (target === null) return null;
+  const b = dom();
+  try {
+    if (b.nodeType.call(target) !== Node.ELEMENT_NODE) return null;
+  } catch {
+    return null; // not a node
+  }
+  return b.closest.call(target as Element, selector);
 }
 
 const SAFE_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
@@ -37,34 +102,36 @@ export function safeLinkUrl(href: string | null, base: string): string | null {
 
 /** The target a link opens in: its own, else the document's `<base target>` (ours comes first). */
 function targetOf(link: Element, doc: Document): string {
-  const own = link.getAttribute('target');
+  const b = dom();
+  const own = b.getAttribute.call(link, 'target');
   if (own !== null) return own.trim().toLowerCase();
-  return (doc.querySelector('base[target]')?.getAttribute('target') ?? '').trim().toLowerCase();
+  const base = b.querySelector.call(doc, 'base[target]');
+  return ((base && b.getAttribute.call(base, 'target')) ?? '').trim().toLowerCase();
 }
 
 function onLinkClick(event: MouseEvent, doc: Document, handlers: FrameHandlers): void {
   if (event.type === 'auxclick' && event.button !== 1) return;
-  const target = event.target as Element | null;
-  const link = typeof target?.closest === 'function' ? target.closest('a, area') : null;
+  const b = dom();
+  const link = closestOf(event.target, 'a, area');
   if (!link) {
     // A submit button: the sandbox has no allow-forms; stop it before Chromium logs the block.
-    if (target?.closest?.('button, input[type="submit" i], input[type="image" i]')?.closest('form')) {
-      event.preventDefault();
-    }
+    const submit = closestOf(event.target, 'button, input[type="submit" i], input[type="image" i]');
+    if (submit && b.closest.call(submit, 'form')) event.preventDefault();
     return;
   }
   event.preventDefault();
-  const href = link.getAttribute('href') ?? link.getAttributeNS(XLINK, 'href');
+  const href = b.getAttribute.call(link, 'href') ?? b.getAttributeNS.call(link, XLINK, 'href');
   if (href !== null && href.trim().startsWith('#')) {
     // An in-email anchor: the frame does not scroll, so the page does.
     const id = decodeURIComponent(href.trim().slice(1));
-    (doc.getElementById(id) ?? doc.getElementsByName(id)[0])?.scrollIntoView({ block: 'start' });
+    const anchor = b.getElementById.call(doc, id) ?? b.getElementsByName.call(doc, id)[0];
+    if (anchor) b.scrollIntoView.call(anchor, { block: 'start' });
     return;
   }
   // As the sandbox did before: a link may not aim at the page that shows it.
   const targetName = targetOf(link, doc);
   if (targetName === '_top' || targetName === '_parent') return;
-  const url = safeLinkUrl(href, doc.baseURI);
+  const url = safeLinkUrl(href, b.baseURI.call(doc));
   if (url) handlers.openLink(url);
 }
 
@@ -73,23 +140,24 @@ function onLinkClick(event: MouseEvent, doc: Document, handlers: FrameHandlers):
  * stops.
  */
 function watchDocument(doc: Document, handlers: FrameHandlers): () => void {
-  const win = doc.defaultView;
+  const b = dom();
+  const win = b.defaultView.call(doc);
   let frame = 0;
   let lastOverflow = -1;
   let runaway = 0;
 
   const measure = () => {
     frame = 0;
-    const root = doc.documentElement;
-    const scroller = doc.scrollingElement ?? root;
-    if (!win || !root) return;
-    const viewport = win.innerHeight;
+    const root = b.documentElement.call(doc);
+    const scroller = b.scrollingElement.call(doc) ?? root;
+    if (!win || !root || !scroller) return;
+    const viewport = innerHeightOf(win);
+    const scrollHeight = b.scrollHeight.call(scroller);
+    const clientHeight = b.clientHeight.call(scroller);
     // A horizontal scrollbar (an email wider than the frame) takes height from the viewport.
-    const bar = Math.max(0, viewport - scroller.clientHeight);
+    const bar = Math.max(0, viewport - clientHeight);
     const content =
-      scroller.scrollHeight > scroller.clientHeight
-        ? scroller.scrollHeight
-        : Math.ceil(root.getBoundingClientRect().height);
+      scrollHeight > clientHeight ? scrollHeight : Math.ceil(b.getBoundingClientRect.call(root).height);
     const needed = Math.min(MAX_HEIGHT, content + bar);
     const overflow = needed - viewport;
     if (overflow > 0) {
@@ -109,28 +177,32 @@ function watchDocument(doc: Document, handlers: FrameHandlers): () => void {
   };
 
   const resize = new ResizeObserver(schedule);
-  resize.observe(doc.documentElement);
-  if (doc.body) resize.observe(doc.body);
+  const root = b.documentElement.call(doc);
+  const body = b.body.call(doc);
+  if (root) resize.observe(root);
+  if (body) resize.observe(body);
   const onClick = (e: MouseEvent) => onLinkClick(e, doc, handlers);
   const onSubmit = (e: Event) => e.preventDefault();
-  doc.addEventListener('click', onClick);
-  doc.addEventListener('auxclick', onClick);
-  doc.addEventListener('submit', onSubmit, true);
-  // Images and fonts change the height when they arrive.
-  doc.addEventListener('load', schedule, true);
-  doc.addEventListener('error', schedule, true);
-  doc.fonts?.addEventListener('loadingdone', schedule);
+  // [type, listener, capture]: images and fonts change the height when they arrive.
+  const listeners: Array<[string, (e: never) => void, boolean]> = [
+    ['click', onClick, false],
+    ['auxclick', onClick, false],
+    ['submit', onSubmit, true],
+    ['load', schedule, true],
+    ['error', schedule, true],
+  ];
+  for (const [type, listener, capture] of listeners)
+    b.addEventListener.call(doc, type, listener as EventListener, capture);
+  const fonts = b.fonts.call(doc);
+  fonts.addEventListener('loadingdone', schedule);
   schedule();
 
   return () => {
     cancelAnimationFrame(frame);
     resize.disconnect();
-    doc.removeEventListener('click', onClick);
-    doc.removeEventListener('auxclick', onClick);
-    doc.removeEventListener('submit', onSubmit, true);
-    doc.removeEventListener('load', schedule, true);
-    doc.removeEventListener('error', schedule, true);
-    doc.fonts?.removeEventListener('loadingdone', schedule);
+    for (const [type, listener, capture] of listeners)
+      b.removeEventListener.call(doc, type, listener as EventListener, capture);
+    fonts.removeEventListener('loadingdone', schedule);
   };
 }
 
@@ -149,7 +221,8 @@ export function showInFrame(iframe: HTMLIFrameElement, url: string, handlers: Fr
     poll = 0;
     if (stopDocument) return;
     const doc = iframe.contentDocument;
-    if (doc && doc.URL === url && doc.readyState !== 'loading') {
+    const b = dom();
+    if (doc && b.URL.call(doc) === url && b.readyState.call(doc) !== 'loading') {
       stopDocument = watchDocument(doc, handlers);
       return;
     }

@@ -31,8 +31,7 @@ export function LoginAlertsCard({ enabled }: { enabled: boolean }) {
           id="login-alerts-switch"
           checked={enabled}
           aria-describedby="login-alerts-hint"
-          aria-busy={update.isPending || undefined}
-          disabled={update.isPending}
+          busy={update.isPending}
           onCheckedChange={onChange}
         />
       </div>

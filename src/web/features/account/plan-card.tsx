@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { User } from '../../../shared/contract/auth.ts';
+import type { SubscriptionStatus } from '../../../shared/plans.ts';
 import { Badge } from '../../components/ui/badge.tsx';
 import { usePublicConfig } from '../../lib/public-config.ts';
 import { FormAlert } from '../../components/ui/form-alert.tsx';
@@ -9,20 +10,27 @@ import { Section } from './section.tsx';
 /**
  * Plan and billing (docs/spec.md §2 /app/account): the plan, the subscription status badge and the
  * past-due warning. The page passes in the billing feature's actions (Upgrade to Pro, Manage
- * Billing) and its line about the subscription (renewal, end of a cancelled plan).
+ * Billing), its line about the subscription (renewal, end of a cancelled plan) and the status to
+ * show, which is billing's reading of the user's (a cancelled subscription whose period is over
+ * shows canceled before Stripe says so; null: not known yet, no badge).
  */
 export function PlanCard({
   user,
+  subscriptionStatus,
   actions,
   details,
 }: {
-  user: Pick<User, 'plan' | 'subscriptionStatus'>;
+  user: Pick<User, 'plan'>;
+  subscriptionStatus: SubscriptionStatus | null;
   actions: ReactNode;
   details: ReactNode;
 }) {
   const config = usePublicConfig();
   const isPro = user.plan.toLowerCase() === 'pro';
-  const status = user.subscriptionStatus === 'none' ? null : SUBSCRIPTION_BADGE[user.subscriptionStatus];
+  const status =
+    subscriptionStatus === null || subscriptionStatus === 'none'
+      ? null
+      : SUBSCRIPTION_BADGE[subscriptionStatus];
   const freeLimit = config.data?.freeMonthlyLimit;
   return (
     <Section id="plan" title="Plan and Billing">
@@ -55,7 +63,7 @@ export function PlanCard({
           </div>
         </div>
         {details}
-        {user.subscriptionStatus === 'past_due' ? (
+        {subscriptionStatus === 'past_due' ? (
           <FormAlert tone="warning">
             <span className="block font-medium">Your last payment did not go through.</span>
             Update your payment method to keep your Pro features.

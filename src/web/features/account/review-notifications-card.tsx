@@ -55,8 +55,7 @@ export function ReviewNotificationsCard() {
             id="review-notifications-switch"
             checked={checked}
             aria-describedby="review-notifications-hint"
-            aria-busy={update.isPending || undefined}
-            disabled={update.isPending}
+            busy={update.isPending}
             onCheckedChange={(next) => update.mutate(next)}
           />
         )}

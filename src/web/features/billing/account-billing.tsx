@@ -1,5 +1,7 @@
 import { CreditCard, Sparkles } from 'lucide-react';
 import type { User } from '../../../shared/contract/auth.ts';
+import type { SubscriptionInfo } from '../../../shared/contract/billing.ts';
+import type { SubscriptionStatus } from '../../../shared/plans.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { useSubscriptionInfo } from './api.ts';
 import { useBillingActions } from '../../lib/billing-actions.tsx';
@@ -8,6 +10,31 @@ type PlanUser = Pick<User, 'plan' | 'subscriptionStatus'>;
 
 function isPro(user: PlanUser): boolean {
   return user.plan.toLowerCase() === 'pro';
+}
+
+/** Statuses under which Stripe still bills (src/server/accounts/effective-plan.ts). */
+const LIVE: ReadonlySet<SubscriptionStatus> = new Set(['active', 'trialing', 'past_due']);
+
+/**
+ * A subscription cancelled at its period end, on an account already on the Free plan: the server
+ * applies Free once the period is over (src/server/accounts/effective-plan.ts), while the status
+ * Stripe last reported stays active (or trialing, past due) until its customer.subscription.deleted
+ * arrives, which can be late. It will not renew.
+ */
+function cancelledAndFree(user: PlanUser, info: SubscriptionInfo): boolean {
+  return !isPro(user) && info.cancelAtPeriodEnd && LIVE.has(user.subscriptionStatus);
+}
+
+/**
+ * The status the plan card's badge shows: canceled for a subscription that is cancelledAndFree
+ * (what Stripe will soon say), so a Free plan never reads Active; null (no badge) while the details
+ * that tell are loading, when the user's status could be such a one.
+ */
+export function useShownSubscriptionStatus(user: PlanUser): SubscriptionStatus | null {
+  const info = useSubscriptionInfo();
+  if (isPro(user) || !LIVE.has(user.subscriptionStatus)) return user.subscriptionStatus;
+  if (!info.data) return info.isError ? user.subscriptionStatus : null;
+  return cancelledAndFree(user, info.data) ? 'canceled' : user.subscriptionStatus;
 }
 
 /**
@@ -55,7 +82,13 @@ export function SubscriptionDetails({ user }: { user: PlanUser }) {
   if (!data) return null;
   const end = data.currentPeriodEnd ? formatDay(data.currentPeriodEnd) : '';
   let text: string | null = null;
-  if (isPro(user) && data.cancelAtPeriodEnd && end) {
+  if (cancelledAndFree(user, data) && end) {
+    // The server's clock ended Pro; this one only picks the tense (they may differ by a little).
+    text =
+      new Date(data.currentPeriodEnd!).getTime() <= Date.now()
+        ? `Your Pro subscription ended on ${end}. You are not charged again.`
+        : `Your Pro subscription is cancelled and ends on ${end}. You are not charged again.`;
+  } else if (isPro(user) && data.cancelAtPeriodEnd && end) {
     text = `Your subscription is cancelled: you keep Pro until ${end}, then the Free plan applies. You are not charged again.`;
   } else if (user.subscriptionStatus === 'trialing' && end) {
     text = `Your trial ends on ${end}.`;

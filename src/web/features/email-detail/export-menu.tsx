@@ -18,8 +18,8 @@ const MODE_LABEL = { light: 'Light', dark: 'Dark' } as const;
 /**
  * Export of the email as sent (GET /api/email/{id}/export.*): PNG and PDF rendered at the width and
  * in the mode the preview shows (its toolbar chooses them; `previewWidth` is the width the detail
- * page's preview last reported), and the .html and .eml files, the same bytes as the Download
- * buttons of the HTML and Raw tabs.
+ * page's preview last reported), always with the email's images, and the .html and .eml files,
+ * the same bytes as the Download buttons of the HTML and Raw tabs.
  */
 export function ExportMenu({ emailId, previewWidth }: { emailId: string; previewWidth: number | null }) {
   const [view] = usePreviewView();
@@ -44,11 +44,14 @@ export function ExportMenu({ emailId, previewWidth }: { emailId: string; preview
       `email-${emailId}-${width}-${mode}.${format}`,
     );
 
+  // The renderer always loads the email's images (its API has no Images Off), so with images
+  // off in the preview the note says the export differs there rather than "as in the preview".
+  const imagesDiffer = rendererOn && mode !== undefined && !view.images;
   const note = !rendererOn
     ? RENDER_MESSAGES.unavailable
-    : mode
-      ? `${width} px, ${MODE_LABEL[mode]}, as in the preview`
-      : 'Forced dark is an approximation; choose Light or Dark in the preview to export an image.';
+    : !mode
+      ? 'Forced dark is an approximation; choose Light or Dark in the preview to export an image.'
+      : `${width} px, ${MODE_LABEL[mode]}, ${imagesDiffer ? 'with images' : 'as in the preview'}`;
 
   return (
     <DropdownMenu
@@ -63,6 +66,11 @@ export function ExportMenu({ emailId, previewWidth }: { emailId: string; preview
     >
       <DropdownMenuLabel className="whitespace-normal">
         <span data-testid="export-note">{note}</span>
+        {imagesDiffer ? (
+          <span data-testid="export-images-note" className="mt-1 block">
+            Images Off applies to the preview only.
+          </span>
+        ) : null}
       </DropdownMenuLabel>
       <DropdownMenuItem icon={<FileImage />} disabled={!rendererOn || !mode} onSelect={() => rendered('png')}>
         Download PNG

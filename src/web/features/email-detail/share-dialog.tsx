@@ -135,8 +135,8 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
             <Switch
               id="share-switch"
               checked={on}
-              disabled={busy || locked}
-              aria-busy={busy || undefined}
+              disabled={locked}
+              busy={busy}
               aria-describedby="share-switch-hint"
               onCheckedChange={toggle}
             />
