@@ -163,6 +163,18 @@ describe('billing: checkout, portal and sync', () => {
     expect(open).toEqual([]);
   });
 
+  it('sells again once a cancelled subscription has run out, though Stripe still says active', async () => {
+    const u = await createUser(ctx.db, { now: ctx.clock.now() });
+    const first = sessionIdOf((await checkout(u)).json().url);
+    await fetch(`${stripe.url}/pay/${first}`, { method: 'POST', redirect: 'manual' });
+    const sub = stripe.checkoutSessions.get(first)!.subscription!;
+    // Cancelled at the period end, which is now past; the "deleted" event has not come.
+    const ended = Math.floor(ctx.clock.now().getTime() / 1000) - 3600;
+    stripe.updateSubscription(sub, { cancelAtPeriodEnd: true, currentPeriodEnd: ended });
+    const again = await checkout(u);
+    expect(again.statusCode, again.body).toBe(200);
+  });
+
   it("gives the Stripe customer the account's new email address once a change is confirmed", async () => {
     const u = await createUser(ctx.db, {
       email: uniqueEmail('paula'),

@@ -148,9 +148,10 @@ export async function createCheckout(
   const url = await deps.db.transaction().execute(async (trx) => {
     const row = await lockBillingRow(trx, user.id);
     if (!row) throw new AppError(401, 'Not authenticated', 'unauthenticated');
-    // A checkout paid before its webhook arrived: the plan is stored now, and there is nothing to buy.
+    // A checkout paid before its webhook arrived: the plan is stored now, and there is nothing to
+    // buy. A cancelled subscription whose paid period is over (its "deleted" event late) sells again.
     const state = billingStateFor(await customerSubscriptions(stripe, customer, log));
-    if (state?.plan === 'pro') {
+    if (state && effectivePlan(state, deps.clock.now()) === 'pro') {
       await writeBillingState(trx, row.id, state, deps.clock.now());
       return null;
     }
