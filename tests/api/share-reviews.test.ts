@@ -227,6 +227,30 @@ describe('POST /api/email/public/{slug}/reviews', () => {
       (await post(slug, { name: 'Dana', decision: 'approved', version: 1 }, '203.0.113.6')).statusCode,
     ).toBe(200);
   });
+
+  it('takes the same review sent ten times at once (a double click, a retry) once: stored and mailed once', async () => {
+    const owner = await createUser(ctx.db, { plan: 'pro' });
+    const { id, slug } = await sharedEmail(owner);
+    const review = {
+      name: 'Rev',
+      decision: 'approved',
+      comment: 'Ship it',
+      version: 1,
+      pin: { x: 0.5, y: 0.5, width: 600 },
+    };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => post(slug, review)));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(10).fill(200));
+    expect(new Set(answers.map((a) => a.json().review.id)).size).toBe(1);
+    const detail = await ctx.app.inject({ method: 'GET', url: `/api/email/${id}`, headers: owner.headers });
+    expect(detail.json().reviews).toHaveLength(1);
+    expect(await decisionMail(owner)).toHaveLength(1);
+    // Anything different is another review: a changed comment, or the same one much later.
+    expect((await post(slug, { ...review, comment: 'Ship it now' })).json().review.id).not.toBe(
+      answers[0]!.json().review.id,
+    );
+    ctx.clock.advance(11 * 60_000);
+    expect((await post(slug, review)).json().review.id).not.toBe(answers[0]!.json().review.id);
+  });
 });
 
 describe('DELETE /api/email/{id}/reviews[/{reviewId}]', () => {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import type { ReviewDecision } from '../../db/schema.ts';
 
@@ -26,6 +27,43 @@ const REVIEW_COLUMNS = [
   'pin_width',
   'created_at',
 ] as const;
+
+/**
+ * The same review of the thread given since `since` (same version, name, decision, comment and
+ * pin), after taking the thread's review lock: a double click or a client's retry sent it twice.
+ */
+export async function findSameReview(
+  db: Executor,
+  review: {
+    threadId: string;
+    version: number;
+    name: string;
+    decision: ReviewDecision;
+    comment: string | null;
+    pin: { x: number; y: number; width: number | null } | null;
+  },
+  since: Date,
+): Promise<ReviewRow | undefined> {
+  // One review of a thread at a time is written: two copies sent at once cannot both miss each other.
+  await sql`select pg_advisory_xact_lock(hashtext('email_reviews'), hashtext(${review.threadId}))`.execute(
+    db,
+  );
+  return db
+    .selectFrom('email_reviews')
+    .select(REVIEW_COLUMNS)
+    .where('thread_id', '=', review.threadId)
+    .where('version', '=', review.version)
+    .where('name', '=', review.name)
+    .where('decision', '=', review.decision)
+    .where(sql<boolean>`comment is not distinct from ${review.comment}`)
+    .where(sql<boolean>`pin_x is not distinct from ${review.pin?.x ?? null}`)
+    .where(sql<boolean>`pin_y is not distinct from ${review.pin?.y ?? null}`)
+    .where(sql<boolean>`pin_width is not distinct from ${review.pin?.width ?? null}`)
+    .where('created_at', '>=', since)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
 
 export async function insertReview(
   db: Executor,

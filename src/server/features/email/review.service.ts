@@ -16,7 +16,7 @@ import {
 } from '../../../shared/review-rules.ts';
 import { openShare } from './public-view.service.ts';
 import { isUuid } from '../../db/uuid.ts';
-import { deleteReviews, insertReview, reviewNotifyTarget } from './review.repo.ts';
+import { deleteReviews, findSameReview, insertReview, reviewNotifyTarget } from './review.repo.ts';
 import { toReview } from './share-view.ts';
 import { findVersionContent, listThreadVersions, threadOfEmail } from './share.repo.ts';
 
@@ -40,6 +40,9 @@ export const REVIEW_RULES = {
   perLink: rateRule('review-link', 200, 60 * MINUTE, 'reviews'),
   perIp: rateRule('review-ip', 60, 60 * MINUTE, 'reviews'),
 } as const;
+
+/** How long the same review sent again is taken for the first (a double click, a retry). */
+const SAME_REVIEW_WINDOW_MS = 10 * MINUTE;
 
 /** Characters as a person counts them (code points), not UTF-16 units. */
 const length = (s: string) => [...s].length;
@@ -101,6 +104,13 @@ export async function addReview(
     now,
   );
   return deps.db.transaction().execute(async (trx) => {
+    // Sent twice (a double click, a retry): the first answers again, stored and mailed once.
+    const same = await findSameReview(
+      trx,
+      { threadId: share.thread_id, ...review },
+      new Date(now.getTime() - SAME_REVIEW_WINDOW_MS),
+    );
+    if (same) return toReview(same);
     const row = await insertReview(trx, {
       threadId: share.thread_id,
       userId: share.user_id,
