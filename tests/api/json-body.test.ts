@@ -123,6 +123,17 @@ describe('JSON bodies measured before parsing', () => {
     expect((await raw('/api/email/preview', '')).json().code).toBe('invalid_json');
   });
 
+  it('answers a POST without any body (no content type) by saying the body is missing', async () => {
+    for (const url of ['/api/email/preview', '/api/email/send', '/api/keys']) {
+      const res = await ctx.app.inject({ method: 'POST', url, headers: user.headers });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json(), url).toEqual({
+        error: 'Request body is missing: send a JSON object',
+        code: 'missing_body',
+      });
+    }
+  });
+
   it('answers a body sent as text/plain (what fetch sends for a string) like any other non-JSON type: 415', async () => {
     const body = JSON.stringify({ to: 'a@example.com', html: '<p>x</p>' });
     for (const type of [

@@ -63,9 +63,19 @@ type ValidationIssue = { instancePath?: string; message?: string; params?: unkno
  * gives a service's own message and code (`serviceCheckedString` in src/shared/contract/common.ts)
  * answers exactly as that service does.
  */
-function describeValidation(error: { validation: ValidationIssue[] }): { error: string; code: string } {
+function describeValidation(error: { validation: ValidationIssue[]; validationContext?: string }): {
+  error: string;
+  code: string;
+} {
   const first = error.validation[0];
   if (!first) return { error: 'Invalid request', code: 'invalid_request' };
+  // No body at all (a POST without one): say so, not "expected object, received null".
+  if (
+    error.validationContext === 'body' &&
+    (first.instancePath ?? '/') === '/' &&
+    /received (?:null|undefined)$/.test(first.message ?? '')
+  )
+    return { error: 'Request body is missing: send a JSON object', code: 'missing_body' };
   const own = (first.params as { params?: { code?: unknown } } | undefined)?.params?.code;
   if (typeof own === 'string' && first.message) return { error: first.message, code: own };
   const field = first.instancePath?.replace(/^\//, '').replaceAll('/', '.');
