@@ -52,6 +52,7 @@ describe('an email keeps its source and the message as sent', () => {
     expect(email.source).toEqual({
       format: 'html',
       html,
+      subject: email.subject,
       inlineCss: true,
       text: 'Buy now:\nhttps://example.com',
     });
@@ -86,7 +87,8 @@ describe('an email keeps its source and the message as sent', () => {
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ source_html: null, html, text_part: 'Plain' });
     const email = (await get(alice, `/api/email/${id}`)).json();
-    expect(email.source).toEqual({ format: 'html', html, inlineCss: false, text: null });
+    // Sent without a subject ("Test Email"): as written, it was empty.
+    expect(email.source).toEqual({ format: 'html', html, subject: '', inlineCss: false, text: null });
     expect(email.text).toBe('Plain');
   });
 
@@ -110,7 +112,13 @@ describe('an email keeps its source and the message as sent', () => {
       { messageIdDomain: 'proofmail.test' },
     );
     const res = (await get(alice, `/api/email/${email.id}`)).json();
-    expect(res.source).toEqual({ format: 'html', html: '<p>From before</p>', inlineCss: false, text: null });
+    expect(res.source).toEqual({
+      format: 'html',
+      html: '<p>From before</p>',
+      subject: res.subject,
+      inlineCss: false,
+      text: null,
+    });
     expect(res.text).toBe('From before');
     expect(res.headers.map((h: { name: string }) => h.name)).toEqual([
       'From',

@@ -153,7 +153,13 @@ h1 { font-family: "Nunito Sans", Arial, sans-serif; font-size: 28px }
     const detail = (
       await ctx.app.inject({ method: 'GET', url: `/api/email/${id}`, headers: user.headers })
     ).json();
-    expect(detail.source).toEqual({ format: 'html', html: newsletter, inlineCss: true, text: null });
+    expect(detail.source).toEqual({
+      format: 'html',
+      html: newsletter,
+      subject: 'Kept',
+      inlineCss: true,
+      text: null,
+    });
     expect(detail.html).toBe(preview.html);
     expect(detail.text).toBe(preview.text);
     expect(detail.bytes).toEqual({ html: preview.bytes.html, message: received.raw.length });

@@ -117,6 +117,32 @@ describe('MJML and merge tags over the API', () => {
     expect(await emailCount(alice.user.id)).toBe(0);
   });
 
+  it('keeps the subject as written, tags and all, for Edit and Resend; the email says the one sent', async () => {
+    const sent = await post('send', {
+      to: 'client@example.com',
+      subject: 'Hi {{name}}, your order',
+      html: '<p>Hello {{name}}</p>',
+      template: { syntax: 'handlebars', data: { name: 'Ada' } },
+    });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const detail = (
+      await ctx.app.inject({ method: 'GET', url: `/api/email/${sent.json().id}`, headers: alice.headers })
+    ).json();
+    expect(detail.subject).toBe('Hi Ada, your order');
+    expect(detail.source).toMatchObject({
+      subject: 'Hi {{name}}, your order',
+      html: '<p>Hello {{name}}</p>',
+    });
+    // Without tags the two are one, stored once.
+    const plain = await post('send', { to: 'client@example.com', subject: 'Spring news', html: '<p>Hi</p>' });
+    const row = await ctx.db
+      .selectFrom('emails')
+      .select(['subject', 'source_subject'])
+      .where('id', '=', plain.json().id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ subject: 'Spring news', source_subject: null });
+  });
+
   it('fills the merge tags of a text part the user wrote, as plain text, and names a problem in it', async () => {
     const res = await post('preview', {
       html: '<p>Hi {{name}}</p>',
@@ -422,6 +448,7 @@ describe('MJML and merge tags over the API', () => {
     expect(email.source).toEqual({
       format: 'mjml',
       html: MJML,
+      subject: 'Welcome',
       template: { syntax: 'handlebars', data },
       inlineCss: false,
       text: null,
@@ -437,6 +464,12 @@ describe('MJML and merge tags over the API', () => {
     const plainEmail = (
       await ctx.app.inject({ method: 'GET', url: `/api/email/${plain.json().id}`, headers: alice.headers })
     ).json();
-    expect(plainEmail.source).toEqual({ format: 'html', html: '<p>Plain</p>', inlineCss: false, text: null });
+    expect(plainEmail.source).toEqual({
+      format: 'html',
+      html: '<p>Plain</p>',
+      subject: '',
+      inlineCss: false,
+      text: null,
+    });
   });
 });

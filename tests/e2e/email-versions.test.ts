@@ -155,6 +155,19 @@ describe('versions of an email in the browser', () => {
     },
   );
 
+  it('Edit and Resend starts from the subject as written, its merge tags kept', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    const v1 = await send(u, {
+      subject: 'Hi {{name}}, your order',
+      html: '<p>Hello {{name}}</p>',
+      template: { syntax: 'handlebars', data: { name: 'Ada' } },
+    });
+    const page = await browser.sharedPage(server, u);
+    await page.goto(`/app/send?from=${v1}`);
+    await page.getByTestId('editing-banner').waitFor();
+    expect(await page.getByLabel('Subject').inputValue()).toBe('Hi {{name}}, your order');
+  });
+
   it('switches versions with the picker, each at its own URL', { timeout: 90_000 }, async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const v1 = await send(u, { subject: 'Round one', html: emailHtml('tangerine') });

@@ -26,6 +26,7 @@ import * as emailThumbnails from './migrations/0021-email-thumbnails.ts';
 import * as shareExpiryLength from './migrations/0022-share-expiry-length.ts';
 import * as emailSearchWords from './migrations/0023-email-search-words.ts';
 import * as loginAlertDevice from './migrations/0024-login-alert-device.ts';
+import * as emailSourceSubject from './migrations/0025-email-source-subject.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0022-share-expiry-length': shareExpiryLength,
   '0023-email-search-words': emailSearchWords,
   '0024-login-alert-device': loginAlertDevice,
+  '0025-email-source-subject': emailSourceSubject,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

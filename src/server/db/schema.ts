@@ -192,6 +192,8 @@ export interface EmailsTable {
   template_data: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   /** The HTML as written, when inlining changed it (null: the same as `html`). */
   source_html: string | null;
+  /** The subject as written, when it differs from `subject` (migration 0025; null: the same). */
+  source_subject: string | null;
   text_override: string | null;
   text_part: string | null;
   headers: ColumnType<EmailHeader[] | null, string | null, string | null>;

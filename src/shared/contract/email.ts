@@ -201,6 +201,8 @@ export const emailSource = z.object({
   format: z.enum(SOURCE_FORMATS),
   /** The source as written (HTML or MJML, with its merge tags; before inlining). */
   html: z.string(),
+  /** The subject as written, with its merge tags (the subject sent is the email's `subject`). */
+  subject: z.string(),
   /** The merge-tag syntax and sample data it was sent with; absent: none. */
   template: z
     .object({ syntax: z.enum(TEMPLATE_SYNTAXES), data: z.record(z.string(), z.unknown()) })

@@ -25,6 +25,8 @@ export interface NewEmail {
   message?: {
     /** The HTML as written, when it differs from `html`. */
     sourceHtml: string | null;
+    /** The subject as written, when it differs from `subject`. */
+    sourceSubject?: string | null;
     textOverride: string | null;
     textPart: string;
     headers: EmailHeader[];
@@ -61,6 +63,7 @@ export function emailRow(email: NewEmail, id?: string) {
     template_data: email.template ? JSON.stringify(email.template.data) : null,
     ...(email.message && {
       source_html: email.message.sourceHtml,
+      source_subject: email.message.sourceSubject ?? null,
       text_override: email.message.textOverride,
       text_part: email.message.textPart,
       headers: JSON.stringify(email.message.headers),
@@ -154,6 +157,7 @@ export interface EmailRowWithHtml extends EmailRow {
   template_syntax: TemplateSyntax | null;
   template_data: Record<string, unknown> | null;
   source_html: string | null;
+  source_subject: string | null;
   text_override: string | null;
   text_part: string | null;
   headers: EmailHeader[] | null;
@@ -318,6 +322,7 @@ export async function findEmail(
       'e.template_syntax',
       'e.template_data',
       'e.source_html',
+      'e.source_subject',
       'e.text_override',
       'e.text_part',
       'e.headers',

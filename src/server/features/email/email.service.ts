@@ -164,6 +164,7 @@ export async function getEmail(deps: Deps, userId: string, id: string): Promise<
       format: row.format,
       // Null when inlining changed nothing, and on emails sent before the source was kept.
       html: row.source_html ?? row.html,
+      subject: row.source_subject ?? row.subject,
       ...(row.template_syntax && row.template_data
         ? { template: { syntax: row.template_syntax, data: row.template_data } }
         : {}),

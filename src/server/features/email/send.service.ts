@@ -162,6 +162,7 @@ async function storeAndQueue(
       template: checkTemplate(input.template),
       message: {
         sourceHtml: prepared.html === input.html ? null : input.html,
+        sourceSubject: prepared.subject === (input.subject ?? '') ? null : (input.subject ?? ''),
         textOverride: input.text?.trim() ? input.text : null,
         textPart: prepared.text,
         headers: prepared.headers,

@@ -113,7 +113,7 @@ export function SendPage() {
   if (parent && filledFrom !== parent.id) {
     setFilledFrom(parent.id);
     setTo(parent.to);
-    setSubject(parent.subject);
+    setSubject(parent.source.subject);
     setHtml(parent.source.html);
     setFormat(parent.source.format);
     setInlineCss(parent.source.inlineCss);
