@@ -3,6 +3,7 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RENDER_MESSAGES } from '../../src/shared/contract/render.ts';
 import { startMailDelivery, type MailDelivery } from '../../src/server/mail/mail-delivery.ts';
+import { startLoopbackServer, type LoopbackServer } from '../support/loopback-http.ts';
 import { SmtpSink } from '../support/smtp-sink.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { rendersCharged } from '../support/render-limit.ts';
@@ -24,10 +25,12 @@ const pixel = (image: PNG, x: number, y: number) => {
 const page = (inner: string, head = '') =>
   `<!DOCTYPE html><html><head><meta charset="utf-8">${head}</head>` +
   `<body style="margin:0;font:16px/24px sans-serif;color:#222;background:#ffffff">${inner}</body></html>`;
-const paragraphs = Array.from(
-  { length: 30 },
-  (_, i) => `<p style="margin:0 24px 16px">Paragraph ${i + 1}: the same words in every version.</p>`,
-).join('');
+const paragraphsOf = (count: number) =>
+  Array.from(
+    { length: count },
+    (_, i) => `<p style="margin:0 24px 16px">Paragraph ${i + 1}: the same words in every version.</p>`,
+  ).join('');
+const paragraphs = paragraphsOf(30);
 const BOX = '<div style="margin:24px;width:200px;height:80px;background:#2a6ee8"></div>';
 const BANNER = '<div style="height:120px;background:#ff8800;color:#fff;font-size:40px">SALE</div>';
 
@@ -127,6 +130,25 @@ describe('exports and pixel comparison', () => {
     expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
   });
 
+  it('says how wide the content is when it overflows the asked width, and that no image failed', async () => {
+    const wide = await send(
+      page(
+        '<table width="1000" cellpadding="0" cellspacing="0"><tr><td style="height:40px">Wide</td></tr></table>',
+      ),
+    );
+    for (const format of ['png', 'pdf']) {
+      const res = await get(`/api/email/${wide}/export.${format}?width=600`);
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+      expect(res.headers['x-render-content-width'], format).toBe('1000');
+      expect(res.headers['x-render-images-failed'], format).toBe('0');
+    }
+    // The render keeps the asked width: the preview scrolls to the rest.
+    expect(png((await get(`/api/email/${wide}/export.png?width=600`)).rawPayload).width).toBe(600);
+    const fits = await send(page('<p>Fits</p>'));
+    const res = await get(`/api/email/${fits}/export.png?width=600`);
+    expect(res.headers['x-render-content-width']).toBe('600');
+  });
+
   it('renders Dark with the email’s own dark styles, as the preview does', async () => {
     const id = await send(
       page(
@@ -183,6 +205,15 @@ describe('exports and pixel comparison', () => {
       // Header is 56 px tall; rows identical to the header's last rows may pair either way.
       expect(region.top).toBeGreaterThanOrEqual(40);
       expect(region.top).toBeLessThanOrEqual(56);
+    });
+
+    it('a banner inserted at the top of an email shorter than the frame: only the banner', async () => {
+      // Eight paragraphs: about 320 px.
+      const short = paragraphsOf(8);
+      const body = await compare(page(short), page(BANNER + short));
+      // Both renders fill the frame's 800 px; the canvas the banner took is not a removal.
+      expect([body.leftHeight, body.rightHeight]).toEqual([800, 800]);
+      expect(body.regions).toEqual([{ side: 'right', top: 0, height: 120, left: 0, width: 600 }]);
     });
 
     it('a colour change: that box only', async () => {
@@ -323,6 +354,98 @@ describe('exports and pixel comparison', () => {
       expect((await get(`/api/email/${id}/export.png?width=320`, key)).statusCode).toBe(200);
     });
   });
+});
+
+describe('renders with images that never answer', () => {
+  // A short budget: each render of such an email holds its page for most of it.
+  const BUDGET_MS = 4_000;
+  let ctx: TestContext;
+  let server: LoopbackServer;
+  let flood: TestUser;
+  let other: TestUser;
+
+  beforeAll(async () => {
+    // Images on a loopback server that never answers (only loopback is ever contacted).
+    server = await startLoopbackServer(() => undefined);
+    ctx = await createTestContext({
+      env: {
+        FREE_SENDS_PER_MINUTE: '100',
+        FREE_MONTHLY_LIMIT: '1000',
+        RENDER_BUDGET_MS: String(BUDGET_MS),
+        EGRESS_ALLOW_LOOPBACK: '1',
+        NODE_ENV: 'test',
+      },
+    });
+    flood = await createUser(ctx.db);
+    other = await createUser(ctx.db);
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await server?.close();
+  });
+
+  async function send(html: string, who: TestUser): Promise<string> {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/send',
+      headers: who.headers,
+      payload: { to: 'client@example.com', subject: 'Round', html },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().id;
+  }
+  const exportPng = (id: string, who: TestUser) =>
+    ctx.app.inject({ method: 'GET', url: `/api/email/${id}/export.png?width=400`, headers: who.headers });
+  const stuck = (n: number) =>
+    page(
+      `<img src="${server.url}/never-${n}.png" width="200" height="200" style="display:block"><p>Email ${n}</p>`,
+    );
+
+  it('answers within the budget, without the image, and says one image did not load', async () => {
+    const id = await send(stuck(0), flood);
+    const started = Date.now();
+    const res = await exportPng(id, flood);
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(Date.now() - started).toBeLessThan(BUDGET_MS + 1_000);
+    expect(res.headers['x-render-images-failed']).toBe('1');
+    expect(server.requests.map((r) => r.path)).toContain('/never-0.png');
+  });
+
+  it('a flood of one user’s renders neither blocks another user nor fills the queue: beyond its share, 429', async () => {
+    // Sent one after another: the transform queue has a share per user too.
+    const ids: string[] = [];
+    for (let i = 1; i <= 12; i++) ids.push(await send(stuck(i), flood));
+    const mine = await send(page('<p>One line</p>'), other);
+    const charged = await rendersCharged(ctx.db);
+    server.requests.length = 0;
+    const floods = ids.map((id) => exportPng(id, flood));
+    // Both pages are taken by the flood.
+    for (const started = Date.now(); server.requests.length < 2;) {
+      if (Date.now() - started > 10_000) throw new Error('the flood’s renders did not start');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const started = Date.now();
+    const res = await exportPng(mine, other);
+    const waited = Date.now() - started;
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    // At most one of the flood's renders before it: never the whole flood.
+    expect(waited).toBeLessThan(2 * BUDGET_MS);
+
+    const answers = await Promise.all(floods);
+    const refused = answers.filter((a) => a.statusCode === 429);
+    // Two running and four waiting; the rest turned away at once.
+    expect(answers.filter((a) => a.statusCode === 200)).toHaveLength(6);
+    expect(refused).toHaveLength(6);
+    for (const answer of refused) {
+      expect(answer.json()).toEqual({
+        error: 'You have too many renders waiting at once. Wait for them to finish, then try again.',
+        code: 'too_many_renders',
+      });
+      expect(answer.headers['retry-after']).toBe('5');
+    }
+    // The turned-away renders cost nothing from the render limit.
+    expect(await rendersCharged(ctx.db)).toBe(charged + 7);
+  }, 60_000);
 });
 
 describe('renderer off', () => {

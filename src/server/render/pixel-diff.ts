@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { diffArrays } from 'diff';
 import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
+import { PREVIEW_MIN_HEIGHT_PX } from '../../shared/plans.ts';
 
 /**
  * The pixel diff of two renders of the same width, with the rows aligned first
@@ -10,6 +11,12 @@ import { PNG } from 'pngjs';
  * compared pixel by pixel (pixelmatch, with its anti-aliasing tolerance). An inserted banner is then
  * a run of rows only the right image has, and everything it pushed down matches its old rows: the
  * banner is reported, nothing below it.
+ *
+ * A render is at least as tall as the preview's frame (PREVIEW_MIN_HEIGHT_PX, render-page.ts): below
+ * a shorter email it is the frame's canvas, not the email. The rows at the bottom of such a render
+ * that repeat its last row are left out of the alignment, so an email that grew or shrank within
+ * the frame is not also reported as canvas removed or added; a canvas that changed colour is
+ * still reported.
  *
  * CPU-heavy: it runs in the transform process pool (src/server/prepare/transform-pool.ts), never on
  * the event loop.
@@ -64,6 +71,19 @@ function rowHashes(png: PNG): string[] {
     );
   }
   return hashes;
+}
+
+/**
+ * Where the frame's canvas starts in a render no taller than the frame: the first of the rows at
+ * its bottom that repeat its last row. A taller render grew to the email: it has no canvas below it.
+ */
+function canvasStart(hashes: string[]): number {
+  const height = hashes.length;
+  if (height === 0 || height > PREVIEW_MIN_HEIGHT_PX) return height;
+  const last = hashes[height - 1];
+  let start = height - 1;
+  while (start > 0 && hashes[start - 1] === last) start--;
+  return start;
 }
 
 /** The runs of rows that are not shared, in order. */
@@ -240,7 +260,11 @@ export function pixelDiff(
   const threshold = options.threshold ?? 0.1;
   const regions: PixelRegion[] = [];
   const removedAt: number[] = [];
-  for (const hunk of balance(hunks(rowHashes(left), rowHashes(right)))) {
+  const leftRows = rowHashes(left);
+  const rightRows = rowHashes(right);
+  const leftEnd = canvasStart(leftRows);
+  const rightEnd = canvasStart(rightRows);
+  for (const hunk of balance(hunks(leftRows.slice(0, leftEnd), rightRows.slice(0, rightEnd)))) {
     const paired = Math.min(hunk.leftRows, hunk.rightRows);
     if (paired > 0) {
       const box = changedBox(left, right, hunk, paired, threshold);
@@ -273,6 +297,21 @@ export function pixelDiff(
         width: left.width,
       });
       removedAt.push(hunk.rightTop + paired);
+    }
+  }
+  // Both end in the frame's canvas: one of its rows on each side says whether it changed (after
+  // every hunk: regions are merged in order).
+  if (leftEnd < left.height && rightEnd < right.height) {
+    const last = { leftTop: left.height - 1, leftRows: 1, rightTop: right.height - 1, rightRows: 1 };
+    if (changedBox(left, right, last, 1, threshold)) {
+      regions.push({
+        side: 'both',
+        top: rightEnd,
+        height: right.height - rightEnd,
+        left: 0,
+        width: right.width,
+        leftTop: leftEnd,
+      });
     }
   }
   const gap = options.mergeGap ?? 4;

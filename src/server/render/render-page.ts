@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Route } from 'playwright-core';
 import { PREVIEW_MIN_HEIGHT_PX } from '../../shared/plans.ts';
 import { DARK_CANVAS, LIGHT_CANVAS } from '../../shared/preview/canvas.ts';
@@ -6,11 +7,19 @@ import type { Egress } from '../net/egress.ts';
 
 /**
  * One render in its own browser context (docs/decisions/0080-renderer-locked-down.md). The page is
- * built like the preview's frame (src/web/components/email-preview/email-frame.tsx): the email as
- * sent, byte for byte, in an `<iframe sandbox="allow-same-origin">` whose `color-scheme` decides
- * the email's `prefers-color-scheme` (light for Light, dark for Dark) on the mode's canvas
+ * built like the preview's frame (src/web/components/email-preview/email-frame.tsx and
+ * email-document.ts): an `<iframe sandbox="allow-same-origin">` whose `color-scheme` decides the
+ * email's `prefers-color-scheme` (light for Light, dark for Dark) on the mode's canvas
  * (src/shared/preview/canvas.ts), with no colour-scheme emulation, so Chromium applies the same
  * rules as in the preview (docs/decisions/0047-forced-dark-approximation.md).
+ *
+ * The email is loaded the preview's way: the email as sent, after the preview's preamble (its
+ * Content-Security-Policy, referrer policy and `<base target>`, placed after a leading doctype),
+ * as a blob: URL in UTF-8 set as the frame's `src`. So its doctype selects quirks, limited-quirks
+ * or standards mode as in the preview (a `srcdoc` document is always in standards mode), `<base
+ * href>` is refused (`base-uri 'none'`), and relative URLs resolve to nothing, as in the preview.
+ * Our page around it comes from an origin that never resolves, answered by `route` only
+ * (RENDER_ORIGIN).
  *
  * Locked down: JavaScript is off in the context; every request goes through `route`: images over
  * http(s), style sheets and fonts over https (what the preview's frame CSP allows) are fetched by
@@ -39,6 +48,16 @@ export interface RenderedPage {
   height: number;
   /** The email was taller than maxHeight and was cut there. */
   truncated: boolean;
+  /**
+   * How wide the email's content is (CSS pixels): more than `width` when it overflows the frame
+   * sideways (the preview scrolls it; the render shows the first `width` pixels).
+   */
+  contentWidth: number;
+  /**
+   * Images (of `<img>` and CSS) fetched through the egress guard that are not in the render:
+   * refused, failed, answered with an error status, or not there within the render's time.
+   */
+  imagesFailed: number;
 }
 
 export type RequestOutcome = 'fetched' | 'refused' | 'blocked' | 'failed';
@@ -57,23 +76,65 @@ export interface RenderPageDeps {
   /** Aborted when the render's time budget is spent. */
   signal: AbortSignal;
   deadline: number;
+  /**
+   * When the email's images, style sheets and fonts must have arrived: the deadline less the time
+   * kept to lay out and capture (renderer.ts captureReserveMs). What is still loading then is left out.
+   */
+  resourcesBy: number;
 }
 
 const CANVAS: Record<RenderMode, string> = { light: LIGHT_CANVAS, dark: DARK_CANVAS };
 /** Bytes one resource of the email may have. */
 const MAX_RESOURCE_BYTES = 5 * 1024 * 1024;
 
-const escapeAttribute = (s: string) => s.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
+/**
+ * Where our page comes from: `.invalid` never resolves (and Chromium resolves nothing anyway,
+ * renderer.ts LAUNCH_ARGS); only `route` answers it, once per render. Nothing of the email is
+ * ever fetched from it.
+ */
+export const RENDER_ORIGIN = 'http://proofmail-render.invalid';
 
-/** Our page around the email: only an iframe, as the preview shows it. */
-export function framePage(html: string, width: number, mode: RenderMode, height: number): string {
+/**
+ * The preview frame's Content-Security-Policy with images on (`frameCsp` in
+ * src/web/components/email-preview/email-document.ts): what the email may load, and no `<base
+ * href>`. tests/api/render-fidelity.test.ts checks it is the preview's.
+ */
+export const FRAME_CSP = [
+  "default-src 'none'",
+  'img-src data: http: https:',
+  "style-src 'unsafe-inline' https:",
+  'font-src data: https:',
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+/** The preview's preamble (`preamble` in email-document.ts), before the email's own markup. */
+export const FRAME_PREAMBLE =
+  `<meta http-equiv="Content-Security-Policy" content="${FRAME_CSP}">` +
+  '<meta name="referrer" content="no-referrer">' +
+  '<base target="_blank">';
+
+// As in email-document.ts: a doctype (after an optional BOM, comments or XML declaration) must
+// stay first to keep its meaning (a legacy doctype selects quirks mode); the preamble goes after it.
+const LEADING_DOCTYPE = /^(\uFEFF?(?:\s|<!--[\s\S]*?-->|<\?[^>]*>)*<!doctype[^>]*>)/i;
+
+/** The frame's document: the email as sent with the preview's preamble after its doctype. */
+export function frameDocument(html: string): string {
+  const match = LEADING_DOCTYPE.exec(html);
+  if (!match) return FRAME_PREAMBLE + html;
+  const doctype = match[1]!;
+  return doctype + FRAME_PREAMBLE + html.slice(doctype.length);
+}
+
+/** Our page around the email: only an empty iframe, as the preview shows it; the email comes after. */
+export function framePage(width: number, mode: RenderMode, height: number): string {
   return (
     '<!DOCTYPE html><html style="color-scheme:light"><head><meta charset="utf-8"></head>' +
     `<body style="margin:0;background:${CANVAS[mode]}">` +
     `<iframe sandbox="allow-same-origin" referrerpolicy="no-referrer" title="email" ` +
     `style="display:block;border:0;width:${width}px;height:${height}px;` +
-    `color-scheme:${mode === 'dark' ? 'dark' : 'light'};background-color:${CANVAS[mode]}" ` +
-    `srcdoc="${escapeAttribute(html)}"></iframe></body></html>`
+    `color-scheme:${mode === 'dark' ? 'dark' : 'light'};background-color:${CANVAS[mode]}"></iframe>` +
+    '</body></html>'
   );
 }
 
@@ -84,7 +145,22 @@ function allowedKind(resourceType: string, url: URL): boolean {
   return false;
 }
 
-async function handle(route: Route, deps: RenderPageDeps, userId: string): Promise<void> {
+/** The images of one render: each URL, and whether it arrived. */
+type ImageLedger = Map<string, boolean>;
+
+async function refuse(route: Route, resourceType: string): Promise<void> {
+  // A navigation answered "204 No Content" goes nowhere: the page and the email stay as they are
+  // (an aborted one would put Chromium's error page in their place).
+  if (resourceType === 'document') return route.fulfill({ status: 204 }).catch(() => undefined);
+  return route.abort('blockedbyclient').catch(() => undefined);
+}
+
+async function handle(
+  route: Route,
+  deps: RenderPageDeps,
+  userId: string,
+  images: ImageLedger,
+): Promise<void> {
   const request = route.request();
   const resourceType = request.resourceType();
   const report = (outcome: RequestOutcome, reason?: string) =>
@@ -94,18 +170,30 @@ async function handle(route: Route, deps: RenderPageDeps, userId: string): Promi
     url = new URL(request.url());
   } catch {
     report('blocked', 'invalid URL');
-    return route.abort('blockedbyclient').catch(() => undefined);
+    return refuse(route, resourceType);
+  }
+  if (url.origin === RENDER_ORIGIN) {
+    report('blocked', 'the render’s own origin serves nothing else');
+    return refuse(route, resourceType);
   }
   if (request.method() !== 'GET' || !allowedKind(resourceType, url)) {
     report('blocked', `${resourceType} requests are not made`);
-    return route.abort('blockedbyclient').catch(() => undefined);
+    return refuse(route, resourceType);
+  }
+  const isImage = resourceType === 'image';
+  if (isImage && !images.has(url.href)) images.set(url.href, false);
+  const remaining = deps.resourcesBy - Date.now();
+  if (remaining <= 0) {
+    report('failed', 'the render’s time for images and fonts was spent');
+    return route.abort('timedout').catch(() => undefined);
   }
   try {
     const res = await deps.egress.fetch(url.href, {
       userId,
-      signal: deps.signal,
+      // Waiting for the guard's per-user slots counts too: everything ends by resourcesBy.
+      signal: AbortSignal.any([deps.signal, AbortSignal.timeout(remaining)]),
       maxBytes: MAX_RESOURCE_BYTES,
-      totalTimeoutMs: Math.max(100, Math.min(8_000, deps.deadline - Date.now())),
+      totalTimeoutMs: remaining,
     });
     report('fetched');
     const contentType = res.headers['content-type'];
@@ -114,6 +202,7 @@ async function handle(route: Route, deps: RenderPageDeps, userId: string): Promi
       headers: contentType ? { 'content-type': contentType } : {},
       body: res.body,
     });
+    if (isImage && res.status >= 200 && res.status < 300) images.set(url.href, true);
   } catch (err) {
     const kind = (err as { kind?: string }).kind ?? '';
     report(
@@ -141,31 +230,81 @@ export async function renderInContext(
   });
   onContext(context);
   try {
-    await context.route('**/*', (route) => handle(route, deps, job.userId));
+    const pageUrl = `${RENDER_ORIGIN}/${randomUUID()}/`;
+    let pageServed = false;
+    const images: ImageLedger = new Map();
+    await context.route('**/*', (route) => {
+      const request = route.request();
+      if (!pageServed && request.url() === pageUrl && request.resourceType() === 'document') {
+        pageServed = true;
+        return route.fulfill({
+          status: 200,
+          contentType: 'text/html; charset=utf-8',
+          body: framePage(job.width, job.mode, PREVIEW_MIN_HEIGHT_PX),
+        });
+      }
+      return handle(route, deps, job.userId, images);
+    });
     const page = await context.newPage();
     const timeout = () => Math.max(1, deps.deadline - Date.now());
-    await page.setContent(framePage(job.html, job.width, job.mode, PREVIEW_MIN_HEIGHT_PX), {
-      waitUntil: 'load',
-      timeout: timeout(),
-    });
+    await page.goto(pageUrl, { waitUntil: 'load', timeout: timeout() });
     const frame = await (await page.$('iframe'))?.contentFrame();
     if (!frame) throw new Error('the email frame did not load');
-    // Evaluated over the DevTools protocol: the page's own scripts stay off.
-    const measured = await frame.evaluate(() =>
-      Math.ceil(Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0)),
-    );
+    // Evaluated over the DevTools protocol, in our page: the email's scripts stay off.
+    await page.evaluate((doc) => {
+      const url = URL.createObjectURL(new Blob([doc], { type: 'text/html;charset=utf-8' }));
+      document.querySelector('iframe')!.src = url;
+    }, frameDocument(job.html));
+    await frame.waitForURL((url) => url.protocol === 'blob:', { waitUntil: 'commit', timeout: timeout() });
+    // Its load event comes after its images, style sheets and fonts, each of which arrives or is
+    // given up by resourcesBy; should it not come, what has arrived is rendered.
+    await frame
+      .waitForLoadState('load', {
+        timeout: Math.max(1, Math.min(deps.deadline, deps.resourcesBy + 250) - Date.now()),
+      })
+      .catch(() => undefined);
+    // Measured with the built-in getters: the email's markup can name an element `documentElement`
+    // or `images` (`<form name>`, `<img name>`), which shadows the document's own properties.
+    const measured = await frame.evaluate(() => {
+      const own = Object.getOwnPropertyDescriptor;
+      const root = own(Document.prototype, 'documentElement')!.get!.call(document) as Element | null;
+      const body = own(Document.prototype, 'body')!.get!.call(document) as Element | null;
+      const scrollHeight = own(Element.prototype, 'scrollHeight')!.get!;
+      return Math.ceil(Math.max(root ? scrollHeight.call(root) : 0, body ? scrollHeight.call(body) : 0));
+    });
     const height = Math.max(1, Math.min(measured, job.maxHeight));
     await page.evaluate((h) => {
       document.querySelector('iframe')!.style.height = `${h}px`;
     }, height);
     await page.setViewportSize({ width: job.width, height });
-    // Images the taller viewport brought into view (loading=lazy) get the rest of the budget.
+    // Images the taller viewport brought into view get the rest of the time for resources.
     await frame
-      .waitForFunction(() => Array.from(document.images).every((img) => img.complete), undefined, {
-        timeout: Math.min(3_000, timeout()),
-        polling: 50,
-      })
+      .waitForFunction(
+        () => {
+          const own = Object.getOwnPropertyDescriptor;
+          const list = own(Document.prototype, 'images')!.get!.call(document) as HTMLCollection;
+          const complete = own(HTMLImageElement.prototype, 'complete')!.get!;
+          return Array.from(list).every((img) => complete.call(img));
+        },
+        undefined,
+        { timeout: Math.max(1, deps.resourcesBy - Date.now()), polling: 50 },
+      )
       .catch(() => undefined);
+    const contentWidth = await frame.evaluate(() => {
+      const own = Object.getOwnPropertyDescriptor;
+      const root = own(Document.prototype, 'documentElement')!.get!.call(document) as Element | null;
+      const body = own(Document.prototype, 'body')!.get!.call(document) as Element | null;
+      const scrollWidth = own(Element.prototype, 'scrollWidth')!.get!;
+      return Math.ceil(Math.max(root ? scrollWidth.call(root) : 0, body ? scrollWidth.call(body) : 0));
+    });
+    const shown = {
+      width: job.width,
+      height,
+      truncated: measured > job.maxHeight,
+      contentWidth: Math.max(job.width, contentWidth),
+      // Counted before the capture: an image that arrives during it may not be in it.
+      imagesFailed: [...images.values()].filter((arrived) => !arrived).length,
+    };
     if (job.format === 'pdf') {
       await page.emulateMedia({ media: 'screen' });
       const body = await page.pdf({
@@ -175,7 +314,7 @@ export async function renderInContext(
         margin: { top: '0', right: '0', bottom: '0', left: '0' },
         pageRanges: '1',
       });
-      return { body, width: job.width, height, truncated: measured > job.maxHeight };
+      return { body, ...shown };
     }
     const body = await page.screenshot({
       type: 'png',
@@ -184,7 +323,7 @@ export async function renderInContext(
       caret: 'hide',
       timeout: timeout(),
     });
-    return { body, width: job.width, height, truncated: measured > job.maxHeight };
+    return { body, ...shown };
   } finally {
     await context.close().catch(() => undefined);
   }

@@ -12,12 +12,16 @@ import {
 
 /**
  * The renderer (docs/architecture.md "The renderer", docs/decisions/0080-renderer-locked-down.md,
- * 0082-render-pool-sizing.md): one system Chromium driven by playwright-core, started on the first
- * render and again after a crash, closed with the app. At most `pages` renders run at once, each in
- * its own context; up to `maxQueue` more wait, and past that a render is refused with 503. Each
- * render has a time budget (its requests included) and a page budget (height and pixels).
- * The event loop only awaits the DevTools protocol: layout, painting and PNG/PDF encoding happen in
- * Chromium's processes.
+ * 0082-render-pool-sizing.md, 0120-renderer-as-the-preview-and-fair.md): one system Chromium driven
+ * by playwright-core, started on the first render and again after a crash, closed with the app. At
+ * most `pages` renders run at once, each in its own context; up to `maxQueue` more wait, and past
+ * that a render is refused with 503. The queue is fair between users as the transform pool's is
+ * (nextJob in src/server/prepare/transform-pool.ts): a free page takes the render of the user with
+ * the fewest running, then served longest ago, then the oldest, and a user may have at most
+ * `maxQueuedPerOwner` waiting (429 beyond). Each render has a time budget, from when Chromium is
+ * up (its requests included, which must end `captureReserveMs` before it), and a page budget
+ * (height and pixels). The event loop only awaits the DevTools protocol: layout, painting and
+ * PNG/PDF encoding happen in Chromium's processes.
  */
 
 export type RenderJob = Omit<RenderPageJob, 'maxHeight'> & { maxHeight?: number };
@@ -40,6 +44,8 @@ export interface RendererOptions {
   budgetMs: number;
   /** Renders waiting for a page, at most. */
   maxQueue?: number;
+  /** Renders of one user waiting for a page, at most (beyond: 429 too_many_renders). */
+  maxQueuedPerOwner?: number;
   /** The tallest render, in CSS pixels. */
   maxHeight?: number;
   /** The most pixels one render may have (width × height × scale²). */
@@ -71,23 +77,53 @@ export const LAUNCH_ARGS = [
 export const unavailable = () => new AppError(503, RENDER_MESSAGES.unavailable, 'renderer_unavailable');
 const busy = () =>
   new AppError(503, 'The renderer is busy with other renders. Try again in a few seconds.', 'render_busy', 5);
+const tooMany = () =>
+  new AppError(
+    429,
+    'You have too many renders waiting at once. Wait for them to finish, then try again.',
+    'too_many_renders',
+    5,
+  );
 const overBudget = (ms: number) =>
   new AppError(
     422,
-    `Rendering this email took longer than ${ms / 1000} seconds and was stopped. Its images or fonts may be slow to load.`,
+    // Slow images and fonts are left out before the budget ends (render-page.ts resourcesBy): what
+    // is left is laying the email out and capturing it.
+    `Rendering this email took longer than ${ms / 1000} seconds and was stopped. Try again in a moment, or at a smaller width.`,
     'render_timeout',
   );
 const failed = (why: string) =>
   new AppError(503, `The renderer failed (${why}). Try again in a few seconds.`, 'render_failed', 5);
 
+/** Renders of one user that may wait: a pixel comparison is two, history asks for two thumbnails. */
+export const MAX_QUEUED_PER_OWNER = 4;
+
+/**
+ * The part of a render's budget kept for laying out and capturing the page: the email's images,
+ * style sheets and fonts have the rest (a quarter of the budget, from 0.5 to 3 s).
+ */
+export const captureReserveMs = (budgetMs: number) =>
+  Math.min(3_000, Math.max(500, Math.round(budgetMs / 4)));
+
+interface Waiting {
+  owner: string;
+  start: () => void;
+}
+
 export function createRenderer(options: RendererOptions): Renderer {
   const lookup = findChromium(options);
   const maxQueue = options.maxQueue ?? 16;
+  const maxQueuedPerOwner = options.maxQueuedPerOwner ?? MAX_QUEUED_PER_OWNER;
   const maxHeightBudget = options.maxHeight ?? MAX_RENDER_HEIGHT;
   const maxPixels = options.maxPixels ?? MAX_RENDER_PIXELS;
   let browser: Promise<Browser> | undefined;
   let running = 0;
-  const waiting: (() => void)[] = [];
+  const waiting: Waiting[] = [];
+  /** Renders running per owner. */
+  const runningOf = new Map<string, number>();
+  /** When each owner with a render waiting or running last had one started (a count of starts). */
+  const lastStart = new Map<string, number>();
+  let starts = 0;
   const contexts = new Set<BrowserContext>();
   let closed = false;
 
@@ -115,16 +151,56 @@ export function createRenderer(options: RendererOptions): Renderer {
     return browser;
   }
 
-  async function slot(): Promise<() => void> {
-    if (running >= options.pages) {
-      if (waiting.length >= maxQueue) throw busy();
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
+  function begin(owner: string): () => void {
     running++;
+    runningOf.set(owner, (runningOf.get(owner) ?? 0) + 1);
+    lastStart.set(owner, ++starts);
+    let released = false;
     return () => {
+      if (released) return;
+      released = true;
       running--;
-      waiting.shift()?.();
+      const left = (runningOf.get(owner) ?? 1) - 1;
+      if (left > 0) runningOf.set(owner, left);
+      else runningOf.delete(owner);
+      dispatch();
     };
+  }
+
+  /**
+   * The waiting render a free page takes: its owner has the fewest renders running, then was
+   * served longest ago, then it is the oldest (as nextJob in src/server/prepare/transform-pool.ts).
+   */
+  function nextWaiting(): number {
+    // Owners with nothing waiting or running are served afresh: what they had is forgotten.
+    for (const owner of lastStart.keys())
+      if (!runningOf.has(owner) && !waiting.some((w) => w.owner === owner)) lastStart.delete(owner);
+    let best = 0;
+    let bestKey: [number, number] | undefined;
+    for (const [i, w] of waiting.entries()) {
+      const key: [number, number] = [runningOf.get(w.owner) ?? 0, lastStart.get(w.owner) ?? 0];
+      if (!bestKey || key[0] < bestKey[0] || (key[0] === bestKey[0] && key[1] < bestKey[1])) {
+        best = i;
+        bestKey = key;
+      }
+    }
+    return best;
+  }
+
+  function dispatch(): void {
+    while (running < options.pages && waiting.length > 0) {
+      const [next] = waiting.splice(nextWaiting(), 1) as [Waiting];
+      next.start();
+    }
+  }
+
+  /** A page for `owner`'s render, now or when its turn comes; the returned function frees it. */
+  async function slot(owner: string): Promise<() => void> {
+    // Nobody overtakes a waiting render: a free page goes to the queue first.
+    if (running < options.pages && waiting.length === 0) return begin(owner);
+    if (waiting.filter((w) => w.owner === owner).length >= maxQueuedPerOwner) throw tooMany();
+    if (waiting.length >= maxQueue) throw busy();
+    return new Promise<() => void>((resolve) => waiting.push({ owner, start: () => resolve(begin(owner)) }));
   }
 
   return {
@@ -136,13 +212,25 @@ export function createRenderer(options: RendererOptions): Renderer {
       const scale = job.scale ?? 1;
       const pixelCap = Math.floor(maxPixels / (job.width * scale * scale));
       const maxHeight = Math.min(job.maxHeight ?? maxHeightBudget, maxHeightBudget, pixelCap);
-      const release = await slot();
+      const release = await slot(job.userId);
       if (closed) {
         release();
         throw busy();
       }
+      // Starting Chromium (the first render's, or after a crash) is not the email's doing: the
+      // budget starts once the browser is there.
+      let b: Browser;
+      try {
+        b = await launch(lookup.path);
+      } catch (err) {
+        release();
+        throw failed(
+          `Chromium did not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+        );
+      }
       const controller = new AbortController();
       const deadline = Date.now() + options.budgetMs;
+      const resourcesBy = deadline - captureReserveMs(options.budgetMs);
       let context: BrowserContext | undefined;
       const timer = setTimeout(() => {
         controller.abort();
@@ -150,15 +238,16 @@ export function createRenderer(options: RendererOptions): Renderer {
         void context?.close().catch(() => undefined);
       }, options.budgetMs);
       try {
-        const b = await launch(lookup.path).catch((err: unknown) => {
-          throw failed(
-            `Chromium did not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-          );
-        });
         return await renderInContext(
           b,
           { ...job, maxHeight },
-          { egress: options.egress, onRequest: options.onRequest, signal: controller.signal, deadline },
+          {
+            egress: options.egress,
+            onRequest: options.onRequest,
+            signal: controller.signal,
+            deadline,
+            resourcesBy,
+          },
           (c) => {
             context = c;
             contexts.add(c);
@@ -177,7 +266,8 @@ export function createRenderer(options: RendererOptions): Renderer {
     },
     async close() {
       closed = true;
-      for (const resolve of waiting.splice(0)) resolve();
+      // Each waiting render starts, sees the renderer closed and answers busy.
+      for (const w of waiting.splice(0)) w.start();
       const b = await browser?.catch(() => undefined);
       browser = undefined;
       await b?.close().catch(() => undefined);
