@@ -1,5 +1,6 @@
 import { PLANS, type Plan } from '../shared/plans.ts';
-import { findUserByEmail, markVerified, setPlan } from './accounts/users.repo.ts';
+import { isLiveStatus } from './accounts/effective-plan.ts';
+import { deleteAccount, findUserByEmail, markVerified, setPlan } from './accounts/users.repo.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
 import { createDb, createPool, openDatabase, type Db } from './db/database.ts';
@@ -17,6 +18,9 @@ const USAGE = `Usage: npm run admin -- <command>
 Commands:
   set-plan EMAIL pro|free   Set an account's plan (for installations without Stripe billing)
   verify EMAIL              Mark an account's email address as verified
+  delete-account EMAIL --yes
+                            Delete an account and everything in it (its emails, their
+                            deliveries and share links, reviews, sessions, API keys)
   help                      Show this help
 
 Uses the same configuration as the server (the environment, then .env):
@@ -54,7 +58,8 @@ async function run(args: string[], out: (line: string) => void): Promise<number>
     out(USAGE);
     return command ? 0 : 2;
   }
-  if (command !== 'set-plan' && command !== 'verify') throw new UsageError(`Unknown command "${command}".`);
+  if (!['set-plan', 'verify', 'delete-account'].includes(command))
+    throw new UsageError(`Unknown command "${command}".`);
   const email = rest[0]?.trim();
   if (!email) throw new UsageError(`${command} needs an EMAIL.`);
   let plan: Plan | undefined;
@@ -65,7 +70,9 @@ async function run(args: string[], out: (line: string) => void): Promise<number>
     }
     plan = wanted as Plan;
   }
-  if (rest.length > (command === 'set-plan' ? 2 : 1)) throw new UsageError('Too many arguments.');
+  if (command === 'delete-account' && rest[1] !== undefined && rest[1] !== '--yes')
+    throw new UsageError(`Unknown option "${rest[1]}": delete-account takes --yes.`);
+  if (rest.length > (command === 'verify' ? 1 : 2)) throw new UsageError('Too many arguments.');
 
   loadEnvFile();
   const config = loadConfig();
@@ -86,6 +93,24 @@ async function run(args: string[], out: (line: string) => void): Promise<number>
     if (!user) {
       console.error(`No account with the email ${email}.`);
       return 1;
+    }
+    if (command === 'delete-account') {
+      // Stripe would keep billing an account that no longer exists.
+      if (user.plan === 'pro' && isLiveStatus(user.subscriptionStatus)) {
+        console.error(
+          `${user.email} has a live Stripe subscription: cancel it in Stripe first, then delete the account.`,
+        );
+        return 1;
+      }
+      if (rest[1] !== '--yes') {
+        out(`This deletes ${user.email} and everything in it, for good. Run it again with --yes to do so.`);
+        return 2;
+      }
+      const deleted = await deleteAccount(connection.db, user.id);
+      out(
+        `Deleted ${user.email}: ${deleted.emails} email${deleted.emails === 1 ? '' : 's'} and everything else in the account.`,
+      );
+      return 0;
     }
     if (user.verified) {
       out(`${user.email} was already verified.`);

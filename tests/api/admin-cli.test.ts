@@ -8,7 +8,7 @@ import { migrateToLatest } from '../../src/server/db/migrate.ts';
 import { runAdmin } from '../support/child-process.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { signUp } from '../support/auth-api.ts';
-import { uniqueEmail } from '../support/users.ts';
+import { createUser, uniqueEmail } from '../support/users.ts';
 
 // Each test starts the CLI (a Node process compiling TypeScript) one to four times.
 describe('admin CLI against DATABASE_URL', { timeout: 120_000 }, () => {
@@ -45,6 +45,73 @@ describe('admin CLI against DATABASE_URL', { timeout: 120_000 }, () => {
     expect(second.stdout.trim()).toBe(`${account.email} was already verified.`);
   });
 
+  it('delete-account EMAIL --yes deletes the account and everything in it; without --yes, nothing', async () => {
+    const owner = await createUser(ctx.db, { email: uniqueEmail('leaving'), plan: 'free' });
+    const other = await createUser(ctx.db);
+    const sent = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/send',
+      headers: owner.headers,
+      payload: { to: 'client@example.com', subject: 'Mine', html: '<p>Mine</p>' },
+    });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const id = sent.json().id as string;
+    await ctx.db.updateTable('users').set({ plan: 'pro' }).where('id', '=', owner.user.id).execute();
+    const share = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/email/${id}/share`,
+      headers: owner.headers,
+    });
+    const slug = share.json().email.publicSlug as string;
+    await ctx.db.updateTable('users').set({ plan: 'free' }).where('id', '=', owner.user.id).execute();
+    const key = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/keys',
+      headers: owner.headers,
+      payload: { name: 'CI' },
+    });
+    expect(key.statusCode, key.body).toBe(200);
+    const counts = async () => ({
+      users: (await ctx.db.selectFrom('users').select('id').where('id', '=', owner.user.id).execute()).length,
+      emails: (await ctx.db.selectFrom('emails').select('id').where('user_id', '=', owner.user.id).execute())
+        .length,
+      outbox: (await ctx.db.selectFrom('mail_outbox').select('id').where('email_id', '=', id).execute())
+        .length,
+      keys: (await ctx.db.selectFrom('api_keys').select('id').where('user_id', '=', owner.user.id).execute())
+        .length,
+      shares: (await ctx.db.selectFrom('email_shares').select('slug').where('slug', '=', slug).execute())
+        .length,
+    });
+    expect(await counts()).toEqual({ users: 1, emails: 1, outbox: 1, keys: 1, shares: 1 });
+
+    const asked = await runAdmin(['delete-account', owner.user.email], env);
+    expect(asked.code).toBe(2);
+    expect(asked.stdout.trim()).toBe(
+      `This deletes ${owner.user.email} and everything in it, for good. Run it again with --yes to do so.`,
+    );
+    expect(await counts()).toEqual({ users: 1, emails: 1, outbox: 1, keys: 1, shares: 1 });
+
+    const done = await runAdmin(['delete-account', owner.user.email, '--yes'], env);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout.trim()).toBe(
+      `Deleted ${owner.user.email}: 1 email and everything else in the account.`,
+    );
+    expect(await counts()).toEqual({ users: 0, emails: 0, outbox: 0, keys: 0, shares: 0 });
+    const page = await ctx.app.inject({ method: 'GET', url: `/api/email/public/${slug}` });
+    expect(page.statusCode).toBe(404);
+    // Another account is untouched.
+    expect(
+      (await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: other.headers })).statusCode,
+    ).toBe(200);
+
+    // An account Stripe still bills is refused: its subscription is cancelled first.
+    const paying = await createUser(ctx.db, { plan: 'pro' });
+    const refused = await runAdmin(['delete-account', paying.user.email, '--yes'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('has a live Stripe subscription: cancel it in Stripe first');
+    expect((await userRow(paying.user.id)).email).toBe(paying.user.email);
+  });
+
   it('explains unknown accounts, bad arguments and shows help', async () => {
     // Four independent runs that change nothing: side by side.
     const [missing, badPlan, unknown, help] = await Promise.all([
@@ -66,6 +133,7 @@ describe('admin CLI against DATABASE_URL', { timeout: 120_000 }, () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('set-plan EMAIL pro|free');
     expect(help.stdout).toContain('verify EMAIL');
+    expect(help.stdout).toContain('delete-account EMAIL --yes');
   });
 });
 

@@ -174,6 +174,41 @@ export async function claimLoginAlert(
     .executeTakeFirst();
 }
 
+/**
+ * Deletes an account and everything in it (the operator's `delete-account`, src/server/admin.ts):
+ * the mail queued for it or from its sends (the outbox references an email without a foreign key,
+ * and holds the recipients' addresses), then the user, whose rows the foreign keys cascade to
+ * (emails, shares, reviews, thumbnails, sessions, tokens, API keys, identities, usage). Sessions
+ * cached by running servers are forgotten through the sessions trigger (migration 0014).
+ */
+export async function deleteAccount(db: Executor, userId: string): Promise<{ emails: number }> {
+  return db.transaction().execute(async (trx) => {
+    const user = await trx
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', userId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!user) return { emails: 0 };
+    await trx
+      .deleteFrom('mail_outbox')
+      .where((eb) =>
+        eb.or([
+          eb('email_id', 'in', eb.selectFrom('emails').select('id').where('user_id', '=', userId)),
+          eb.and([eb('email_id', 'is', null), eb(eb.val(user.email), '=', eb.fn.any('to_addresses'))]),
+        ]),
+      )
+      .execute();
+    const emails = await trx
+      .selectFrom('emails')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    await trx.deleteFrom('users').where('id', '=', userId).execute();
+    return { emails: Number(emails.n) };
+  });
+}
+
 export async function setPlan(
   db: Executor,
   email: string,
