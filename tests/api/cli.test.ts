@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertApiKey } from '../../src/server/accounts/api-keys.repo.ts';
+import { newApiKey } from '../../src/server/accounts/api-keys.ts';
 import { freePort } from '../support/free-port.ts';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-http.ts';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
@@ -360,11 +362,17 @@ describe('proofmail send', () => {
     expect(JSON.parse(limited.stdout)).toMatchObject({ exitCode: 6, code: expect.any(String) });
     expect(limited.stderr).toMatch(/limit|Upgrade/i);
 
+    // A key made before keys needed a verified address.
     const unverified = await createUser(app.db, { verified: false });
-    const ran = await proofmail(
-      ['send', welcome, '--to', 'a@example.com'],
-      env((await createKey(unverified)).key),
-    );
+    const legacy = newApiKey();
+    await insertApiKey(app.db, {
+      userId: unverified.user.id,
+      name: 'cli',
+      keyHash: legacy.hash,
+      prefix: legacy.prefix,
+      now: new Date(),
+    });
+    const ran = await proofmail(['send', welcome, '--to', 'a@example.com'], env(legacy.key));
     expect(ran.code).toBe(7);
     expect(ran.stderr).toContain('To send emails you must verify your email first.');
   });

@@ -213,7 +213,7 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
   entry.catch(() => undefined);
   const maxQueue = options.maxQueue ?? 32;
   const maxWaitMs = options.maxWaitMs ?? 30_000;
-  const maxQueuedPerOwner = options.maxQueuedPerOwner ?? 8;
+  const maxQueuedPerOwner = options.maxQueuedPerOwner ?? 16;
   const idleMs = options.idleMs ?? 60_000;
   const execArgv = [
     `--max-old-space-size=${options.maxOldSpaceMb ?? 384}`,
