@@ -115,6 +115,18 @@ describe('textFromHtml', () => {
     );
   });
 
+  it('leaves out what the author marks data-skip-in-text, as React Email does: its <Preview>, a logo header', () => {
+    // React Email's <Preview>, as it renders it, then a linked logo header marked the same way.
+    const reactEmail =
+      '<div style="display:none;overflow:hidden;line-height:1px;opacity:0;max-height:0;max-width:0" data-skip-in-text="true">' +
+      'Your order has shipped<div> \u200c\u200b\u200d\u200e\u200f\ufeff</div></div>' +
+      '<section data-skip-in-text="TRUE"><a href="https://acme.example"><img alt="Acme" src="https://acme.example/logo.png"></a></section>' +
+      '<h1>Order 1234</h1><p>It is on its way.</p>';
+    expect(textFromHtml(reactEmail)).toBe('ORDER 1234\n\nIt is on its way.');
+    // Any other value keeps the element.
+    expect(textFromHtml('<p data-skip-in-text="false">Kept</p>')).toBe('Kept');
+  });
+
   it('leaves out a link that shows nothing nameable where a link with words goes to the same address', () => {
     // MJML's social button: an icon with alt="", then the network's name, both linked.
     const social =

@@ -321,6 +321,9 @@ const toText = compile({
     { selector: 'tr', format: 'rowAsLine' },
     // An attribute selector outranks a tag's: a hidden link or row is hidden, whatever its tag.
     ...HIDDEN,
+    // What the author keeps out of the text part: React Email's <Preview> and anything marked so,
+    // as React Email's own plain-text rendering leaves it out. Last, so it wins over the above.
+    { selector: '[data-skip-in-text="true" i]', format: 'skip' },
   ],
 });
 
