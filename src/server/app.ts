@@ -102,6 +102,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       credentials: true,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type'],
+      // What a web app on another origin reads: when to retry, and what an export left out.
+      exposedHeaders: [
+        'Retry-After',
+        'X-Render-Height',
+        'X-Render-Truncated',
+        'X-Render-Content-Width',
+        'X-Render-Images-Failed',
+      ],
       maxAge: 600,
     });
   }

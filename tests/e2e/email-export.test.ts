@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { shot } from '../support/screenshots.ts';
 import { createUser } from '../support/users.ts';
 import { tabsCutOffWithoutSign } from '../support/tabs.ts';
+import { expectToast } from '../support/toasts.ts';
 
 /**
  * The detail page's Export menu (src/web/features/email-detail/export-menu.tsx): PNG at the width
@@ -80,6 +81,35 @@ describe('export menu', () => {
       .toBe('true');
     await shot(page, 'export-menu-forced-dark');
   });
+  it('says what a PNG left out: an image that did not load, and content wider than the export', async () => {
+    const u = await createUser(server.db, { plan: 'pro' });
+    // The image's address is one the egress guard refuses (by its class, never dialled).
+    const wide =
+      '<!DOCTYPE html><html><body style="margin:0"><table width="1000"><tr><td>Wide ' +
+      '<img src="http://10.0.0.1/logo.png" width="100" height="40" alt="Logo"></td></tr></table></body></html>';
+    const email = await insertEmail(server.db, {
+      userId: u.user.id,
+      to: 'client@example.com',
+      subject: 'Wide',
+      html: wide,
+      inlineCss: false,
+      createdAt: new Date('2026-11-20T10:00:00Z'),
+    });
+    await enqueueMail(server.db, { priority: 'pro', to: ['client@example.com'], emailId: email.id });
+    const page = await browser.signedInPage(server, u, { acceptDownloads: true });
+    await page.goto(`/app/email/${email.id}?view=600&mode=light`);
+    await page.getByRole('button', { name: 'Export' }).click();
+    await Promise.all([
+      page.waitForEvent('download', { timeout: 30_000 }),
+      page.getByRole('menuitem', { name: 'Download PNG' }).click(),
+    ]);
+    await expectToast(
+      page,
+      'Not everything is in the export',
+      '1 image did not load and is missing. The email is 1,000 px wide: the export shows its first 600 px.',
+    );
+  });
+
   it('with Images Off, says the export shows the images: the renderer has no Images Off', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const email = await insertEmail(server.db, {

@@ -76,12 +76,20 @@ function retryAfter(res: Response): number | undefined {
 
 /** A file the API answers with (e.g. a message/rfc822 download), as a Blob; failures as in api(). */
 export async function apiBlob(path: string, options: Pick<RequestOptions, 'signal'> = {}): Promise<Blob> {
+  return (await apiDownload(path, options)).blob;
+}
+
+/** A file from the API with the headers that describe it (the renderer's X-Render-*). */
+export async function apiDownload(
+  path: string,
+  options: Pick<RequestOptions, 'signal'> = {},
+): Promise<{ blob: Blob; headers: Headers }> {
   const res = await request(path, options, '*/*');
   if (!res.ok) {
     const body = (await res.json().catch(() => undefined)) as Partial<ErrorResponse> | undefined;
     throw new ApiError(res.status, body?.error ?? 'Unknown error', body?.code);
   }
-  return res.blob();
+  return { blob: await res.blob(), headers: res.headers };
 }
 
 async function request(

@@ -9,11 +9,36 @@ import {
   DropdownMenuSeparator,
 } from '../../components/ui/dropdown-menu.tsx';
 import { toast } from '../../components/ui/toast.tsx';
-import { apiBlob, errorMessage } from '../../lib/api.ts';
+import { apiDownload, errorMessage } from '../../lib/api.ts';
 import { usePublicConfig } from '../../lib/public-config.ts';
 import { saveFile } from './save-file.ts';
 
 const MODE_LABEL = { light: 'Light', dark: 'Dark' } as const;
+
+/**
+ * What a PNG or PDF export left out, from the renderer's headers (src/server/features/email/export.routes.ts):
+ * images that did not load, content wider than the export, an email taller than an export can be.
+ * None for the other files, which carry no such headers.
+ */
+function missingFromRender(headers: Headers, width: number): string[] {
+  const count = (name: string) => Number(headers.get(name) ?? '0') || 0;
+  const notes: string[] = [];
+  const images = count('X-Render-Images-Failed');
+  if (images > 0)
+    notes.push(
+      `${images} image${images === 1 ? '' : 's'} did not load and ${images === 1 ? 'is' : 'are'} missing.`,
+    );
+  const contentWidth = count('X-Render-Content-Width');
+  if (contentWidth > width)
+    notes.push(
+      `The email is ${contentWidth.toLocaleString('en-US')} px wide: the export shows its first ${width} px.`,
+    );
+  if (headers.get('X-Render-Truncated') === 'true')
+    notes.push(
+      `The email is taller than an export can be: it is cut at ${count('X-Render-Height').toLocaleString('en-US')} px.`,
+    );
+  return notes;
+}
 
 /**
  * Export of the email as sent (GET /api/email/{id}/export.*): PNG and PDF rendered at the width and
@@ -33,7 +58,10 @@ export function ExportMenu({ emailId, previewWidth }: { emailId: string; preview
 
   const download = async (file: string, name: string) => {
     try {
-      saveFile(await apiBlob(`/api/email/${emailId}/${file}`), name);
+      const { blob, headers } = await apiDownload(`/api/email/${emailId}/${file}`);
+      saveFile(blob, name);
+      const missing = missingFromRender(headers, width);
+      if (missing.length > 0) toast.info('Not everything is in the export', missing.join(' '));
     } catch (err) {
       toast.error(errorMessage(err));
     }
