@@ -95,8 +95,19 @@ async function run(args: string[], out: (line: string) => void): Promise<number>
       return 1;
     }
     if (command === 'delete-account') {
-      // Stripe would keep billing an account that no longer exists.
-      if (user.plan === 'pro' && isLiveStatus(user.subscriptionStatus)) {
+      // Stripe would keep billing an account that no longer exists: whatever the plan says (an
+      // operator's set-plan free leaves the subscription as it is), a subscription Stripe still
+      // reports live, and not cancelled with its period over, is refused.
+      const billing = await connection.db
+        .selectFrom('users')
+        .select(['stripe_subscription_id', 'cancel_at_period_end', 'current_period_end'])
+        .where('id', '=', user.id)
+        .executeTakeFirstOrThrow();
+      const ended =
+        billing.cancel_at_period_end &&
+        billing.current_period_end !== null &&
+        billing.current_period_end.getTime() <= now.getTime();
+      if (billing.stripe_subscription_id !== null && isLiveStatus(user.subscriptionStatus) && !ended) {
         console.error(
           `${user.email} has a live Stripe subscription: cancel it in Stripe first, then delete the account.`,
         );

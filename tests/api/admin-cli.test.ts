@@ -104,12 +104,27 @@ describe('admin CLI against DATABASE_URL', { timeout: 120_000 }, () => {
       (await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: other.headers })).statusCode,
     ).toBe(200);
 
-    // An account Stripe still bills is refused: its subscription is cancelled first.
+    // An account Stripe still bills is refused, whatever its plan says: its subscription is cancelled first.
     const paying = await createUser(ctx.db, { plan: 'pro' });
-    const refused = await runAdmin(['delete-account', paying.user.email, '--yes'], env);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('has a live Stripe subscription: cancel it in Stripe first');
-    expect((await userRow(paying.user.id)).email).toBe(paying.user.email);
+    await ctx.db
+      .updateTable('users')
+      .set({ stripe_subscription_id: 'sub_live', current_period_end: new Date(Date.now() + 20 * 86_400_000) })
+      .where('id', '=', paying.user.id)
+      .execute();
+    for (const plan of ['pro', 'free']) {
+      expect((await runAdmin(['set-plan', paying.user.email, plan], env)).code).toBe(0);
+      const refused = await runAdmin(['delete-account', paying.user.email, '--yes'], env);
+      expect(refused.code, plan).toBe(1);
+      expect(refused.stderr).toContain('has a live Stripe subscription: cancel it in Stripe first');
+      expect((await userRow(paying.user.id)).email).toBe(paying.user.email);
+    }
+    // Cancelled at its period's end, and the period over: nothing more is billed.
+    await ctx.db
+      .updateTable('users')
+      .set({ cancel_at_period_end: true, current_period_end: new Date(Date.now() - 86_400_000) })
+      .where('id', '=', paying.user.id)
+      .execute();
+    expect((await runAdmin(['delete-account', paying.user.email, '--yes'], env)).code).toBe(0);
   });
 
   it('explains unknown accounts, bad arguments and shows help', async () => {
