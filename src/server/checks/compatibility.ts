@@ -93,12 +93,13 @@ const GHOST_TABLE_SIZING = new Set(['css-max-width', 'css-min-width']);
 /**
  * Selectors written to match in one client only, so that a rule of them is that client's
  * enhancement and nobody else's: Gmail's `u + .body` and `u ~ div` (Gmail puts a `<u>` before the
- * body it shows), Outlook.com's dark-mode attributes (`[data-ogsc]`, `[data-ogsb]`), `[owa]`,
- * `[data-outlook-cycle]` and `.ExternalClass`, `#MessageViewBody` and `#MessageWebViewDiv` (the
+ * body it shows; also after an ancestor, `div > u + .body`), Outlook.com's dark-mode attributes
+ * (`[data-ogsc]`, `[data-ogsb]`), `[owa]`, `[data-outlook-cycle]`, `.ExternalClass` and the `x_`
+ * prefix it gives every class (`[class~="x_g"]`), `#MessageViewBody` and `#MessageWebViewDiv` (the
  * wrappers Samsung Email and Apple Mail put around a message), Apple's `[x-apple-data-detectors]`.
  */
 const CLIENT_TARGETING =
-  /^u\s*[+~]|\[data-og[sa][cb]\]|\[owa\]|\[data-outlook-cycle\]|\.ExternalClass\b|#MessageViewBody\b|#MessageWebViewDiv\b|\[x-apple-data-detectors\]/i;
+  /(?:^|[\s>+~])u\s*[+~]|\[data-og[sa][cb]\]|\[owa\]|\[data-outlook-cycle\]|\.ExternalClass\b|#MessageViewBody\b|#MessageWebViewDiv\b|\[x-apple-data-detectors\]|\[class[~*^|]?=\s*["']?x_/i;
 
 /**
  * A use of a feature: where, who sees it, whether the standard fallback is there, and what the
@@ -247,6 +248,11 @@ function declarationSlugs(d: Declaration): string[] {
   return slugs;
 }
 
+/** Whether an `<img>` is inside the element, at any depth (`<picture>`'s fallback). */
+function holdsImage(el: El): boolean {
+  return el.children.some((c) => c.kind === 'element' && (c.name === 'img' || holdsImage(c)));
+}
+
 /** The background fallback idiom: a colour beside the image (bgcolor, background-color, shorthand). */
 function hasBackgroundColour(el: El): boolean {
   if (el.attrs.bgcolor) return true;
@@ -306,8 +312,7 @@ function collectUses(ctx: HtmlCheckContext): Use[] {
       if (slug === 'css-max-width' && el.name === 'img' && el.attrs.width) f.add(MSO_CLIENT);
       // `<picture>`'s own `<img>` is what a client that drops the element shows (Gmail replaces
       // `<picture>` and `<source>` by `<u>` and keeps it), as `srcset` falls back to `src`.
-      if (slug === 'html-picture' && el.children.some((c) => c.kind === 'element' && c.name === 'img'))
-        f.add('*');
+      if (slug === 'html-picture' && holdsImage(el)) f.add('*');
       if (limitHeldBySize(el, slug)) f.add('*');
       else if (isSizeLimit(slug)) for (const c of limits.element(el, slug)) f.add(c);
       if (slug === 'css-display-flex' || slug === 'css-display-grid') {

@@ -368,6 +368,9 @@ describe('content', () => {
       '%recipient.first_name%',
       '%%FirstName%%',
       '%%=v(@name)=%%',
+      '%%[ SET @first = AttributeValue("FirstName") ]%%',
+      // Handlebars' triple braces, quoted whole.
+      '{{{ raw }}}',
     ]) {
       const c = run(email(`<p>Hello ${tag}</p>`)).content;
       expect(only(c, 'error', /merge tag/).message).toContain(tag);
@@ -730,6 +733,8 @@ describe('compatibility', () => {
   it('does not score a client-targeting rule: it matches only in the client it was written for', () => {
     const gmailDark =
       'u + .body .gmail-blend-screen { background:#000; mix-blend-mode:screen }' +
+      ' div > u + .body .gmail-blend-screen, body u ~ div .g { mix-blend-mode:difference }' +
+      ' [class~="x_gmail-blend-screen"] { opacity:0.9 }' +
       ' [data-ogsc] .dark-img { display:block !important; opacity:0.9 }';
     const c = run(
       email('<div class="gmail-blend-screen">x</div>', `<style>${gmailDark}</style>`),
@@ -751,6 +756,13 @@ describe('compatibility', () => {
     expect(problems(withImg)).toEqual([]);
     expect(withImg.findings.some((f) => f.severity === 'info' && /<picture>/.test(f.message))).toBe(true);
     only(run(email(`<picture>${source}</picture>`)).compatibility, 'error', /<picture>/);
+    // An <img> deeper inside shows in every client too.
+    const nested = run(
+      email(
+        `<picture>${source}<span><img src="https://e.com/a.png" width="600" alt="Sale"></span></picture>`,
+      ),
+    ).compatibility;
+    expect(problems(nested)).toEqual([]);
   });
   it("takes a min-/max- limit the element's own size already keeps for no problem", () => {
     const targets: TargetClientId[] = ['outlook-windows'];
