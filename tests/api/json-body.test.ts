@@ -120,18 +120,24 @@ describe('JSON bodies measured before parsing', () => {
       error: 'Request body is not valid JSON',
       code: 'invalid_json',
     });
-    expect((await raw('/api/email/preview', '')).json().code).toBe('invalid_json');
+    expect((await raw('/api/email/preview', '')).json()).toEqual({
+      error: 'Request body is empty: send a JSON object',
+      code: 'missing_body',
+    });
   });
 
-  it('answers a POST without any body (no content type) by saying the body is missing', async () => {
+  it('answers a POST without a body, or with one that is not an object, by saying the body must be a JSON object', async () => {
+    const expected = { error: 'Request body must be a JSON object', code: 'invalid_body' };
     for (const url of ['/api/email/preview', '/api/email/send', '/api/keys']) {
-      const res = await ctx.app.inject({ method: 'POST', url, headers: user.headers });
-      expect(res.statusCode, url).toBe(400);
-      expect(res.json(), url).toEqual({
-        error: 'Request body is missing: send a JSON object',
-        code: 'missing_body',
-      });
+      const none = await ctx.app.inject({ method: 'POST', url, headers: user.headers });
+      expect([none.statusCode, none.json()], url).toEqual([400, expected]);
+      for (const body of ['null', '[]', '"text"', '42']) {
+        const res = await raw(url, body);
+        expect([res.statusCode, res.json()], `${url} ${body}`).toEqual([400, expected]);
+      }
     }
+    // A field of the wrong type is still named.
+    expect((await raw('/api/email/preview', '{"html": 42}')).json().error).toMatch(/^html: /);
   });
 
   it('answers a body sent as text/plain (what fetch sends for a string) like any other non-JSON type: 415', async () => {

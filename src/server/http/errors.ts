@@ -69,13 +69,14 @@ function describeValidation(error: { validation: ValidationIssue[]; validationCo
 } {
   const first = error.validation[0];
   if (!first) return { error: 'Invalid request', code: 'invalid_request' };
-  // No body at all (a POST without one): say so, not "expected object, received null".
+  // A body that is not an object at all (none, null, an array, a string): say so, not "expected
+  // object, received array".
   if (
     error.validationContext === 'body' &&
     (first.instancePath ?? '/') === '/' &&
-    /received (?:null|undefined)$/.test(first.message ?? '')
+    (first as { keyword?: string }).keyword === 'invalid_type'
   )
-    return { error: 'Request body is missing: send a JSON object', code: 'missing_body' };
+    return { error: 'Request body must be a JSON object', code: 'invalid_body' };
   const own = (first.params as { params?: { code?: unknown } } | undefined)?.params?.code;
   if (typeof own === 'string' && first.message) return { error: first.message, code: own };
   const field = first.instancePath?.replace(/^\//, '').replaceAll('/', '.');
@@ -105,6 +106,7 @@ export function toErrorResponse(err: unknown): { statusCode: number; body: Error
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return reply(415, 'Unsupported content type: send JSON', 'unsupported_media_type');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return reply(400, 'Request body is empty: send a JSON object', 'missing_body');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return reply(400, 'Request body is not valid JSON', 'invalid_json');
     case 'FST_ERR_VALIDATION':
