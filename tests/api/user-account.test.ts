@@ -121,6 +121,14 @@ describe('account settings API', () => {
       });
       expect(await alerts()).toHaveLength(3);
       expect((await alerts())[2]!.text).toContain('IP address: 198.51.100.4');
+      // Back on the first device a minute later, and on the second: each is within its own gap.
+      ctx.clock.advance(60_000);
+      await signIn(ctx, account.email, PASSWORD, sameDevice);
+      await signIn(ctx, account.email, PASSWORD, {
+        remoteAddress: '198.51.100.4',
+        headers: { 'user-agent': CHROME_MAC },
+      });
+      expect(await alerts()).toHaveLength(3);
     });
 
     it('a failed sign-in sends no alert', async () => {

@@ -26,7 +26,7 @@ export interface AccountUser {
 // session's; the last login alert's device is the sign-in's alone.
 type UserRow = Omit<
   Selectable<UsersTable>,
-  'password_hash' | 'target_clients' | 'review_notifications' | 'last_login_alert_device'
+  'password_hash' | 'target_clients' | 'review_notifications' | 'login_alert_devices'
 > & {
   has_password: boolean;
 };
@@ -148,8 +148,9 @@ export async function setEmail(db: Executor, userId: string, email: string, now:
 }
 
 /**
- * Claims the right to send a login alert: only when alerts are on and none went out in the last
- * `minGapMs`. One atomic update, so two simultaneous sign-ins send one alert.
+ * Takes the login alert of a sign-in from `device` (a hash of its IP and browser), if alerts are on
+ * and that device had none in the last `minGapMs`, in one statement: the device's time is written
+ * and the devices past the gap are dropped, so the map holds only the devices of the last gap.
  */
 export async function claimLoginAlert(
   db: Executor,
@@ -158,20 +159,20 @@ export async function claimLoginAlert(
   minGapMs: number,
   device: string,
 ): Promise<{ email: string } | undefined> {
-  return db
-    .updateTable('users')
-    .set({ last_login_alert_at: now, last_login_alert_device: device })
-    .where('id', '=', userId)
-    .where('login_alerts', '=', true)
-    .where((eb) =>
-      eb.or([
-        eb('last_login_alert_at', 'is', null),
-        eb('last_login_alert_at', '<=', new Date(now.getTime() - minGapMs)),
-        eb('last_login_alert_device', 'is distinct from', device),
-      ]),
-    )
-    .returning('email')
-    .executeTakeFirst();
+  const since = new Date(now.getTime() - minGapMs).toISOString();
+  const result = await sql<{ email: string }>`
+    update users
+       set last_login_alert_at = ${now},
+           login_alert_devices = coalesce(
+             (select jsonb_object_agg(key, value)
+                from jsonb_each_text(coalesce(login_alert_devices, '{}'::jsonb))
+               where value > ${since}),
+             '{}'::jsonb) || jsonb_build_object(${device}::text, ${now.toISOString()}::text)
+     where id = ${userId}
+       and login_alerts
+       and coalesce(login_alert_devices ->> ${device}::text <= ${since}, true)
+    returning email`.execute(db);
+  return result.rows[0];
 }
 
 /**

@@ -27,6 +27,7 @@ import * as shareExpiryLength from './migrations/0022-share-expiry-length.ts';
 import * as emailSearchWords from './migrations/0023-email-search-words.ts';
 import * as loginAlertDevice from './migrations/0024-login-alert-device.ts';
 import * as emailSourceSubject from './migrations/0025-email-source-subject.ts';
+import * as loginAlertDevices from './migrations/0026-login-alert-devices.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0023-email-search-words': emailSearchWords,
   '0024-login-alert-device': loginAlertDevice,
   '0025-email-source-subject': emailSourceSubject,
+  '0026-login-alert-devices': loginAlertDevices,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -81,8 +81,8 @@ export interface UsersTable {
   cancel_at_period_end: Generated<boolean>;
   login_alerts: Generated<boolean>;
   last_login_alert_at: Date | null;
-  /** A hash of the IP and browser of the last login alert (migration 0024). */
-  last_login_alert_device: string | null;
+  /** The devices (hashes of IP and browser) that had a login alert lately, with when (migration 0026). */
+  login_alert_devices: ColumnType<Record<string, string> | null, string | null, string | null>;
   /** Client ids the compatibility check scores (migration 0012); null: the default set. */
   target_clients: string[] | null;
   /** Mail the owner each review decision on a shared email (migration 0018). */
