@@ -214,7 +214,7 @@ describe('account', () => {
       active: ['Active', 'green'],
       trialing: ['Trialing', 'blue'],
       past_due: ['Past due', 'red'],
-      canceled: ['Canceled', 'gray'],
+      canceled: ['Cancelled', 'gray'],
       unpaid: ['Unpaid', 'red'],
     } as const;
     const { page, problems, user } = await signedIn({ plan: 'pro' });

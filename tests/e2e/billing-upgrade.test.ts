@@ -168,7 +168,7 @@ describe('billing in the browser', () => {
       ['active', 'Active', 'green'],
       ['trialing', 'Trialing', 'blue'],
       ['past_due', 'Past due', 'red'],
-      ['canceled', 'Canceled', 'gray'],
+      ['canceled', 'Cancelled', 'gray'],
       ['unpaid', 'Unpaid', 'red'],
     ] as const;
     for (const [status, label, color] of expected) {
@@ -193,7 +193,7 @@ describe('billing in the browser', () => {
     }
   });
 
-  it('a cancelled subscription whose period is over reads Free, Canceled and ended, before Stripe deletes it', async () => {
+  it('a cancelled subscription whose period is over reads Free, Cancelled and ended, before Stripe deletes it', async () => {
     const u = await createUser(server.db);
     const { sub } = await subscribed(u, 'active');
     // Cancelled at the period end, and that end is two days past; Stripe's
@@ -221,7 +221,7 @@ describe('billing in the browser', () => {
         `Your Pro subscription ended on ${day}. You are not charged again.`,
       );
       const badge = plan.getByTestId('subscription-status');
-      expect(await badge.textContent()).toBe('Canceled');
+      expect(await badge.textContent()).toBe('Cancelled');
       expect(await badge.getAttribute('data-color')).toBe('gray');
       expect(await plan.getByText(/Renews on/).count()).toBe(0);
       expect(await plan.getByRole('button', { name: 'Upgrade to Pro' }).isVisible()).toBe(true);

@@ -16,7 +16,8 @@ export const SUBSCRIPTION_BADGE: Record<
   active: { label: 'Active', color: 'green' },
   trialing: { label: 'Trialing', color: 'blue' },
   past_due: { label: 'Past due', color: 'red' },
-  canceled: { label: 'Canceled', color: 'gray' },
+  // The interface spells it "cancelled" everywhere else ("Email Change Cancelled", "is cancelled").
+  canceled: { label: 'Cancelled', color: 'gray' },
   unpaid: { label: 'Unpaid', color: 'red' },
 };
 

@@ -71,7 +71,7 @@ export function CancelEmailChangePage() {
           <ShieldAlert aria-hidden="true" />
         </ResultIcon>
       }
-      description="Someone asked to change the email address of your Proofmail account. Cancelling stops the change, or puts this address back if it already went through, signs out every device, including anyone else using your account, and revokes your API keys."
+      description="Someone asked to change the email address of your Proofmail account. Cancelling stops the change, or puts this address back if it already went through. It also signs out every device, including anyone else using your account, and revokes your API keys."
     >
       <div className="grid gap-3">
         <Button
