@@ -199,6 +199,30 @@ describe('the renderer loads the email as the preview does', () => {
     expect(rendered.imagesFailed).toBe(0);
   });
 
+  it('puts the preamble where the parser keeps it in the head, whatever comes before the doctype', async () => {
+    // What a regular expression took for leading markup and the parser does not: a no-break space or
+    // a vertical tab (text), comments closed by `<!-->`, `<!--->` or `--!>`, then body content.
+    const prefixes = [
+      '\u00a0<!doctype html>',
+      '\u000b<!doctype html>',
+      '<!--><p>x</p><!-- --><!doctype html>',
+      '<!---><title>--><!doctype html></title>',
+      '<!-- a --!><p>y</p><!-- --><!doctype html>',
+      `${'<!----><?x>'.repeat(30)}<!doctype html>`,
+    ];
+    for (const [i, prefix] of prefixes.entries()) {
+      server.requests.length = 0;
+      const html =
+        `${prefix}<base href="${server.url}/base-${i}/"><img src="rel.png" width="10" height="10">` +
+        '<div style="height:900px"></div>';
+      await render(html);
+      expect(
+        server.requests.map((r) => r.path),
+        prefix,
+      ).toEqual([]);
+    }
+  });
+
   it('reads the email as UTF-8, as it is sent, whatever charset it declares', async () => {
     // 100 euro signs in a row: 100 monospace characters in UTF-8, 300 read as windows-1252 ("â‚¬").
     const html =

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Route } from 'playwright-core';
 import { PREVIEW_MIN_HEIGHT_PX } from '../../shared/plans.ts';
 import { DARK_CANVAS, LIGHT_CANVAS } from '../../shared/preview/canvas.ts';
+import { leadingDoctypeEnd } from '../../shared/preview/leading-markup.ts';
 import type { RenderMode } from '../../shared/contract/render.ts';
 import type { Egress } from '../net/egress.ts';
 
@@ -114,16 +115,14 @@ export const FRAME_PREAMBLE =
   '<meta name="referrer" content="no-referrer">' +
   '<base target="_blank">';
 
-// As in email-document.ts: a doctype (after an optional BOM, comments or XML declaration) must
-// stay first to keep its meaning (a legacy doctype selects quirks mode); the preamble goes after it.
-const LEADING_DOCTYPE = /^(\uFEFF?(?:\s|<!--[\s\S]*?-->|<\?[^>]*>)*<!doctype[^>]*>)/i;
-
-/** The frame's document: the email as sent with the preview's preamble after its doctype. */
+/**
+ * The frame's document: the email as sent with the preview's preamble after its doctype, as
+ * email-document.ts places it (a doctype must stay first to keep its meaning: a legacy one selects
+ * quirks mode; src/shared/preview/leading-markup.ts reads what may come before it).
+ */
 export function frameDocument(html: string): string {
-  const match = LEADING_DOCTYPE.exec(html);
-  if (!match) return FRAME_PREAMBLE + html;
-  const doctype = match[1]!;
-  return doctype + FRAME_PREAMBLE + html.slice(doctype.length);
+  const end = leadingDoctypeEnd(html);
+  return end === -1 ? FRAME_PREAMBLE + html : html.slice(0, end) + FRAME_PREAMBLE + html.slice(end);
 }
 
 /** Our page around the email: only an empty iframe, as the preview shows it; the email comes after. */

@@ -1,3 +1,4 @@
+import { leadingDoctypeEnd } from '../../../shared/preview/leading-markup.ts';
 import type { PreviewMode } from './preview-view.ts';
 import type { ViewTransforms } from './view-transforms.ts';
 
@@ -40,15 +41,11 @@ function preamble(options: DocumentOptions): string {
   );
 }
 
-// A doctype (after an optional BOM, comments or XML declaration) must stay first to keep its
-// meaning (a legacy doctype selects quirks mode, as in a mail client); the preamble goes after it.
-const LEADING_DOCTYPE = /^(\uFEFF?(?:\s|<!--[\s\S]*?-->|<\?[^>]*>)*<!doctype[^>]*>)/i;
-
+// A doctype (after what may come before it: src/shared/preview/leading-markup.ts) must stay first
+// to keep its meaning (a legacy doctype selects quirks mode, as in a mail client); the preamble goes after it.
 function withPreamble(html: string, head: string): string {
-  const match = LEADING_DOCTYPE.exec(html);
-  if (!match) return head + html;
-  const doctype = match[1]!;
-  return doctype + head + html.slice(doctype.length);
+  const end = leadingDoctypeEnd(html);
+  return end === -1 ? head + html : html.slice(0, end) + head + html.slice(end);
 }
 
 function isHttpsUrl(raw: string): boolean {
