@@ -243,6 +243,71 @@ describe('transform pool', () => {
     for (const w of [running, ...waiting]) expect((await w).code).toBe('busy');
   });
 
+  it("makes room in a full queue for another owner's job by turning away the flood's newest", async () => {
+    // Before, a few users each under their share filled the queue, and everyone else's job was busy
+    // at once (docs/decisions/0117-fair-transform-queue.md).
+    pool = createTransformPool({ processes: 1, budgetMs: 1_500, maxQueue: 4, maxQueuedPerOwner: 4 });
+    await pool.prepare(quick, envelope);
+    const done: string[] = [];
+    const job = (owner: string | undefined, name: string, input = quick) =>
+      pool!.prepare({ ...input, subject: name }, envelope, { owner }).then(
+        () => done.push(name),
+        (err: PrepareError) => done.push(`${name}: ${err.code}`),
+      );
+    // The flood's first job holds the one process until its budget stops it; its next four fill the
+    // queue. Another owner's job takes the place of the flood's newest, and so does a job without an
+    // owner (one of its own); the other owner's second would leave it with as many waiting as the
+    // flood, so it is the one refused.
+    const jobs = [
+      job('flood', 'f1', endless()),
+      job('flood', 'f2'),
+      job('flood', 'f3'),
+      job('flood', 'f4'),
+      job('flood', 'f5'),
+      job('other', 'o1'),
+      job(undefined, 'n1'),
+      job('other', 'o2'),
+    ];
+    // Turned away at once, not when the flood's first job ends.
+    await poll(() => done.length >= 3, { what: 'the turned-away jobs' });
+    expect(done).toEqual(['f5: busy', 'f4: busy', 'o2: busy']);
+    await Promise.all(jobs);
+    expect(done).toEqual([
+      'f5: busy',
+      'f4: busy',
+      'o2: busy',
+      'f1: processing_timeout',
+      'o1',
+      'n1',
+      'f2',
+      'f3',
+    ]);
+  });
+
+  it('refuses the arriving job when no owner has more waiting than its owner would have', async () => {
+    pool = createTransformPool({ processes: 1, budgetMs: 60_000, maxQueue: 3, maxQueuedPerOwner: 4 });
+    await pool.prepare(quick, envelope);
+    const settled = new Map<string, string>();
+    const job = (owner: string, name: string, input = quick) =>
+      pool!.prepare(input, envelope, { owner }).then(
+        () => settled.set(name, 'prepared'),
+        (err: PrepareError) => settled.set(name, err.code),
+      );
+    const jobs = [job('a', 'a0', endless()), job('a', 'a1'), job('a', 'a2'), job('b', 'b1')];
+    // b's second would leave it with as many waiting as a: the full queue refuses it, as before.
+    const b2 = await rejection(pool.prepare(quick, envelope, { owner: 'b' }));
+    expect([b2.code, b2.message]).toEqual([
+      'busy',
+      'The server is busy processing other emails. Try again in a few seconds.',
+    ]);
+    // c's first takes the place of a's newest; then each owner has one waiting, and d's is refused.
+    jobs.push(job('c', 'c1'));
+    expect((await rejection(pool.prepare(quick, envelope, { owner: 'd' }))).code).toBe('busy');
+    expect([...settled]).toEqual([['a2', 'busy']]);
+    await pool.close();
+    await Promise.all(jobs);
+  });
+
   /** Runs `body` as an ES module in a fresh Node process that has nothing else to keep it alive. */
   function runAlone(body: string): string {
     const poolModule = JSON.stringify(new URL('./transform-pool.ts', import.meta.url).href);

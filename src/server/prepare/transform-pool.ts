@@ -37,9 +37,11 @@ import type {
  *
  * The queue is fair between owners (the user a job is for): a free process takes the job of the
  * owner with the fewest jobs running, then the one served longest ago, then the oldest, so that one
- * user's flood of slow emails delays another user's job by at most the jobs already running; and an
+ * user's flood of slow emails delays another user's job by at most the jobs already running; an
  * owner may have at most `maxQueuedPerOwner` jobs waiting (`too_many_jobs` beyond), so that one
- * user cannot fill the queue for everyone (docs/decisions/0117-fair-transform-queue.md).
+ * user cannot fill the queue for everyone; and a full queue makes room for an owner with fewer jobs
+ * waiting than another by turning away that other's newest (`makeRoom`), so that a few users cannot
+ * fill it together either (docs/decisions/0117-fair-transform-queue.md).
  */
 
 export interface TransformPoolOptions {
@@ -388,12 +390,41 @@ export function createTransformPool(options: TransformPoolOptions): TransformPoo
     return best;
   }
 
+  /**
+   * Room in the full queue for a job of `owner` (a job without one is an owner of its own): the
+   * newest waiting job of the owner with the most waiting is turned away with `busy`, as a full
+   * queue turns one away, when that owner has more waiting than `owner` would have with its job in.
+   * Among owners with as many, the newest job goes. False, and nothing turned away, when no owner
+   * has more: then every owner has its fair share, and the arriving job is the one refused.
+   */
+  function makeRoom(owner: string | undefined): boolean {
+    const waitingOf = new Map<string, number>();
+    for (const job of queue)
+      if (job.owner !== undefined) waitingOf.set(job.owner, (waitingOf.get(job.owner) ?? 0) + 1);
+    const arriving = (owner === undefined ? 0 : (waitingOf.get(owner) ?? 0)) + 1;
+    let most = 0;
+    let newest = -1;
+    for (let i = queue.length - 1; i >= 0; i--) {
+      const of = queue[i]!.owner;
+      const waiting = of === undefined ? 1 : waitingOf.get(of)!;
+      if (waiting > most) {
+        most = waiting;
+        newest = i;
+      }
+    }
+    if (most <= arriving) return false;
+    const [turnedAway] = queue.splice(newest, 1) as [Job];
+    clearTimeout(turnedAway.waitTimer);
+    turnedAway.reject(busy());
+    return true;
+  }
+
   function submit<T>(task: PrepareTask | PixelDiffTask, owner?: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (closed) return reject(busy());
       if (owner !== undefined && queue.filter((j) => j.owner === owner).length >= maxQueuedPerOwner)
         return reject(tooMany());
-      if (queue.length >= maxQueue) return reject(busy());
+      if (queue.length >= maxQueue && !makeRoom(owner)) return reject(busy());
       const job: Job = { id: nextId++, task, owner, resolve: resolve as (value: never) => void, reject };
       // Waiting for a process that is still starting is not being turned away: wait again.
       const giveUp = () => {

@@ -17,11 +17,12 @@ import {
  * most `pages` renders run at once, each in its own context; up to `maxQueue` more wait, and past
  * that a render is refused with 503. The queue is fair between users as the transform pool's is
  * (nextJob in src/server/prepare/transform-pool.ts): a free page takes the render of the user with
- * the fewest running, then served longest ago, then the oldest, and a user may have at most
- * `maxQueuedPerOwner` waiting (429 beyond). Each render has a time budget, from when Chromium is
- * up (its requests included, which must end `captureReserveMs` before it), and a page budget
- * (height and pixels). The event loop only awaits the DevTools protocol: layout, painting and
- * PNG/PDF encoding happen in Chromium's processes.
+ * the fewest running, then served longest ago, then the oldest; a user may have at most
+ * `maxQueuedPerOwner` waiting (429 beyond); and a full queue makes room for a user with fewer
+ * waiting than another by turning away that other's newest with 503 (makeRoom). Each render has a
+ * time budget, from when Chromium is up (its requests included, which must end `captureReserveMs`
+ * before it), and a page budget (height and pixels). The event loop only awaits the DevTools
+ * protocol: layout, painting and PNG/PDF encoding happen in Chromium's processes.
  */
 
 export type RenderJob = Omit<RenderPageJob, 'maxHeight'> & { maxHeight?: number };
@@ -108,6 +109,8 @@ export const captureReserveMs = (budgetMs: number) =>
 interface Waiting {
   owner: string;
   start: () => void;
+  /** Fails the render with 503 render_busy, as a full queue does: it never had a page. */
+  turnAway: () => void;
 }
 
 export function createRenderer(options: RendererOptions): Renderer {
@@ -194,13 +197,42 @@ export function createRenderer(options: RendererOptions): Renderer {
     }
   }
 
+  /**
+   * Room in the full queue for a render of `owner`, as makeRoom in
+   * src/server/prepare/transform-pool.ts makes it: the newest waiting render of the user with the
+   * most waiting is turned away (render_busy, which export.routes.ts gives back to the render limit
+   * as it gives back every render_busy) when that user has more waiting than `owner` would have
+   * with its render in; among users with as many, the newest render goes. False, and nothing turned
+   * away, when no user has more: the arriving render is the one refused.
+   */
+  function makeRoom(owner: string): boolean {
+    const waitingOf = new Map<string, number>();
+    for (const w of waiting) waitingOf.set(w.owner, (waitingOf.get(w.owner) ?? 0) + 1);
+    const arriving = (waitingOf.get(owner) ?? 0) + 1;
+    let most = 0;
+    let newest = -1;
+    for (let i = waiting.length - 1; i >= 0; i--) {
+      const count = waitingOf.get(waiting[i]!.owner)!;
+      if (count > most) {
+        most = count;
+        newest = i;
+      }
+    }
+    if (most <= arriving) return false;
+    const [turnedAway] = waiting.splice(newest, 1) as [Waiting];
+    turnedAway.turnAway();
+    return true;
+  }
+
   /** A page for `owner`'s render, now or when its turn comes; the returned function frees it. */
   async function slot(owner: string): Promise<() => void> {
     // Nobody overtakes a waiting render: a free page goes to the queue first.
     if (running < options.pages && waiting.length === 0) return begin(owner);
     if (waiting.filter((w) => w.owner === owner).length >= maxQueuedPerOwner) throw tooMany();
-    if (waiting.length >= maxQueue) throw busy();
-    return new Promise<() => void>((resolve) => waiting.push({ owner, start: () => resolve(begin(owner)) }));
+    if (waiting.length >= maxQueue && !makeRoom(owner)) throw busy();
+    return new Promise<() => void>((resolve, reject) =>
+      waiting.push({ owner, start: () => resolve(begin(owner)), turnAway: () => reject(busy()) }),
+    );
   }
 
   return {
