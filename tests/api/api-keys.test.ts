@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertApiKey } from '../../src/server/accounts/api-keys.repo.ts';
 import { newApiKey } from '../../src/server/accounts/api-keys.ts';
 import { API_KEY_MESSAGES, MAX_API_KEYS } from '../../src/shared/contract/api-keys.ts';
+import { issueToken } from '../../src/server/accounts/account-mail.ts';
 import { mailTo } from '../support/auth-api.ts';
+import { freePort } from '../support/free-port.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, PASSWORD, type TestUser } from '../support/users.ts';
 
@@ -58,6 +62,9 @@ describe('POST /api/keys', () => {
       [{ name: '' }, 400, API_KEY_MESSAGES.nameRequired],
       [{ name: '   ' }, 400, API_KEY_MESSAGES.nameRequired],
       [{ name: 'x'.repeat(65) }, 400, API_KEY_MESSAGES.nameTooLong],
+      [{ name: 'deploy\r\nThis key was created by you.' }, 400, API_KEY_MESSAGES.nameCharacters],
+      [{ name: 'build\u202egnp.exe' }, 400, API_KEY_MESSAGES.nameCharacters],
+      [{ name: 'tab\there' }, 400, API_KEY_MESSAGES.nameCharacters],
       [{}, 400, 'name: '],
       [{ name: 'ok', key: 'pm_mine' }, 400, ''],
     ];
@@ -359,5 +366,53 @@ describe('a key cannot change the account', () => {
     });
     expect(res.statusCode).toBe(403);
     expect(res.json().error).toBe(API_KEY_MESSAGES.accountOnly);
+  });
+});
+
+/**
+ * The session is read when a request begins; a body sent slowly arrives later. A key must not be
+ * made for a session that ended meanwhile (a password reset taking the account back).
+ */
+describe('a key asked for by a session that ends while its body arrives', () => {
+  let live: TestContext;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    live = await createTestContext({ env: { PORT: String(port) } });
+    await live.app.listen({ port, host: '127.0.0.1' });
+  });
+  afterAll(async () => live?.close());
+
+  it('is refused with a 401, and no key is made', async () => {
+    const owner = await createUser(live.db, { password: PASSWORD });
+    const body = JSON.stringify({ name: 'after-reset' });
+    const socket = net.connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    const closed = once(socket, 'close');
+    const seen = once(live.app.server, 'request');
+    socket.write(
+      `POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${owner.token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await seen;
+    // The owner takes the account back meanwhile.
+    const reset = await issueToken(live.db, { userId: owner.user.id, purpose: 'reset', now: new Date() });
+    const done = await live.app.inject({
+      method: 'POST',
+      url: '/api/auth/reset-password',
+      payload: { token: reset, newPassword: 'a brand new password' },
+    });
+    expect(done.statusCode).toBe(200);
+    socket.write(body.slice(5));
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    const keys = await live.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('user_id', '=', owner.user.id)
+      .execute();
+    expect(keys).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ export const MAX_KEY_NAME_LENGTH = 64;
 export const API_KEY_MESSAGES = {
   nameRequired: 'Enter a name for the key',
   nameTooLong: `Name must be at most ${MAX_KEY_NAME_LENGTH} characters`,
+  nameCharacters: 'Name must not contain line breaks, control characters or text-direction marks',
   tooMany: `You already have ${MAX_API_KEYS} API keys, the most an account can hold. Revoke one to create another.`,
   notFound: 'API key not found',
   verifyFirst: 'Verify your email address before creating API keys.',

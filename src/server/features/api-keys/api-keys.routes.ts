@@ -23,17 +23,21 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: FeatureDeps): v
   const r = app.withTypeProvider<ZodTypeProvider>();
   /** Creating and revoking keys: a session (never a key), under the per-user rate of key changes. */
   const keyChanger = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { user } = requireSession(request);
-    await enforceRateLimits(deps.db, reply, [{ rule: KEY_CHANGES_RULE, subject: user.id }], deps.clock.now());
-    return user;
+    const auth = requireSession(request);
+    await enforceRateLimits(
+      deps.db,
+      reply,
+      [{ rule: KEY_CHANGES_RULE, subject: auth.user.id }],
+      deps.clock.now(),
+    );
+    return auth;
   };
 
   r.post(
     '/api/keys',
     { schema: { body: createApiKeyRequest, response: { 200: createApiKeyResponse } } },
     async (request, reply) => {
-      const user = await keyChanger(request, reply);
-      return createApiKey(deps, user, request.body.name);
+      return createApiKey(deps, await keyChanger(request, reply), request.body.name);
     },
   );
 
@@ -45,7 +49,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: FeatureDeps): v
     '/api/keys/:id',
     { schema: { params: apiKeyIdParams, response: { 200: revokeApiKeyResponse } } },
     async (request, reply) => {
-      const user = await keyChanger(request, reply);
+      const { user } = await keyChanger(request, reply);
       await revokeApiKey(deps, user.id, request.params.id);
       return { ok: true as const };
     },

@@ -36,10 +36,19 @@ function toApiKey(row: ApiKeyRow): ApiKey {
   };
 }
 
+/**
+ * Control characters (line breaks among them) and the marks that reorder text: a name with them
+ * could make the notice mail read as something else ("deploy\r\nThis key was created by you"),
+ * or print the rest of its sentence backwards (U+202E).
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNSAFE_IN_NAME = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
 export function validateKeyName(raw: string): string {
   const name = raw.trim();
   if (!name) throw badRequest(API_KEY_MESSAGES.nameRequired, 'invalid_name');
   if (name.length > MAX_KEY_NAME_LENGTH) throw badRequest(API_KEY_MESSAGES.nameTooLong, 'invalid_name');
+  if (UNSAFE_IN_NAME.test(name)) throw badRequest(API_KEY_MESSAGES.nameCharacters, 'invalid_name');
   return name;
 }
 
@@ -50,15 +59,26 @@ export function validateKeyName(raw: string): string {
  */
 export async function createApiKey(
   deps: Deps,
-  user: Pick<AccountUser, 'id' | 'email' | 'verified'>,
+  auth: { user: Pick<AccountUser, 'id' | 'email' | 'verified'>; sessionId: string },
   rawName: string,
 ): Promise<CreateApiKeyResponse> {
+  const { user } = auth;
   const name = validateKeyName(rawName);
   if (!user.verified) throw forbidden(API_KEY_MESSAGES.verifyFirst, 'email_unverified');
   const userId = user.id;
   return deps.db.transaction().execute(async (trx) => {
-    // One creation at a time per user, so two at once cannot both pass the cap.
+    // One creation at a time per user, so two at once cannot both pass the cap. A password reset
+    // or "this wasn't me" takes the same row lock (it writes the user), so it is either before
+    // this, and the session is gone by now, or after it, and revokes the key made here.
     await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+    // The session was read when the request began; a body sent slowly may arrive after it ended.
+    const session = await trx
+      .selectFrom('sessions')
+      .select('id')
+      .where('id', '=', auth.sessionId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (!session) throw new AppError(401, 'Not authenticated', 'unauthenticated');
     if ((await countApiKeys(trx, userId)) >= MAX_API_KEYS) {
       throw new AppError(409, API_KEY_MESSAGES.tooMany, 'too_many_api_keys');
     }
