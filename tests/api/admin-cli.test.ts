@@ -83,6 +83,41 @@ describe('admin CLI against DATABASE_URL', { timeout: 120_000 }, () => {
         .length,
     });
     expect(await counts()).toEqual({ users: 1, emails: 1, outbox: 1, keys: 1, shares: 1 });
+    // What the local catcher kept: the send (by its message id), a mail to the owner, another's.
+    const outboxRow = await ctx.db
+      .selectFrom('mail_outbox')
+      .select('message_id')
+      .where('email_id', '=', id)
+      .executeTakeFirstOrThrow();
+    const caught = (messageId: string, to: string, subject: string) => ({
+      message_id: messageId,
+      envelope_from: null,
+      from_header: 'Proofmail <no-reply@localhost>',
+      to_addresses: [to],
+      subject,
+      html: null,
+      text: subject,
+      headers: '[]',
+      size: 10,
+    });
+    await ctx.db
+      .insertInto('caught_mail')
+      .values([
+        caught(outboxRow.message_id, 'client@example.com', 'Mine'),
+        caught('<verify@localhost>', owner.user.email, 'Verify your email'),
+        caught('<other@localhost>', other.user.email, 'Not theirs'),
+      ])
+      .execute();
+    const caughtSubjects = async () =>
+      (
+        await ctx.db
+          .selectFrom('caught_mail')
+          .select('subject')
+          .where('subject', 'in', ['Mine', 'Verify your email', 'Not theirs'])
+          .execute()
+      )
+        .map((r) => r.subject)
+        .sort();
 
     const asked = await runAdmin(['delete-account', owner.user.email], env);
     expect(asked.code).toBe(2);
@@ -97,6 +132,7 @@ describe('admin CLI against DATABASE_URL', { timeout: 120_000 }, () => {
       `Deleted ${owner.user.email}: 1 email and everything else in the account.`,
     );
     expect(await counts()).toEqual({ users: 0, emails: 0, outbox: 0, keys: 0, shares: 0 });
+    expect(await caughtSubjects()).toEqual(['Not theirs']);
     const page = await ctx.app.inject({ method: 'GET', url: `/api/email/public/${slug}` });
     expect(page.statusCode).toBe(404);
     // Another account is untouched.

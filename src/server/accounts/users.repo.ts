@@ -177,8 +177,8 @@ export async function claimLoginAlert(
 
 /**
  * Deletes an account and everything in it (the operator's `delete-account`, src/server/admin.ts):
- * the mail queued for it or from its sends (the outbox references an email without a foreign key,
- * and holds the recipients' addresses), then the user, whose rows the foreign keys cascade to
+ * the local catcher's copies of its mail, the mail queued for it or from its sends (the outbox
+ * references an email without a foreign key, and holds the recipients' addresses), then the user, whose rows the foreign keys cascade to
  * (emails, shares, reviews, thumbnails, sessions, tokens, API keys, identities, usage). Sessions
  * cached by running servers are forgotten through the sessions trigger (migration 0014).
  */
@@ -191,6 +191,22 @@ export async function deleteAccount(db: Executor, userId: string): Promise<{ ema
       .forUpdate()
       .executeTakeFirst();
     if (!user) return { emails: 0 };
+    const sends = trx.selectFrom('emails').select('id').where('user_id', '=', userId);
+    // The local catcher's copies (src/server/mail/catcher.ts): of its sends, by message id, and of
+    // the mail sent to it.
+    await trx
+      .deleteFrom('caught_mail')
+      .where((eb) =>
+        eb.or([
+          eb(
+            'message_id',
+            'in',
+            eb.selectFrom('mail_outbox').select('message_id').where('email_id', 'in', sends),
+          ),
+          eb(eb.val(user.email), '=', eb.fn.any('to_addresses')),
+        ]),
+      )
+      .execute();
     await trx
       .deleteFrom('mail_outbox')
       .where((eb) =>
