@@ -7,6 +7,12 @@ const styleBlocks = (html: string) =>
   [...html.matchAll(/<style\b[^>]*>([\s\S]*?)<\/style>/gi)].map((m) => m[1]!);
 
 describe('inlineCss', () => {
+  it('leaves a <style> never closed as it is, in one pass however many follow it', () => {
+    const html = `<style>p { color: red }</style><p>Hi</p>${'<style>x'.repeat(40_000)}`;
+    // The inliner reads an unclosed <style> to the end as CSS, as a parser does, and keeps none of it.
+    expect(inlineCss(html).html).toBe('<p style="color: red;">Hi</p><style></style>');
+  });
+
   it('inlines what an already-inlined export holds: a quoted font in a style attribute plus a <style> block', () => {
     // ESP exports and Postmark's inlined templates look like this; juice threw on it (a 500).
     const html =

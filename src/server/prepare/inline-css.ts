@@ -28,10 +28,12 @@ export interface InlineResult {
  * A `<style>` block, or what holds text a `<style>` may stand in without being one: a comment (an
  * Outlook conditional comment's styles stay exactly as written; a comment ends as a parser ends it,
  * `<!-->` and `--!>` included) or an element whose content is text to the parser. Only the first
- * kind is touched.
+ * kind is touched, and only when it is closed: a `<style>` never closed runs to the end (its fourth
+ * group empty) and is left as it is. Were it tried for its `</style>` and given up, every later
+ * `<style>` would scan to the end again (2.8 s for 40,000 of them).
  */
 const STYLE_OR_TEXT =
-  /<!--(?:-?>|[\s\S]*?(?:--!?>|$))|<(textarea|title|script|xmp|iframe|noembed|noframes|plaintext)\b(?:[^>"']|"[^"]*"|'[^']*')*>[\s\S]*?(?:<\/\1\s*>|$)|<style\b((?:[^>"']|"[^"]*"|'[^']*')*)>([\s\S]*?)<\/style\s*>/gi;
+  /<!--(?:-?>|[\s\S]*?(?:--!?>|$))|<(textarea|title|script|xmp|iframe|noembed|noframes|plaintext)\b(?:[^>"']|"[^"]*"|'[^']*')*>[\s\S]*?(?:<\/\1\s*>|$)|<style\b((?:[^>"']|"[^"]*"|'[^']*')*)>([\s\S]*?)(<\/style\s*>|$)/gi;
 const DOCTYPE = /^\uFEFF?\s*(<!doctype[^>]*>\s*)/i;
 const DOCUMENT_TAGS = /<(?:html|head|body)[\s>]/i;
 
@@ -111,8 +113,8 @@ const DISPLAY_NONE = /(?:^|[{;\s])display\s*:\s*none\b/i;
 export function hidesByRule(html: string): boolean {
   if (!DISPLAY_NONE.test(html)) return false;
   const fragment = !DOCUMENT_TAGS.test(html);
-  for (const [, , attributes, css] of html.matchAll(STYLE_OR_TEXT)) {
-    if (attributes === undefined || css === undefined || isEmbed(attributes)) continue;
+  for (const [, , attributes, css, close] of html.matchAll(STYLE_OR_TEXT)) {
+    if (attributes === undefined || css === undefined || !close || isEmbed(attributes)) continue;
     const hides = splitCss(css).some(
       (item) =>
         item.kind === 'rule' &&
@@ -131,23 +133,26 @@ export function inlineCss(html: string): InlineResult {
   const blocks: Block[] = [];
   const fragment = !DOCUMENT_TAGS.test(html);
 
-  const marked = html.replace(STYLE_OR_TEXT, (whole, _text, attributes?: string, css?: string) => {
-    if (attributes === undefined || css === undefined) return whole;
-    if (isEmbed(attributes)) {
-      embeds.push(whole);
-      return `<!--pm-${nonce}-embed-${embeds.length - 1}-->`;
-    }
-    const items = splitCss(css);
-    const candidates = new Map<number, string[]>();
-    items.forEach((item, index) => {
-      if (item.kind !== 'rule') return;
-      const selectors = item.selectors.filter((s) => keepReason(s, { fragment }) === null);
-      if (selectors.length > 0) candidates.set(index, selectors);
-    });
-    const block: Block = { attributes, items, candidates };
-    blocks.push(block);
-    return `<style data-pm-${nonce}="${blocks.length - 1}">${candidateCss(block)}</style>`;
-  });
+  const marked = html.replace(
+    STYLE_OR_TEXT,
+    (whole, _text, attributes?: string, css?: string, close?: string) => {
+      if (attributes === undefined || css === undefined || !close) return whole;
+      if (isEmbed(attributes)) {
+        embeds.push(whole);
+        return `<!--pm-${nonce}-embed-${embeds.length - 1}-->`;
+      }
+      const items = splitCss(css);
+      const candidates = new Map<number, string[]>();
+      items.forEach((item, index) => {
+        if (item.kind !== 'rule') return;
+        const selectors = item.selectors.filter((s) => keepReason(s, { fragment }) === null);
+        if (selectors.length > 0) candidates.set(index, selectors);
+      });
+      const block: Block = { attributes, items, candidates };
+      blocks.push(block);
+      return `<style data-pm-${nonce}="${blocks.length - 1}">${candidateCss(block)}</style>`;
+    },
+  );
 
   let out = inline(marked, {
     inlineStyleTags: true,

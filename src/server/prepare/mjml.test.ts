@@ -188,6 +188,9 @@ describe('MJML in the one door', () => {
           '<mj-text> is not closed before <mj-button> on line 7: MJML reads everything up to the next </mj-text> as HTML, so the MJML tags in it would be sent unrendered. Close it with </mj-text>.',
       },
     ]);
+    // 20,000 tags that never end (no `>` after them) are read in one pass: what comes first is found.
+    const endless = await refusal(run({ html: `${source}${'<mj-a x'.repeat(20_000)}` }));
+    expect(endless.problems?.[0]?.line).toBe(6);
     // Closed, self-closing (as in <mj-attributes>) or commented out, the same tags compile.
     await run({ html: source.replace('its closing tag', 'its closing tag</mj-text>') });
     await run({ html: MJML });
