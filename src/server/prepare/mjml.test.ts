@@ -4,7 +4,7 @@ import https from 'node:https';
 import net from 'node:net';
 import mjml2html from 'mjml';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MJML_OPTIONS } from './mjml.ts';
+import { MJML_OPTIONS, mjmlTags } from './mjml.ts';
 import { prepare, type PrepareInput } from './prepare.ts';
 import { refusal, testEnvelope } from './prepare-test-support.ts';
 
@@ -237,5 +237,43 @@ describe('MJML in the one door', () => {
       await refusal(run({ html: '<mjml><mj-body><mj-include path="./x.mjml" /></mj-body></mjml>' }));
       for (const spy of spies) expect(spy).not.toHaveBeenCalled();
     });
+  });
+});
+
+describe('reading MJML tags', () => {
+  it('reads what the former regular expression read, in one pass however the quotes fall', () => {
+    const former = (source: string) =>
+      [...source.matchAll(/<(\/?)(mj-[a-z-]+)\b(?:[^>"']|"[^"]*"|'[^']*')*?(\/?)>/gi)].map((m) => ({
+        index: m.index,
+        closing: m[1] === '/',
+        name: m[2]!.toLowerCase(),
+        selfClosing: m[3] === '/',
+      }));
+    const pieces = [
+      '<mj-text',
+      '</mj-text',
+      '<MJ-Button',
+      '<mj-a-',
+      '>',
+      '/>',
+      '/',
+      '"',
+      "'",
+      ' ',
+      'x',
+      '=',
+      '<mj-text1',
+    ];
+    let seed = 5;
+    for (let n = 0; n < 5_000; n++) {
+      let source = '';
+      for (let i = 0; i < 12; i++) {
+        seed = (seed * 48271) % 2147483647;
+        source += pieces[seed % pieces.length];
+      }
+      expect([...mjmlTags(source)], JSON.stringify(source)).toEqual(former(source));
+    }
+    // 20,000 tags whose quotes pair up to a quote never closed: 3.5 s for the former expression.
+    expect([...mjmlTags(`${'<mj-a "'.repeat(20_000)}'>`)]).toEqual([]);
   });
 });
