@@ -83,10 +83,11 @@ describe('export menu', () => {
   });
   it('says what a PNG left out: an image that did not load, and content wider than the export', async () => {
     const u = await createUser(server.db, { plan: 'pro' });
-    // The image's address is one the egress guard refuses (by its class, never dialled).
+    // The image's address is loopback, which the egress guard refuses in production (by its class,
+    // never dialled): the image does not load.
     const wide =
       '<!DOCTYPE html><html><body style="margin:0"><table width="1000"><tr><td>Wide ' +
-      '<img src="http://10.0.0.1/logo.png" width="100" height="40" alt="Logo"></td></tr></table></body></html>';
+      '<img src="http://127.0.0.1:9/logo.png" width="100" height="40" alt="Logo"></td></tr></table></body></html>';
     const email = await insertEmail(server.db, {
       userId: u.user.id,
       to: 'client@example.com',

@@ -1,10 +1,10 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { insertCaughtMail } from '../../src/server/mail/caught-mail.repo.ts';
 import { setupBrowser, watchProblems } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { shot } from '../support/screenshots.ts';
+import { insertSharedEmail } from '../support/shared-email.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /*
@@ -69,20 +69,7 @@ beforeAll(async () => {
   owner = await createUser(server.db, { plan: 'pro' });
   const bodies = { ...DECLARING, shadowing: shadowingEmail(server.baseUrl) };
   for (const [name, html] of Object.entries(bodies) as Array<[keyof typeof bodies, string]>) {
-    const { id } = await insertEmail(server.db, {
-      userId: owner.user.id,
-      to: 'client@example.com',
-      subject: `Frame ${name}`,
-      html,
-      inlineCss: false,
-      createdAt: new Date(),
-    });
-    const res = await fetch(`${server.baseUrl}/api/email/${id}/share`, {
-      method: 'POST',
-      headers: owner.headers,
-    });
-    expect(res.status).toBe(200);
-    emails[name] = { id, slug: ((await res.json()) as { email: { publicSlug: string } }).email.publicSlug };
+    emails[name] = await insertSharedEmail(server, owner, { subject: `Frame ${name}`, html });
   }
 });
 afterAll(async () => server?.close());

@@ -1,6 +1,5 @@
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertEmail } from '../../src/server/features/email/email.repo.ts';
 import { listenDuringTest, type PageProblems, setupBrowser, watchProblems } from '../support/browser.ts';
 import { CHROMIUM_PATH } from '../support/chromium.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
@@ -16,6 +15,7 @@ import {
   webFontEmail,
   type FontServer,
 } from '../support/preview-emails.ts';
+import { insertSharedEmail } from '../support/shared-email.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /*
@@ -48,19 +48,7 @@ beforeAll(async () => {
     font: webFontEmail(fonts.origin, canary.origin),
   };
   for (const [name, html] of Object.entries(bodies) as Array<[keyof typeof bodies, string]>) {
-    const { id } = await insertEmail(server.db, {
-      userId: owner.user.id,
-      to: 'client@example.com',
-      subject: `Preview ${name}`,
-      html,
-      inlineCss: false,
-      createdAt: new Date(),
-    });
-    const res = await fetch(`${server.baseUrl}/api/email/${id}/share`, {
-      method: 'POST',
-      headers: owner.headers,
-    });
-    emails[name] = { id, slug: ((await res.json()) as { email: { publicSlug: string } }).email.publicSlug };
+    emails[name] = await insertSharedEmail(server, owner, { subject: `Preview ${name}`, html });
   }
   darkSystem = await chromium.launch({
     executablePath: CHROMIUM_PATH,

@@ -71,6 +71,20 @@ async function rejection(promise: Promise<unknown>): Promise<PrepareError> {
   return err as PrepareError;
 }
 
+/**
+ * Jobs of named owners on `pool`, each recorded when it ends: its name, or its name and the code
+ * it failed with, in the order they end.
+ */
+function recorder(pool: TransformPool) {
+  const done: string[] = [];
+  const job = (owner: string | undefined, name: string, input = quick) =>
+    pool.prepare({ ...input, subject: name }, envelope, { owner }).then(
+      () => done.push(name),
+      (err: PrepareError) => done.push(`${name}: ${err.code}`),
+    );
+  return { done, job };
+}
+
 describe('transform pool', () => {
   let pool: TransformPool | undefined;
   afterEach(async () => {
@@ -205,12 +219,7 @@ describe('transform pool', () => {
   it("serves owners in turn: one owner's queued jobs do not go before another's", async () => {
     pool = createTransformPool({ processes: 1, budgetMs: 1_500 });
     await pool.prepare(quick, envelope);
-    const done: string[] = [];
-    const job = (owner: string, name: string, input = quick) =>
-      pool!.prepare({ ...input, subject: name }, envelope, { owner }).then(
-        () => done.push(name),
-        (err: PrepareError) => done.push(`${name}: ${err.code}`),
-      );
+    const { done, job } = recorder(pool);
     // The flood's first job holds the one process until its budget stops it; its others and the
     // other owner's wait. The other owner's goes next, then the flood's in turn with the third's.
     const jobs = [
@@ -248,12 +257,7 @@ describe('transform pool', () => {
     // at once (docs/decisions/0117-fair-transform-queue.md).
     pool = createTransformPool({ processes: 1, budgetMs: 1_500, maxQueue: 4, maxQueuedPerOwner: 4 });
     await pool.prepare(quick, envelope);
-    const done: string[] = [];
-    const job = (owner: string | undefined, name: string, input = quick) =>
-      pool!.prepare({ ...input, subject: name }, envelope, { owner }).then(
-        () => done.push(name),
-        (err: PrepareError) => done.push(`${name}: ${err.code}`),
-      );
+    const { done, job } = recorder(pool);
     // The flood's first job holds the one process until its budget stops it; its next four fill the
     // queue. Another owner's job takes the place of the flood's newest, and so does a job without an
     // owner (one of its own); the other owner's second would leave it with as many waiting as the
