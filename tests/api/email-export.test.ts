@@ -110,6 +110,21 @@ describe('exports and pixel comparison', () => {
     expect(file.rawPayload.equals(Buffer.from((parsed.html as string).replace(/\r\n/g, '\n')))).toBe(true);
   });
 
+  it('export.html of an email declaring another charset starts with a byte order mark, so it opens as sent', async () => {
+    const latin = `<!DOCTYPE html><html><head><meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"></head><body><p>Café € “quotes”</p></body></html>`;
+    const id = await send(latin);
+    const detail = (await get(`/api/email/${id}`)).json();
+    const file = await get(`/api/email/${id}/export.html`);
+    expect(file.statusCode).toBe(200);
+    // The MIME header said UTF-8; on disk only a BOM can say it, and it overrides the <meta>.
+    expect([...file.rawPayload.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(file.rawPayload.subarray(3).toString('utf8')).toBe(detail.html);
+    // Plain ASCII needs no mark whatever it declares.
+    const ascii = await send(latin.replace('Café € “quotes”', 'Cafe'));
+    const plain = await get(`/api/email/${ascii}/export.html`);
+    expect(plain.rawPayload[0]).toBe(0x3c);
+  });
+
   it('renders a PNG at the asked width and the full height, and a PDF', async () => {
     const id = await send(page(`<div style="height:3000px;background:#eef">tall</div>`));
     const res = await get(`/api/email/${id}/export.png?width=600`);

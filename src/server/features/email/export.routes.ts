@@ -13,7 +13,14 @@ import { AppError } from '../../http/errors.ts';
 import { enforceRateLimits, rateRule, refundRateLimits } from '../../http/rate-limit.ts';
 import { MAX_QUEUED_PER_OWNER } from '../../render/renderer.ts';
 import type { RenderedPage } from '../../render/render-page.ts';
-import { comparePixels, renderSent, requireRenderer, sentHtml, thumbnail } from './export.service.ts';
+import {
+  comparePixels,
+  htmlFile,
+  renderSent,
+  requireRenderer,
+  sentHtml,
+  thumbnail,
+} from './export.service.ts';
 import { deliveredMessage } from './message.service.ts';
 
 /** Renders per user (a pixel comparison is two): plenty for a person, a wall for a script. */
@@ -124,7 +131,7 @@ export function registerExportRoutes(app: FastifyInstance, deps: FeatureDeps): v
       return reply
         .header('Content-Type', 'text/html; charset=utf-8')
         .header('Content-Disposition', `attachment; filename="email-${id}.html"`)
-        .send(html);
+        .send(htmlFile(html));
     },
   );
 
