@@ -174,8 +174,8 @@ const PSEUDO_ELEMENT = /::|:(?:before|after|first-line|first-letter|selection|pl
  * Why a selector stays in the `<style>` block without being inlined, or null when the inliner may
  * try it. A rule for the universal selector (`*` resets, usually with `!important`) would copy its
  * declarations onto every element; dynamic pseudo-classes and pseudo-elements cannot be written
- * into a style attribute at all; and in a fragment, rules for `html` or `body` are for the mail
- * client's page.
+ * into a style attribute at all; and in a fragment, rules for `html`, `body` or `:root` are for the
+ * mail client's page.
  */
 export function keepReason(
   selector: string,
@@ -184,10 +184,11 @@ export function keepReason(
   const structure = structureOf(selector);
   if (/(^|[\s>+~])\*/.test(structure)) return 'universal';
   if (PSEUDO_ELEMENT.test(structure) || DYNAMIC_PSEUDO.test(structure)) return 'pseudo';
-  // A fragment has no <html> or <body> of its own: such rules style the mail client's, from <style>.
+  // A fragment has no <html> or <body> of its own: such rules (and `:root`, the root element) style
+  // the mail client's, from <style>. Inlined, they would land on the parser's made-up <html>.
   if (
     fragment &&
-    /^(html|body)\b/i.test(
+    /^(?:html|body)\b|^[^\s>+~]*:root\b/i.test(
       structure
         .trim()
         .split(/\s*[\s>+~]\s*/)
@@ -196,4 +197,57 @@ export function keepReason(
   )
     return 'client-body';
   return null;
+}
+
+/**
+ * The CSS of a style attribute with no string holding a quote of the other kind: the inliner
+ * (`@css-inline/css-inline`) writes declarations between double quotes and turns every `"` in them
+ * into `'`, so `"Reader's Sans"` came out as `'Reader's Sans'`, an invalid declaration, and a
+ * data URI's `"…xmlns='…'…"` as a broken `url()`. Such a string is rewritten, same value, as one
+ * the swap leaves intact: single-quoted, its `'` escaped as `\'` and any `"` as `\22 `. Every other
+ * string, comment and character stays as written; one pass over the input.
+ */
+export function quotesForAttribute(css: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < css.length;) {
+    const c = css[i];
+    if (c === '/' && css[i + 1] === '*') {
+      i = skipComment(css, i);
+      continue;
+    }
+    if (c !== '"' && c !== "'") {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < css.length && css[j] !== c && css[j] !== '\n') j += css[j] === '\\' ? 2 : 1;
+    // An unclosed string (a parse error that ends at the line end) is left as written.
+    if (css[j] !== c) {
+      i = j;
+      continue;
+    }
+    const body = css.slice(i + 1, j);
+    if (body.includes(c === '"' ? "'" : '"')) {
+      out += `${css.slice(from, i)}'${requoted(body)}'`;
+      from = j + 1;
+    }
+    i = j + 1;
+  }
+  return from === 0 ? css : out + css.slice(from);
+}
+
+/** A string's body written for single quotes, with no `"` left: escapes kept, `\"` and `"` as `\22 `. */
+function requoted(body: string): string {
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c === '\\' && i + 1 < body.length) {
+      const next = body[++i]!;
+      out += next === '"' ? '\\22 ' : `\\${next}`;
+    } else if (c === '"') out += '\\22 ';
+    else if (c === "'") out += "\\'";
+    else out += c;
+  }
+  return out;
 }

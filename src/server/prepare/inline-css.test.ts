@@ -21,6 +21,49 @@ describe('inlineCss', () => {
     expect(out).toBe(`<p style="color: red;font-family: 'Nunito Sans', Arial">x</p>`);
   });
 
+  it('keeps a CSS string that holds the other quote valid: the inliner writes every " as \'', () => {
+    const cases: [string, string][] = [
+      // A font name with an apostrophe, from a <style> rule.
+      [
+        `<style>.f{font-family:"Reader's Sans", Georgia, serif}</style><p class="f">x</p>`,
+        `<p class="f" style="font-family: 'Reader\\'s Sans', Georgia, serif;">x</p>`,
+      ],
+      // An SVG data URI quoted with " around its own ' attributes.
+      [
+        `<style>.b{background-image:url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'%3E")}</style><p class="b">x</p>`,
+        `<p class="b" style="background-image: url('data:image/svg+xml,%3Csvg xmlns=\\'http://www.w3.org/2000/svg\\'%3E');">x</p>`,
+      ],
+      // The element's own style attribute, with the quotes as references, is rewritten by the
+      // inliner as soon as a rule matches the element.
+      [
+        `<style>p{color:red}</style><p style="font-family:&quot;Reader&#39;s Sans&quot;, serif">x</p>`,
+        `<p style="color: red;font-family: 'Reader\\'s Sans', serif">x</p>`,
+      ],
+      [
+        `<style>p{color:red}</style><p style='font-family:"Reader&apos;s Sans", serif'>x</p>`,
+        `<p style="color: red;font-family: 'Reader\\'s Sans', serif">x</p>`,
+      ],
+      // A " inside a '-string becomes an escape the swap cannot touch.
+      [
+        `<style>.q{font-family:'a"b'}</style><p class="q">x</p>`,
+        `<p class="q" style="font-family: 'a\\22 b';">x</p>`,
+      ],
+    ];
+    for (const [html, expected] of cases) expect(inlineCss(html).html, html).toBe(expected);
+    // Strings with one kind of quote, comments and what no rule touches stay as written.
+    const plain = `<!-- <p style="font:&quot;a'b&quot;"> --><p title="&quot;it's&quot;">x</p><style>p{font-family:"A B"}</style>`;
+    expect(inlineCss(plain).html).toBe(
+      `<!-- <p style="font:&quot;a'b&quot;"> --><p title="&quot;it's&quot;" style="font-family: 'A B';">x</p>`,
+    );
+  });
+
+  it("keeps :root rules of a fragment in <style>: inlined, they landed on the parser's <html> and were lost", () => {
+    const html = '<style>:root{--brand:#cc0000} .t{color:var(--brand)}</style><p class="t">Brand</p>';
+    expect(inlineCss(html).html).toBe(
+      '<style>\n:root {--brand:#cc0000}\n</style><p class="t" style="color: var(--brand);">Brand</p>',
+    );
+  });
+
   it('keeps every at-rule in the <style> block, in order: @import web fonts, @media, @font-face, @keyframes, @supports', () => {
     const css = [
       "@import url('https://fonts.googleapis.com/css?family=Nunito+Sans');",

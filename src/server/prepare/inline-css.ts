@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { inline } from '@css-inline/css-inline';
-import { keepReason, normalizeSelector, splitCss, type CssItem } from './css-rules.ts';
+import { keepReason, normalizeSelector, quotesForAttribute, splitCss, type CssItem } from './css-rules.ts';
 
 /**
  * CSS inlining an email developer can trust (docs/decisions/0051-css-inliner.md).
@@ -54,7 +54,7 @@ function candidateCss(block: Block): string {
   const rules: string[] = [];
   block.items.forEach((item, index) => {
     for (const selector of block.candidates.get(index) ?? []) {
-      if (item.kind === 'rule') rules.push(`${selector} ${item.block}`);
+      if (item.kind === 'rule') rules.push(`${selector} ${quotesForAttribute(item.block)}`);
     }
   });
   return rules.join('\n');
@@ -126,6 +126,46 @@ export function hidesByRule(html: string): boolean {
   return false;
 }
 
+/** A start tag whose attribute values hold no `<` (any other is left as written); linear. */
+const START_TAG = /<[a-zA-Z][^\s/<>]*((?:[^<>"']|"[^"<]*"|'[^'<]*')*)>/g;
+const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|[^\s"'=<>`]+))?/g;
+const QUOTE_REFERENCE = /&(?:quot|#0*34|#x0*22);/gi;
+const APOSTROPHE_REFERENCE = /&(?:apos|#0*39|#x0*27);/gi;
+
+/**
+ * The style attribute of a start tag, its CSS strings made safe for the inliner's quote swap
+ * (quotesForAttribute, src/server/prepare/css-rules.ts): the inliner rewrites the style attribute
+ * of every element a rule matches. The first `style` counts, as for the parser.
+ */
+function tagWithSafeStyle(tag: string, attributes: string): string {
+  for (const m of attributes.matchAll(ATTRIBUTE)) {
+    if (m[1]!.toLowerCase() !== 'style') continue;
+    const [written, doubled, single] = [m[0], m[2], m[3]];
+    const value = doubled ?? single;
+    if (value === undefined) return tag;
+    // Only the quotes are read as characters; every other reference stays as written.
+    const css = value.replace(QUOTE_REFERENCE, '"').replace(APOSTROPHE_REFERENCE, "'");
+    const safe = quotesForAttribute(css);
+    if (safe === css) return tag;
+    const at = tag.length - 1 - attributes.length + m.index;
+    return `${tag.slice(0, at)}${m[1]}="${safe.replace(/"/g, '&quot;')}"${tag.slice(at + written.length)}`;
+  }
+  return tag;
+}
+
+/** Every start tag outside comments, `<style>` and raw-text elements, through tagWithSafeStyle. */
+function safeStyleAttributes(html: string): string {
+  let out = '';
+  let from = 0;
+  const gap = (to: number) =>
+    html.slice(from, to).replace(START_TAG, (tag, attributes: string) => tagWithSafeStyle(tag, attributes));
+  for (const m of html.matchAll(STYLE_OR_TEXT)) {
+    out += gap(m.index) + m[0];
+    from = m.index + m[0].length;
+  }
+  return out + gap(html.length);
+}
+
 export function inlineCss(html: string): InlineResult {
   // A marker no input can contain: it is derived from the input itself.
   const nonce = createHash('sha256').update(html).digest('hex').slice(0, 16);
@@ -154,7 +194,7 @@ export function inlineCss(html: string): InlineResult {
     },
   );
 
-  let out = inline(marked, {
+  let out = inline(safeStyleAttributes(marked), {
     inlineStyleTags: true,
     keepStyleTags: true,
     removeInlinedSelectors: true,
