@@ -188,6 +188,19 @@ describe('MJML in the one door', () => {
           '<mj-text> is not closed before <mj-button> on line 7: MJML reads everything up to the next </mj-text> as HTML, so the MJML tags in it would be sent unrendered. Close it with </mj-text>.',
       },
     ]);
+    // Cut short inside an <mj-text>: MJML sends an empty block, without a word.
+    const cut =
+      '<mjml>\n<mj-body>\n<mj-section>\n<mj-column>\n<mj-text>Your order has shipped. Track it at your account page.';
+    expect((await mjml2html(cut, MJML_OPTIONS)).html).not.toContain('Your order has shipped');
+    const cutShort = await refusal(run({ html: cut }));
+    expect(cutShort.code).toBe('mjml_invalid');
+    expect(cutShort.problems).toEqual([
+      {
+        line: 5,
+        message:
+          '<mj-text> is never closed: MJML drops what follows it, so its content would be sent as an empty block. Close it with </mj-text>.',
+      },
+    ]);
     // 20,000 tags that never end (no `>` after them) are read in one pass: what comes first is found.
     const endless = await refusal(run({ html: `${source}${'<mj-a x'.repeat(20_000)}` }));
     expect(endless.problems?.[0]?.line).toBe(6);

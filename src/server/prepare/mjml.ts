@@ -175,7 +175,8 @@ export function* mjmlTags(
 /**
  * An ending tag left open (`<mj-text>` without its `</mj-text>`): MJML's parser takes everything up
  * to the next closing tag of its name as its HTML and compiles without a word, so the MJML tags
- * swallowed are sent as written and the button or text they were is lost. Found in one pass.
+ * swallowed are sent as written and the button or text they were is lost; left open to the end, its
+ * content is dropped. Found in one pass.
  */
 function unclosedEndingTag(source: string): SourceProblem | undefined {
   let open: { name: string; at: number } | undefined;
@@ -189,6 +190,13 @@ function unclosedEndingTag(source: string): SourceProblem | undefined {
         };
     } else if (!tag.closing && !tag.selfClosing && ENDING_TAGS.has(tag.name))
       open = { name: tag.name, at: tag.index };
+  }
+  // Left open to the end (a source cut short): MJML drops its content and sends an empty block.
+  if (open) {
+    return {
+      line: lineAt(source, open.at),
+      message: `<${open.name}> is never closed: MJML drops what follows it, so its content would be sent as an empty block. Close it with </${open.name}>.`,
+    };
   }
   return undefined;
 }
