@@ -156,6 +156,12 @@ describe('textFromHtml', () => {
       '<head><title>T</title><style>p{color:red}</style></head><ul><li>one<ul><li>two</li></ul></li></ul><img src="x.png" alt="logo">';
     expect(textFromHtml(html)).toBe(' * one\n   * two');
   });
+
+  it("leaves out what no reader sees wherever it stands: a fragment's <title>, a <template>, a <script>", () => {
+    const html =
+      '<title>Internal: draft v3 for ACME</title><p>Hello customer</p><template><p>Unused variant B copy</p></template><script>var x = "code";</script>';
+    expect(textFromHtml(html)).toBe('Hello customer');
+  });
 });
 
 describe('wrapText', () => {

@@ -316,8 +316,8 @@ const toText = compile({
   selectors: [
     { selector: 'img', format: 'altOfLinkedImage' },
     { selector: 'a', format: 'separateLinks', options: { hideLinkHrefIfSameAsText: true } },
-    { selector: 'style', format: 'skip' },
-    { selector: 'head', format: 'skip' },
+    // What no reader sees wherever it stands: a fragment's <title> is not inside a <head>.
+    ...['style', 'head', 'title', 'template', 'script'].map((selector) => ({ selector, format: 'skip' })),
     { selector: 'tr', format: 'rowAsLine' },
     // An attribute selector outranks a tag's: a hidden link or row is hidden, whatever its tag.
     ...HIDDEN,
