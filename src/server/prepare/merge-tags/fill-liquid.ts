@@ -349,6 +349,17 @@ for (const engine of [htmlEngine, plainEngine]) {
   }
   engine.registerFilter('sample', sample);
 }
+/**
+ * `{{ name | escape }}`, Liquid's own idiom (its stock engines escape nothing), is escaped once:
+ * as the last filter of an output, `escape` and `escape_once` are raw, as `| raw` is, instead of
+ * having the engine's escaping done again on their answer ("Tom &amp;amp; Jerry").
+ */
+for (const name of ['escape', 'escape_once']) {
+  htmlEngine.registerFilter(name, {
+    handler: filters[name] as (this: FilterImpl, ...args: unknown[]) => unknown,
+    raw: true,
+  });
+}
 for (const [tag, each] of ['include', 'render', 'layout'].flatMap((t) =>
   [htmlEngine, plainEngine].map((e) => [t, e] as const),
 )) {

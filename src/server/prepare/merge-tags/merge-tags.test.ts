@@ -158,6 +158,15 @@ describe('Liquid', () => {
     });
   });
 
+  it("escapes `| escape` and `| escape_once` once: Liquid's own idiom, from engines that escape nothing", () => {
+    const source =
+      '{{ name | escape }} {{ name | escape_once }} {{ "&amp; x" | escape_once }} {{ name | escape | upcase }}';
+    // Last in an output they are raw, as `| raw` is; followed by another filter the engine escapes again.
+    expect(fill('liquid', source, data).output).toBe(
+      'Ada &amp; Co &lt;admin&gt; Ada &amp; Co &lt;admin&gt; &amp; x ADA &amp;AMP; CO &amp;LT;ADMIN&amp;GT;',
+    );
+  });
+
   it('reports what rendered blank: a value or a loop item’s field the data lacks (not assigns)', () => {
     const source =
       '{{ first_name }} {% assign greeting = "Hi" %}{{ greeting }} {% for item in items %}{{ item.sku }}{% endfor %} {{ account.owner.email }} {{ url }}';
