@@ -77,6 +77,32 @@ describe('the pre-send checklist', () => {
     expect(flex.element).toContain('style="display: flex');
   });
 
+  it("reports no merge tag the author kept literal with the engine's own escape, and still those of another syntax", async () => {
+    const mergeTagErrors = async (syntax: string, html: string) => {
+      const res = await post(alice, '/api/email/preview', {
+        subject: 'Hi',
+        html,
+        template: { syntax, data: {} },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return byId(res.json().checks)
+        .content!.findings.filter((f) => /merge tag/.test(f.message))
+        .map((f) => f.message);
+    };
+    expect(
+      await mergeTagErrors(
+        'liquid',
+        '<p>Use {% raw %}{{ first_name }} and {% if x %}{% endraw %} in your own templates.</p>',
+      ),
+    ).toEqual([]);
+    expect(await mergeTagErrors('handlebars', '<p>Write \\{{escaped}} to keep a tag.</p>')).toEqual([]);
+    // A Liquid tag in a Handlebars email is left as written: reported.
+    expect(await mergeTagErrors('handlebars', '<p>{% if vip %}VIP{% endif %}</p>')).toEqual([
+      'A merge tag was left unfilled in the HTML: {% if vip %}.',
+      'A merge tag was left unfilled in the HTML: {% endif %}.',
+    ]);
+  });
+
   describe('live checks', () => {
     let site: LoopbackServer;
     beforeAll(async () => {

@@ -1,6 +1,7 @@
 import type { Check, CheckId, Finding } from '../../shared/contract/checks.ts';
 import { statusOf } from '../../shared/contract/checks.ts';
 import type { TargetClientId } from '../../shared/contract/checks.ts';
+import type { TemplateSyntax } from '../../shared/contract/email.ts';
 import type { HtmlDoc } from './html-doc.ts';
 
 /**
@@ -15,8 +16,8 @@ export interface CheckInput {
   subject: string;
   bytes: { message: number };
   headers: { name: string; value: string }[];
-  /** Merge tags a template engine could not fill, when one ran. */
-  notes?: { unfilled?: string[] };
+  /** Merge tags a template engine could not fill, and its syntax, when one ran. */
+  notes?: { unfilled?: string[]; syntax?: TemplateSyntax };
 }
 
 export interface StaticCheckContext {

@@ -1,5 +1,5 @@
 import type { Check, Finding } from '../../shared/contract/checks.ts';
-import { DEFAULT_SUBJECT } from '../../shared/contract/email.ts';
+import { DEFAULT_SUBJECT, type TemplateSyntax } from '../../shared/contract/email.ts';
 import { checkOf, type StaticCheckContext } from './check-input.ts';
 import { hasOwnText, isHidden, textHidden } from './computed.ts';
 import { isWebFontSheet } from './css-scan.ts';
@@ -74,6 +74,18 @@ const TRANSACTIONAL =
 /** The same in an address: `/unsubscribe`, `optout`, `/abmelden`, `?action=unsub`. */
 const UNSUBSCRIBE_HREF = /unsub|opt[-_]?out|abmeld|desinscri|desabonn|uitschrijv|afmeld/i;
 
+/**
+ * After a template engine filled the email, a tag of its own syntax left in it is one the author
+ * wrote to stay as it is (Liquid's `{% raw %}`, Handlebars' `\{{`) or one a value brought: the
+ * engine reads every one of its tags, and those it could not fill it renders blank (reported from
+ * the sample data). Tags of another syntax are still reported.
+ */
+function literalOf(syntax: TemplateSyntax | undefined): (tag: string) => boolean {
+  if (syntax === 'liquid') return (tag) => tag.startsWith('{{') || tag.startsWith('{%');
+  if (syntax === 'handlebars') return (tag) => tag.startsWith('{{');
+  return () => false;
+}
+
 function mergeTagFindings(ctx: StaticCheckContext): Finding[] {
   const { input, doc } = ctx;
   const seen = new Set<string>();
@@ -101,15 +113,17 @@ function mergeTagFindings(ctx: StaticCheckContext): Finding[] {
           },
     );
   };
-  for (const m of input.subject.matchAll(MERGE_TAG)) add(m[0], 'subject');
+  const literal = literalOf(input.notes?.syntax);
+  const tags = (text: string) => [...text.matchAll(MERGE_TAG)].filter((m) => !literal(m[0]));
+  for (const m of tags(input.subject)) add(m[0], 'subject');
   const unseen = unseenRanges(input.html);
   let r = 0; // the tags come in order, and so do the ranges
-  for (const m of input.html.matchAll(MERGE_TAG)) {
+  for (const m of tags(input.html)) {
     while (r < unseen.length && unseen[r]![1] <= m.index) r++;
     if (r < unseen.length && unseen[r]![0] <= m.index) continue;
     add(m[0], 'HTML', doc.line(m.index));
   }
-  for (const m of input.text.matchAll(MERGE_TAG)) add(m[0], 'plain-text part');
+  for (const m of tags(input.text)) add(m[0], 'plain-text part');
   // A template engine renders a tag without a value blank (its names, from notes.unfilled); a
   // Mailchimp tag left unfilled stays in the HTML as written, and is reported there, at its line.
   for (const name of input.notes?.unfilled ?? []) if (!seen.has(`*|${name}|*`)) add(name, 'sample data');

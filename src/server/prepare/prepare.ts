@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { MessageHeader } from '../mail/message.ts';
 import { textFromHtml } from '../mail/text-part.ts';
-import { DEFAULT_SUBJECT, MAX_SUBJECT_LENGTH } from '../../shared/contract/email.ts';
+import { DEFAULT_SUBJECT, MAX_SUBJECT_LENGTH, type TemplateSyntax } from '../../shared/contract/email.ts';
 import { documentDepth, MAX_DOCUMENT_DEPTH } from './document-depth.ts';
 import { hidesByRule, inlineCss } from './inline-css.ts';
 import {
@@ -79,6 +79,8 @@ export interface Prepared {
     keptInStyle: number;
     /** Merge tags the sample data did not fill, as written (empty without a template). */
     unfilled: string[];
+    /** The syntax the merge tags were filled in, when they were. */
+    syntax?: TemplateSyntax;
   };
   /** The headers every recipient gets alike (all but To, Message-ID and Date). */
   headers: MessageHeader[];
@@ -242,7 +244,12 @@ export async function prepareHtml(input: PrepareInput, textBeside?: TextBeside):
       textFromHtml(hiding ? inlinedForText(compiled, html, input.inlineCss) : compiled),
     subject,
     sourceBytes: Buffer.byteLength(input.html, 'utf8'),
-    notes: { inlined: input.inlineCss, keptInStyle, unfilled: filled.unfilled },
+    notes: {
+      inlined: input.inlineCss,
+      keptInStyle,
+      unfilled: filled.unfilled,
+      ...(input.template && { syntax: input.template.syntax }),
+    },
   };
 }
 
