@@ -3,6 +3,7 @@
 // types, so `node bin/proofmail.mjs` runs from a clone without a build step and `npx proofmail`
 // runs from an installed package. It talks to the public API (GET /api/openapi.json) with a
 // personal API key, as any other client would.
+import diagnostics from 'node:diagnostics_channel';
 import { readFileSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -28,14 +29,26 @@ export const EXIT = {
   unverified: 7,
   /** The server could not be reached. */
   unreachable: 8,
-  /** The server failed (5xx) or answered something that is not the Proofmail API. */
+  /**
+   * The server failed (5xx), answered something that is not the Proofmail API, or took the request
+   * and gave no answer (the connection closed, or no answer in time).
+   */
   server: 9,
 };
 
 const DEFAULT_URL = 'http://localhost:3000';
 const REQUEST_TIMEOUT_MS = 120_000;
-/** The server's cap on an email's HTML (MAX_HTML_BYTES in src/shared/contract/email.ts), for messages. */
-const MAX_HTML = '1 MB';
+/** The server's caps on the HTML and on the text part (MAX_HTML_BYTES in src/shared/contract/email.ts). */
+const MAX_SOURCE_BYTES = 1024 * 1024;
+/** The server's cap on the sample data, as compact JSON (MAX_TEMPLATE_DATA_BYTES, same file). */
+const MAX_DATA_BYTES = 64 * 1024;
+/**
+ * The server's own 404s for the calls this file makes: an email the key's owner does not have
+ * (src/server/features/email/email.service.ts, send.service.ts for `parentId`, share.service.ts).
+ * An address the server has no route for answers `Not found` (an /api path) or `Page not found`
+ * (src/server/http/spa.ts) with the same code: only the message tells them apart.
+ */
+const API_NOT_FOUND = ['Email not found'];
 
 class CliError extends Error {
   /**
@@ -54,7 +67,10 @@ class CliError extends Error {
  * @typedef {{ severity: 'error' | 'warning' | 'info', message: string, hint?: string, line?: number }} Finding
  * @typedef {{ id: string, title: string, status: string, findings: Finding[] }} Check
  * @typedef {{ errors: number, warnings: number, text: string }} Summary
- * @typedef {{ stdout: NodeJS.WritableStream & { isTTY?: boolean }, stderr: NodeJS.WritableStream & { isTTY?: boolean }, env: Record<string, string | undefined> }} Io
+ * @typedef {{ stdout: NodeJS.WritableStream & { isTTY?: boolean }, stderr: NodeJS.WritableStream & { isTTY?: boolean }, env: Record<string, string | undefined>, requestTimeoutMs?: number }} Io
+ *   `requestTimeoutMs` is for tests that call run() (tests/api/cli.test.ts): no option or
+ *   environment variable sets it.
+ * @typedef {{ baseUrl: string, key?: string, timeoutMs: number }} Api
  */
 
 /** Progress on stderr: a spinner on a terminal, plain lines in CI or a pipe, nothing with --json. */
@@ -94,7 +110,7 @@ function progress(/** @type {Io} */ io, /** @type {boolean} */ quiet) {
 
 /**
  * @param {Io} io
- * @returns {{ baseUrl: string, key: string | undefined }}
+ * @returns {{ baseUrl: string, key: string | undefined, timeoutMs: number }}
  */
 function settings(io) {
   const raw = (io.env.PROOFMAIL_URL || DEFAULT_URL).replace(/\/+$/, '');
@@ -104,8 +120,16 @@ function settings(io) {
   } catch {
     throw new CliError(`PROOFMAIL_URL is not an http(s) address: ${raw}`, EXIT.usage, 'bad_url');
   }
-  return { baseUrl: raw, key: io.env.PROOFMAIL_API_KEY || undefined };
+  // Space around the key (a secret pasted with its line break) is no part of it; fetch drops it too.
+  const key = io.env.PROOFMAIL_API_KEY?.trim() || undefined;
+  return { baseUrl: raw, key, timeoutMs: io.requestTimeoutMs ?? REQUEST_TIMEOUT_MS };
 }
+
+/**
+ * What a bearer token is made of (RFC 6750's b64token); an API key is `pm_` and base64url
+ * (src/server/accounts/api-keys.ts). Anything else, quotes or a space, can never be a key.
+ */
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 function requireKey(/** @type {string | undefined} */ key) {
   if (!key) {
@@ -115,19 +139,34 @@ function requireKey(/** @type {string | undefined} */ key) {
       'missing_api_key',
     );
   }
+  if (!BEARER_TOKEN.test(key)) {
+    const why = /^["'].*["']$/s.test(key) ? 'it is in quotes' : 'it holds characters that no key has';
+    throw new CliError(
+      `PROOFMAIL_API_KEY is not a valid API key: ${why}. Set it to the key alone (pm_ and letters, digits, - and _), as Proofmail showed it under Account → API Keys.`,
+      EXIT.auth,
+      'invalid_api_key',
+    );
+  }
   return key;
 }
 
-/** Maps a refusal of the API to a message and an exit code. */
-function refusal(/** @type {number} */ status, /** @type {{ error?: string, code?: string }} */ body) {
+/**
+ * Maps a refusal of the API to a message and an exit code.
+ * @param {number} status
+ * @param {{ error?: string, code?: string }} body
+ * @param {string | undefined} key the key the request carried
+ */
+function refusal(status, body, key) {
   const message = body.error || `The server answered ${status}`;
   const code = body.code;
   if (status === 401) {
-    // The server's own sentence for a refused key says the same as this one: only one is printed.
+    // A `pm_` key the server does not know is `invalid_api_key`; any other token is tried as a
+    // session and is `unauthenticated` (src/server/http/auth.ts). Either way it is the key, said
+    // once: the server's own sentence would only repeat it.
     return new CliError(
-      code === 'invalid_api_key'
-        ? 'The API key was refused: it is not valid or has been revoked. Create a new key in Proofmail under Account → API Keys and set it in PROOFMAIL_API_KEY.'
-        : `Not authenticated: ${message}`,
+      key && !key.startsWith('pm_')
+        ? 'The API key was refused: PROOFMAIL_API_KEY does not start with pm_, as every Proofmail API key does. Create a key in Proofmail under Account → API Keys and set it in PROOFMAIL_API_KEY.'
+        : 'The API key was refused: it is not valid or has been revoked. Create a new key in Proofmail under Account → API Keys and set it in PROOFMAIL_API_KEY.',
       EXIT.auth,
       code,
     );
@@ -142,7 +181,7 @@ function refusal(/** @type {number} */ status, /** @type {{ error?: string, code
 
 /**
  * One API call: JSON in and out, the key as a bearer token, every failure a CliError.
- * @param {{ baseUrl: string, key?: string }} api
+ * @param {Api} api
  * @param {string} method
  * @param {string} apiPath
  * @param {unknown} [body]
@@ -153,46 +192,117 @@ async function call(api, method, apiPath, body) {
   const headers = { accept: 'application/json', 'user-agent': 'proofmail-cli' };
   if (api.key) headers.authorization = `Bearer ${api.key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
+  const url = new URL(`${api.baseUrl}${apiPath}`);
+  // Whether the request was written to a connection: undici, Node's fetch, says so on this
+  // diagnostics channel. A failure before it (refused, no such host, TLS) reached nothing.
+  let written = false;
+  const onWritten = (/** @type {any} */ message) => {
+    if (message?.request?.method === method && message.request.path === url.pathname + url.search)
+      written = true;
+  };
+  diagnostics.subscribe('undici:client:sendHeaders', onWritten);
   /** @type {Response} */
   let res;
   try {
-    res = await fetch(`${api.baseUrl}${apiPath}`, {
+    res = await fetch(url, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      signal: AbortSignal.timeout(api.timeoutMs),
+      // A redirect is not followed: fetch would resend a POST as a GET (answered 405) and could take
+      // the request, and the key, to another address. It is a wrong PROOFMAIL_URL, said as such.
+      redirect: 'manual',
     });
   } catch (err) {
-    throw unreachable(api.baseUrl, err);
+    throw noAnswer(api.baseUrl, err, written);
+  } finally {
+    diagnostics.unsubscribe('undici:client:sendHeaders', onWritten);
   }
-  const text = await res.text();
+  if (res.status >= 300 && res.status < 400) {
+    await res.body?.cancel().catch(() => {});
+    const location = res.headers.get('location');
+    throw location
+      ? redirected(api.baseUrl, apiPath, new URL(location, url))
+      : notProofmail(api.baseUrl, `answered ${res.status} without the Proofmail API's answer`);
+  }
+  /** @type {string} */
+  let text;
+  try {
+    text = await res.text();
+  } catch (err) {
+    throw noAnswer(api.baseUrl, err, true);
+  }
   /** @type {any} */
   let json;
   try {
     json = text ? JSON.parse(text) : {};
   } catch {
-    throw new CliError(
-      `${api.baseUrl} answered ${res.status} with something that is not the Proofmail API. Check PROOFMAIL_URL.`,
-      EXIT.server,
-      'not_proofmail',
-    );
+    throw notProofmail(api.baseUrl, `answered ${res.status} with something that is not the Proofmail API`);
   }
-  if (!res.ok) throw refusal(res.status, json ?? {});
+  json ??= {};
+  // A 405, or a 404 that is not one of the API's own, is an address with no such route: not the API.
+  if (res.status === 405 || (res.status === 404 && !API_NOT_FOUND.includes(json.error))) {
+    const answer = typeof json.error === 'string' ? `${res.status} "${json.error}"` : String(res.status);
+    throw notProofmail(api.baseUrl, `has no ${method} ${apiPath} (it answered ${answer})`);
+  }
+  if (!res.ok) throw refusal(res.status, json, api.key);
   return json;
 }
 
-function unreachable(/** @type {string} */ baseUrl, /** @type {any} */ err) {
+/** An answer that is not the Proofmail API's: PROOFMAIL_URL is not the server's address. */
+function notProofmail(/** @type {string} */ baseUrl, /** @type {string} */ what) {
+  return new CliError(`${baseUrl} ${what}. Check PROOFMAIL_URL.`, EXIT.server, 'not_proofmail');
+}
+
+/**
+ * A redirect, named with where it goes; when it is the same call at another address (http to
+ * https, another host), that address is what PROOFMAIL_URL should be.
+ * @param {string} baseUrl
+ * @param {string} apiPath
+ * @param {URL} to
+ */
+function redirected(baseUrl, apiPath, to) {
+  const elsewhere = to.href.endsWith(apiPath) ? to.href.slice(0, -apiPath.length) : baseUrl;
+  const hint =
+    elsewhere !== baseUrl ? ` If ${elsewhere} is your Proofmail server, set PROOFMAIL_URL to it.` : '';
+  return new CliError(
+    `${baseUrl} redirects ${apiPath} to ${to.href}: redirects are not followed (the key goes only to PROOFMAIL_URL). Check PROOFMAIL_URL.${hint}`,
+    EXIT.server,
+    'redirect',
+  );
+}
+
+/**
+ * A request that got no answer. Before it was written, it reached nothing: the server is
+ * unreachable (exit 8). After, the server had it and may have acted on it (a send may have gone
+ * out), then gave no answer: a server failure (exit 9), not a reason to send again.
+ * @param {string} baseUrl
+ * @param {any} err
+ * @param {boolean} written
+ */
+function noAnswer(baseUrl, err, written) {
   const cause = err?.cause ?? err;
-  const code = cause?.code ?? cause?.name ?? '';
+  // A string code is the system's or undici's; AbortSignal.timeout's DOMException has a numeric
+  // one (23), so its name says what it is.
+  const code = typeof cause?.code === 'string' ? cause.code : (cause?.name ?? '');
   const why =
     code === 'ECONNREFUSED'
       ? 'connection refused. Is the server running?'
       : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
         ? 'the host name does not resolve'
-        : code === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT'
+        : code === 'TimeoutError' ||
+            code === 'ETIMEDOUT' ||
+            code === 'UND_ERR_CONNECT_TIMEOUT' ||
+            code === 'UND_ERR_HEADERS_TIMEOUT' ||
+            code === 'UND_ERR_BODY_TIMEOUT'
           ? 'no answer in time'
-          : String(cause?.message ?? err);
+          : written && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE')
+            ? 'the connection closed before the answer came'
+            : String(cause?.message ?? err);
   const stop = /[.?!]$/.test(why) ? '' : '.';
+  if (written) {
+    return new CliError(`No answer from Proofmail at ${baseUrl}: ${why}${stop}`, EXIT.server, 'no_answer');
+  }
   return new CliError(
     `Cannot reach Proofmail at ${baseUrl}: ${why}${stop} Check PROOFMAIL_URL.`,
     EXIT.unreachable,
@@ -379,8 +489,8 @@ function printChecks(/** @type {Io} */ io, /** @type {Check[] | null} */ checks)
  * @param {Record<string, any>} opts
  */
 async function send(io, file, opts) {
-  const { baseUrl, key } = settings(io);
-  const api = { baseUrl, key: requireKey(key) };
+  const { baseUrl, key, timeoutMs } = settings(io);
+  const api = { baseUrl, key: requireKey(key), timeoutMs };
   const body = await emailBody(file, opts);
   const bar = progress(io, opts.json);
   try {
@@ -400,14 +510,14 @@ async function send(io, file, opts) {
     bar.step(`Sending ${path.basename(file)} to ${opts.to}`);
     /** @type {{ id: string }} */
     let sent;
+    const request = { ...body, to: opts.to, ...(opts.parent ? { parentId: opts.parent } : {}) };
     try {
-      sent = await call(api, 'POST', '/api/email/send', {
-        ...body,
-        to: opts.to,
-        ...(opts.parent ? { parentId: opts.parent } : {}),
-      });
+      sent = await call(api, 'POST', '/api/email/send', request);
     } catch (err) {
-      throw inArgumentTerms(err, file, opts);
+      // The server had the send and did not answer: it may have gone out. A retry would send twice.
+      if (err instanceof CliError && err.code === 'no_answer')
+        err.message += ` The email may have been sent: look for it in ${baseUrl}/app/history before sending it again.`;
+      throw inArgumentTerms(err, file, opts, request);
     }
     const { id } = sent;
     const url = `${baseUrl}/app/email/${id}`;
@@ -471,8 +581,8 @@ async function send(io, file, opts) {
  * @param {Record<string, any>} opts
  */
 async function check(io, file, opts) {
-  const { baseUrl, key } = settings(io);
-  const api = { baseUrl, key: requireKey(key) };
+  const { baseUrl, key, timeoutMs } = settings(io);
+  const api = { baseUrl, key: requireKey(key), timeoutMs };
   const body = await emailBody(file, opts);
   const bar = progress(io, opts.json);
   try {
@@ -482,7 +592,7 @@ async function check(io, file, opts) {
     try {
       preview = await call(api, 'POST', '/api/email/preview', body);
     } catch (err) {
-      throw inArgumentTerms(err, file, opts);
+      throw inArgumentTerms(err, file, opts, body);
     }
     const checks = checksOf(preview);
     bar.done();
@@ -504,19 +614,63 @@ async function check(io, file, opts) {
  * about, not the API's field (src/shared/contract/email.ts, src/server/http/errors.ts).
  * @param {unknown} err
  * @param {string} file
- * @param {{ text?: string, parent?: string }} opts
+ * @param {{ text?: string, data?: string, parent?: string }} opts
+ * @param {Record<string, any>} request the body that was sent
  */
-function inArgumentTerms(err, file, opts) {
+function inArgumentTerms(err, file, opts, request) {
   if (!(err instanceof CliError)) return err;
   if (err.code === 'html_too_large') err.message = `${file}: ${err.message}`;
-  else if (err.code === 'body_too_large')
-    err.message = `${file}: too large: the server takes at most ${MAX_HTML} of HTML.`;
+  else if (err.code === 'body_too_large') err.message = tooLarge(file, opts, request);
   else if (err.code === 'text_too_large' && opts.text) err.message = `${opts.text}: ${err.message}`;
   else if (opts.parent && err.code === 'not_found')
     err.message = `--parent ${opts.parent}: you have no email with this id (it may have been deleted). Use an id that proofmail send printed.`;
   else if (opts.parent && err.message.startsWith('parentId:'))
     err.message = `--parent ${opts.parent}: not an email id. Use an id that proofmail send printed (a UUID).`;
   return err;
+}
+
+/**
+ * A request over the route's cap on the whole body (src/server/features/email/email.routes.ts) in
+ * terms of the files it carries: those over their own cap, else all of them, together.
+ * @param {string} file
+ * @param {{ text?: string, data?: string }} opts
+ * @param {Record<string, any>} request
+ */
+function tooLarge(file, opts, request) {
+  const bytes = (/** @type {string} */ s) => Buffer.byteLength(s, 'utf8');
+  const parts = [
+    {
+      name: file,
+      size: bytes(request.html),
+      max: MAX_SOURCE_BYTES,
+      what: request.format === 'mjml' ? 'MJML' : 'HTML',
+    },
+  ];
+  if (opts.text !== undefined)
+    parts.push({ name: opts.text, size: bytes(request.text), max: MAX_SOURCE_BYTES, what: 'plain text' });
+  if (opts.data !== undefined) {
+    const size = bytes(JSON.stringify(request.template?.data ?? {}));
+    parts.push({ name: opts.data, size, max: MAX_DATA_BYTES, what: 'sample data (as JSON)' });
+  }
+  const over = parts.filter((p) => p.size > p.max);
+  if (over.length > 0) {
+    return over
+      .map((p) => `${p.name}: too large: the server takes at most ${sizeText(p.max)} of ${p.what}.`)
+      .join(' ');
+  }
+  const names = parts.map((p) => `${p.name} (${sizeText(p.size)})`);
+  const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
+  return (
+    `Too large as a whole: sending ${list} takes ${sizeText(bytes(JSON.stringify(request)))} of JSON, ` +
+    `more than the server takes, although each file is within its own limit (in JSON, quotes, ` +
+    `backslashes and line breaks take two characters). Make ${names.length > 1 ? 'them' : 'it'} smaller.`
+  );
+}
+
+/** 1 MB, 1.4 MB, 64 KB: sizes as the limits are written. */
+function sizeText(/** @type {number} */ bytes) {
+  if (bytes < 1024 * 1024) return `${Math.ceil(bytes / 1024)} KB`;
+  return `${String(Math.round((bytes / (1024 * 1024)) * 10) / 10)} MB`;
 }
 
 function verdict(
@@ -576,7 +730,8 @@ Environment:
   PROOFMAIL_API_KEY  a personal API key (Account → API Keys)
 
 Exit codes: 0 ok, 1 checklist at or above --fail-on, 2 usage, 3 local file, 4 request refused,
-5 API key, 6 limit reached, 7 unverified account, 8 server unreachable, 9 server error.`,
+5 API key, 6 limit reached, 7 unverified account, 8 server unreachable, 9 server error or no
+answer (a send may then have gone out: look in the history before sending again).`,
     );
   const failOn = () =>
     new Option('--fail-on <level>', 'exit 1 when the checklist has findings at or above this level').choices([
@@ -594,7 +749,13 @@ Exit codes: 0 ok, 1 checklist at or above --fail-on, 2 usage, 3 local file, 4 re
     .command('send')
     .description('send FILE (.html or .mjml) as a test email and print its checklist')
     .argument('<file>', 'the email: .html, or .mjml to send as MJML')
-    .requiredOption('--to <addresses>', 'recipients, comma-separated (at most 5)')
+    // Repeated, each --to adds to the list (commander would keep only the last), as the API takes it.
+    .requiredOption(
+      '--to <addresses>',
+      'recipients, comma-separated or one --to each (at most 5)',
+      (/** @type {string} */ value, /** @type {string | undefined} */ previous) =>
+        previous === undefined ? value : `${previous},${value}`,
+    )
     .option('--subject <subject>', 'the subject line')
     .option('--inline-css', 'inline the CSS before sending')
     .option('--text <file>', 'the plain-text part (default: generated from the HTML)')

@@ -90,6 +90,31 @@ afterAll(async () => {
 const env = (key = proKey, url = baseUrl) => ({ PROOFMAIL_URL: url, PROOFMAIL_API_KEY: key });
 
 /**
+ * The CLI's run() in this process, with its output collected: for what a child cannot be given, a
+ * terminal, or the request timeout (`requestTimeoutMs`, which no option or variable sets).
+ */
+async function inProcess(
+  argv: string[],
+  io: { tty?: boolean; env: Record<string, string>; requestTimeoutMs?: number },
+): Promise<Ran> {
+  const { run } = (await import(pathToFileURL(cli).href)) as {
+    run: (argv: string[], io: unknown) => Promise<number>;
+  };
+  const out = { stdout: '', stderr: '' };
+  const stream = (name: 'stdout' | 'stderr') => ({
+    isTTY: io.tty ?? false,
+    write: (s: string) => ((out[name] += s), true),
+  });
+  const code = await run(argv, {
+    stdout: stream('stdout'),
+    stderr: stream('stderr'),
+    env: io.env,
+    requestTimeoutMs: io.requestTimeoutMs,
+  });
+  return { code, ...out };
+}
+
+/**
  * A loopback proxy in front of the real app records what the CLI sent. Under `/old` it also plays
  * a server from before the checklist: it drops `checks` from the answers that carry them. Under
  * `/no-share` the share link fails (a 500) after the send went through; under `/no-checks` the
@@ -158,6 +183,22 @@ describe('proofmail send', () => {
     // The checklist printed is the one the server keeps with the email.
     expect(out.checks).toEqual(detail.json().checks);
     expect(out.summary.text).toMatch(/^\d+ errors?, \d+ warnings?$/);
+  });
+
+  it("a repeated --to adds its recipients to the others, within the server's cap", async () => {
+    const ran = await proofmail(
+      ['send', welcome, '--to', 'a@example.com', '--to', 'b@example.com,c@example.com', '--json'],
+      env(),
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    const { id } = JSON.parse(ran.stdout) as { id: string };
+    const detail = await app.app.inject({ method: 'GET', url: `/api/email/${id}`, headers: pro.headers });
+    expect(detail.json()).toMatchObject({ to: 'a@example.com, b@example.com, c@example.com' });
+    // The cap counts them all, as the server says.
+    const six = ['a', 'b', 'c', 'd', 'e', 'f'].flatMap((name) => ['--to', `${name}@x.test`]);
+    const tooMany = await proofmail(['send', welcome, ...six], env());
+    expect(tooMany.code).toBe(4);
+    expect(tooMany.stderr).toContain('Too many recipients');
   });
 
   it("--share on a Free account is refused before the send (exit 6): nothing sent, none of the month's sends used", async () => {
@@ -292,6 +333,38 @@ describe('proofmail send', () => {
     expect(ran.stdout).toBe('');
   });
 
+  it('a key in the wrong shape gets one clear message and exit 5: in quotes (refused before asking), or not a pm_ key', async () => {
+    const before = sent.length;
+    const quoted = await proofmail(['send', welcome, '--to', 'a@example.com'], env(`"${proKey}"`, proxy.url));
+    expect(quoted.code).toBe(5);
+    expect(quoted.stderr).toBe(
+      'proofmail: PROOFMAIL_API_KEY is not a valid API key: it is in quotes. Set it to the key alone ' +
+        '(pm_ and letters, digits, - and _), as Proofmail showed it under Account → API Keys.\n',
+    );
+    expect(sent.length).toBe(before);
+    const json = await proofmail(
+      ['check', welcome, '--json'],
+      env(`${proKey.slice(0, 10)} ${proKey.slice(10)}`),
+    );
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: expect.stringContaining('it holds characters that no key has'),
+      code: 'invalid_api_key',
+      exitCode: 5,
+    });
+
+    // The server tries a token without pm_ as a session: "Not authenticated", not said twice.
+    const notAKey = await proofmail(['send', welcome, '--to', 'a@example.com'], env('abc123'));
+    expect(notAKey.code).toBe(5);
+    expect(notAKey.stderr).toMatch(
+      /^proofmail: The API key was refused: PROOFMAIL_API_KEY does not start with pm_, as every Proofmail API key does\. .+\n$/m,
+    );
+    expect(notAKey.stderr).not.toContain('Not authenticated');
+
+    // The line break a pasted secret ends with is no part of the key.
+    const pasted = await proofmail(['check', welcome], env(`${proKey}\n`));
+    expect(pasted.code, pasted.stderr).toBe(0);
+  });
+
   it('a missing key, an unreachable server, a missing file and bad data JSON each have their message and exit code', async () => {
     const noKey = await proofmail(['send', welcome, '--to', 'a@example.com'], { PROOFMAIL_URL: baseUrl });
     expect(noKey.code).toBe(5);
@@ -346,6 +419,32 @@ describe('proofmail send', () => {
     expect(request.stderr).toContain('huge.html: too large: the server takes at most 1 MB of HTML.');
   });
 
+  it("a request over the server's cap names the file over its own limit, or all of them when none is (exit 4)", async () => {
+    const text = file('big.txt', 'x'.repeat(3.2 * 1024 * 1024));
+    const bigText = await proofmail(['check', welcome, '--text', text], env());
+    expect(bigText.code, bigText.stderr).toBe(4);
+    expect(bigText.stderr).toContain(
+      `proofmail: ${text}: too large: the server takes at most 1 MB of plain text.\n`,
+    );
+    // Quotes take two characters in JSON: 900 KB of each file is more than the server takes.
+    const quotes = '"'.repeat(900 * 1024);
+    const html = file('quotes.html', `<p>${quotes}</p>`);
+    const quotedText = file('quotes.txt', quotes);
+    const together = await proofmail(
+      ['send', html, '--to', 'a@example.com', '--text', quotedText, '--json'],
+      env(),
+    );
+    expect(together.code, together.stderr).toBe(4);
+    expect(JSON.parse(together.stdout)).toEqual({
+      error:
+        `Too large as a whole: sending ${html} (901 KB) and ${quotedText} (900 KB) takes 3.5 MB of JSON, ` +
+        'more than the server takes, although each file is within its own limit (in JSON, quotes, ' +
+        'backslashes and line breaks take two characters). Make them smaller.',
+      code: 'body_too_large',
+      exitCode: 4,
+    });
+  });
+
   it("prints the server's validation message (exit 4), the limit (exit 6) and an unverified owner (exit 7)", async () => {
     const tooMany = await proofmail(
       ['send', welcome, '--to', 'a@x.test,b@x.test,c@x.test,d@x.test,e@x.test,f@x.test'],
@@ -375,6 +474,157 @@ describe('proofmail send', () => {
     const ran = await proofmail(['send', welcome, '--to', 'a@example.com'], env(legacy.key));
     expect(ran.code).toBe(7);
     expect(ran.stderr).toContain('To send emails you must verify your email first.');
+  });
+});
+
+describe('a wrong PROOFMAIL_URL', () => {
+  it('a redirect is not followed: it is named, with where it goes, and nothing goes there (exit 9)', async () => {
+    // Where an http address sends its visitors: a server that answers every call as the app
+    // would a GET of POST /api/email/send (the request fetch would make after a 301).
+    const elsewhere = await startLoopbackServer((_req, res) => {
+      res.writeHead(405, { 'content-type': 'application/json', allow: 'POST' });
+      res.end(
+        JSON.stringify({ error: 'Method not allowed: this address takes POST.', code: 'method_not_allowed' }),
+      );
+    });
+    const redirector = await startLoopbackServer((req, res) => {
+      res.writeHead(301, { location: `${elsewhere.url}${req.url ?? ''}` });
+      res.end();
+    });
+    try {
+      const ran = await proofmail(['send', welcome, '--to', 'a@example.com'], env(proKey, redirector.url));
+      expect(ran.code).toBe(9);
+      expect(ran.stderr).toContain(
+        `proofmail: ${redirector.url} redirects /api/email/send to ${elsewhere.url}/api/email/send: redirects are ` +
+          `not followed (the key goes only to PROOFMAIL_URL). Check PROOFMAIL_URL. If ${elsewhere.url} is your ` +
+          'Proofmail server, set PROOFMAIL_URL to it.\n',
+      );
+      const json = await proofmail(['check', welcome, '--json'], env(proKey, redirector.url));
+      expect(JSON.parse(json.stdout)).toMatchObject({ code: 'redirect', exitCode: 9 });
+      expect(redirector.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        'POST /api/email/send',
+        'POST /api/email/preview',
+      ]);
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await redirector.close();
+      await elsewhere.close();
+    }
+  });
+
+  it("an address without the API's routes is said to be one (exit 9); the API's own 404 stays a refusal", async () => {
+    // The app's pages (a path), an /api path the app has no route for, and a 405 of another server.
+    const page = await proofmail(['send', welcome, '--to', 'a@example.com'], env(proKey, `${baseUrl}/app`));
+    expect(page.code).toBe(9);
+    expect(page.stderr).toContain(
+      `proofmail: ${baseUrl}/app has no POST /api/email/send (it answered 404 "Page not found"). Check PROOFMAIL_URL.\n`,
+    );
+    const api = await proofmail(['check', welcome, '--json'], env(proKey, `${baseUrl}/api`));
+    expect(api.code).toBe(9);
+    expect(JSON.parse(api.stdout)).toEqual({
+      error: `${baseUrl}/api has no POST /api/email/preview (it answered 404 "Not found"). Check PROOFMAIL_URL.`,
+      code: 'not_proofmail',
+      exitCode: 9,
+    });
+    const other = await startLoopbackServer((_req, res) => {
+      res.writeHead(405, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: 'Method Not Allowed' }));
+    });
+    try {
+      const ran = await proofmail(['check', welcome], env(proKey, other.url));
+      expect(ran.code).toBe(9);
+      expect(ran.stderr).toContain(
+        `${other.url} has no POST /api/email/preview (it answered 405). Check PROOFMAIL_URL.`,
+      );
+    } finally {
+      await other.close();
+    }
+    // An email the key's owner does not have is the API's own 404: a refused --parent (exit 4).
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const missing = await proofmail(['send', welcome, '--to', 'a@example.com', '--parent', unknown], env());
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain(`--parent ${unknown}: you have no email with this id`);
+  });
+});
+
+describe('a server that takes a request and gives no answer', () => {
+  it('the connection closed after the whole request: exit 9, and a send may have gone out (not "cannot reach", exit 8)', async () => {
+    const closing = await startLoopbackServer(async (req) => {
+      for await (const _chunk of req); // the whole request, then nothing
+      req.socket.destroy();
+    });
+    try {
+      const sending = await proofmail(['send', welcome, '--to', 'a@example.com'], env(proKey, closing.url));
+      expect(sending.code).toBe(9);
+      expect(sending.stderr).toMatch(
+        new RegExp(
+          `^proofmail: No answer from Proofmail at ${closing.url}: the connection closed before the answer came\\. ` +
+            `The email may have been sent: look for it in ${closing.url}/app/history before sending it again\\.\n$`,
+          'm',
+        ),
+      );
+      const checking = await proofmail(['check', welcome, '--json'], env(proKey, closing.url));
+      expect(JSON.parse(checking.stdout)).toEqual({
+        error: `No answer from Proofmail at ${closing.url}: the connection closed before the answer came.`,
+        code: 'no_answer',
+        exitCode: 9,
+      });
+      expect(closing.requests.map((r) => r.path)).toEqual(['/api/email/send', '/api/email/preview']);
+    } finally {
+      await closing.close();
+    }
+  });
+
+  it('no answer in time is said so (exit 9), a send that may have gone out too', async () => {
+    const silent = await startLoopbackServer(async (req) => {
+      for await (const _chunk of req); // the whole request, and no answer
+    });
+    try {
+      const timeout = { env: env(proKey, silent.url), requestTimeoutMs: 300 };
+      const checking = await inProcess(['check', welcome, '--json'], timeout);
+      expect(checking.code).toBe(9);
+      expect(JSON.parse(checking.stdout)).toEqual({
+        error: `No answer from Proofmail at ${silent.url}: no answer in time.`,
+        code: 'no_answer',
+        exitCode: 9,
+      });
+      const sending = await inProcess(['send', welcome, '--to', 'a@example.com'], timeout);
+      expect(sending.code).toBe(9);
+      expect(sending.stderr).toContain(
+        `proofmail: No answer from Proofmail at ${silent.url}: no answer in time. The email may have been sent`,
+      );
+    } finally {
+      await silent.close();
+    }
+  });
+});
+
+describe('a reader that closes the pipe early', () => {
+  it('keeps the exit code of a failing checklist', async () => {
+    const failing = file(
+      'failing.html',
+      '<!doctype html><html lang="en"><head><title>Hi</title></head><body>\n' +
+        '<p><a href="http://example.com/page">Read the page about it</a></p>\n</body></html>',
+    );
+    for (const args of [
+      ['send', failing, '--to', 'a@example.com', '--fail-on', 'warning'],
+      ['check', failing, '--fail-on', 'warning', '--json'],
+    ]) {
+      const ran = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [cli, ...args], {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '', CI: 'true', ...env(proKey, proxy.url) },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        child.stdout.destroy(); // closed before the command writes anything: its writes fail (EPIPE)
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+      expect(ran.code, ran.stderr).toBe(1);
+      expect(ran.stderr).toContain('Failing: the checklist has');
+    }
   });
 });
 
@@ -652,18 +902,7 @@ describe("the README's GitHub Actions step", () => {
 
 describe('on a terminal', () => {
   /** The CLI's run() in this process, its stderr a terminal, outside CI. */
-  async function onTerminal(argv: string[]) {
-    const { run } = (await import(pathToFileURL(cli).href)) as {
-      run: (argv: string[], io: unknown) => Promise<number>;
-    };
-    const out = { stdout: '', stderr: '' };
-    const stream = (name: 'stdout' | 'stderr') => ({
-      isTTY: true,
-      write: (s: string) => ((out[name] += s), true),
-    });
-    const code = await run(argv, { stdout: stream('stdout'), stderr: stream('stderr'), env: env() });
-    return { code, ...out };
-  }
+  const onTerminal = (argv: string[]) => inProcess(argv, { tty: true, env: env() });
 
   it('draws a spinner on stderr, and nothing at all with --json', async () => {
     const spinning = await onTerminal(['check', welcome]);
