@@ -140,6 +140,36 @@ describe('JSON bodies measured before parsing', () => {
     expect((await raw('/api/email/preview', '{"html": 42}')).json().error).toMatch(/^html: /);
   });
 
+  it('takes an empty body sent as JSON as no body where the route takes none, or takes one optionally', async () => {
+    const pro = await createUser(ctx.db, { plan: 'pro' });
+    const sent = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/send',
+      headers: pro.headers,
+      payload: { to: 'a@example.com', html: '<p>x</p>' },
+    });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const id = sent.json().id as string;
+    const emptyJson = (method: 'POST' | 'DELETE', url: string) =>
+      ctx.app.inject({
+        method,
+        url,
+        headers: { ...pro.headers, 'content-type': 'application/json' },
+        payload: '',
+      });
+    // Options optional: shared with the defaults.
+    const shared = await emptyJson('POST', `/api/email/${id}/share`);
+    expect(shared.statusCode, shared.body).toBe(200);
+    // No body at all: the route answers as it would without the header.
+    expect((await emptyJson('DELETE', `/api/email/${id}/share`)).statusCode).toBe(200);
+    expect((await emptyJson('DELETE', `/api/keys/${crypto.randomUUID()}`)).json().code).toBe(
+      'api_key_not_found',
+    );
+    expect((await emptyJson('DELETE', `/api/email/${id}`)).statusCode).toBe(200);
+    // A route that needs a body still says so.
+    expect((await emptyJson('POST', '/api/email/preview')).json().code).toBe('missing_body');
+  });
+
   it('answers a body sent as text/plain (what fetch sends for a string) like any other non-JSON type: 415', async () => {
     const body = JSON.stringify({ to: 'a@example.com', html: '<p>x</p>' });
     for (const type of [

@@ -100,12 +100,25 @@ export function forbiddenKeyProblem(text: string): string | null {
  * src/server/features/billing/billing.routes.ts), so it gets the 415 every other type does
  * (docs/decisions/0114-answers-that-say-what-the-api-takes.md).
  */
+/** Whether a route's body schema (zod) refuses no body at all; a route without one takes none. */
+function needsBody(schema: unknown): boolean {
+  if (schema === undefined || schema === null) return false;
+  const parse = (schema as { safeParse?: (value: unknown) => { success: boolean } }).safeParse;
+  return typeof parse !== 'function' || !parse.call(schema, undefined).success;
+}
+
 export function registerJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
+    // Many clients send this Content-Type on every request: an empty body is no body where the
+    // route takes none, or takes one only optionally.
+    if (text === '' && !needsBody(request.routeOptions.schema?.body)) {
+      done(null, undefined);
+      return;
+    }
     const problem = jsonCostProblem(text);
     if (problem) {
       done(badRequest(problem, 'body_too_complex'), undefined);
