@@ -75,6 +75,12 @@ describe('sign-up, sign-in, sessions', () => {
       [{ email: '', password: PASSWORD }, 'Please fill in all fields'],
       [{ email: 'a@example.com', password: '' }, 'Please fill in all fields'],
       [{ email: '   ', password: '' }, 'Please fill in all fields'],
+      // Left out is answered as left empty.
+      [{ password: PASSWORD }, 'Please fill in all fields'],
+      [{ email: 'a@example.com' }, 'Please fill in all fields'],
+      [{}, 'Please fill in all fields'],
+      // Of the wrong type, the field is named.
+      [{ email: 42, password: PASSWORD }, 'email: Invalid input: expected string, received number'],
       [{ email: 'a@example.com', password: 'short12' }, 'Password must be at least 8 characters'],
       [{ email: 'not-an-email', password: PASSWORD }, 'Please enter a valid email address'],
       [{ email: 'Name <a@example.com>', password: PASSWORD }, 'Please enter a valid email address'],
@@ -219,14 +225,19 @@ describe('sign-up, sign-in, sessions', () => {
       }
     });
 
-    it('asks for both fields', async () => {
+    it('asks for both fields, left empty or left out', async () => {
       for (const payload of [
         { email: '', password: PASSWORD },
         { email: 'a@example.com', password: '' },
+        { password: PASSWORD },
+        { email: 'a@example.com' },
+        {},
       ]) {
         const res = await ctx.app.inject({ method: 'POST', url: '/api/auth/signin', payload });
-        expect(res.statusCode).toBe(400);
-        expect(res.json().error).toBe('Please fill in all fields');
+        expect([res.statusCode, res.json()], JSON.stringify(payload)).toEqual([
+          400,
+          { error: 'Please fill in all fields', code: 'missing_fields' },
+        ]);
       }
     });
 

@@ -85,10 +85,14 @@ describe('POST /api/email/send', () => {
     [{ to: '', html: '<p>x</p>' }],
     [{ to: 'a@example.com', html: '   ' }],
     [{ to: ' , ,', html: '<p>x</p>' }],
+    // Left out is answered as left empty.
+    [{ html: '<p>x</p>' }],
+    [{ to: 'a@example.com' }],
+    [{ subject: 'Hi' }],
   ])('rejects missing fields %j with the spec message', async (body) => {
     const res = await send(alice, body);
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toBe(MISSING);
+    expect(res.json()).toEqual({ error: MISSING, code: 'missing_fields' });
     expect(await countEmails(alice.user.id)).toBe(0);
   });
 

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import type { ErrorResponse } from '../../shared/contract/common.ts';
+import { codeWhenAbsent, type ErrorResponse } from '../../shared/contract/common.ts';
 
 /**
  * The one error type. Throw it from routes and services; the handler below turns it, and every
@@ -79,6 +79,8 @@ function describeValidation(error: { validation: ValidationIssue[]; validationCo
     return { error: 'Request body must be a JSON object', code: 'invalid_body' };
   const own = (first.params as { params?: { code?: unknown } } | undefined)?.params?.code;
   if (typeof own === 'string' && first.message) return { error: first.message, code: own };
+  const absent = first.message ? codeWhenAbsent(first.message) : undefined;
+  if (absent && first.message) return { error: first.message, code: absent };
   const field = first.instancePath?.replace(/^\//, '').replaceAll('/', '.');
   const message = field ? `${field}: ${first.message ?? 'is invalid'}` : (first.message ?? 'Invalid request');
   return { error: message, code: 'invalid_request' };

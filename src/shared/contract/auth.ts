@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PLANS, SUBSCRIPTION_STATUSES } from '../plans.ts';
-import { UTF16_UNITS } from './common.ts';
+import { UTF16_UNITS, whenAbsent } from './common.ts';
 
 /**
  * Auth and user API contract (docs/spec.md §3, §7). Requests are strict objects: unknown fields are
@@ -50,27 +50,37 @@ export const user = z.object({
 export type User = z.infer<typeof user>;
 
 const email = z.string().trim().max(254);
-const password = z
-  .string()
-  .max(MAX_PASSWORD_LENGTH, { error: `Password must be at most ${MAX_PASSWORD_LENGTH} characters` });
+const passwordString = (absent?: ReturnType<typeof whenAbsent>) =>
+  z
+    .string(absent)
+    .max(MAX_PASSWORD_LENGTH, { error: `Password must be at most ${MAX_PASSWORD_LENGTH} characters` });
+const password = passwordString();
 /**
  * A password being set. The rule is the server's (src/server/accounts/account-rules.ts, with its
  * messages); the document states it. Its minimum counts characters as typed, its maximum the
  * schema's UTF-16 code units.
  */
-const newPassword = password.meta({
+const NEW_PASSWORD_META = {
   minLength: MIN_PASSWORD_LENGTH,
   description:
     `At least ${MIN_PASSWORD_LENGTH} characters as typed (never trimmed), not only spaces, and not one of the ` +
     `10,000 most common passwords; at most ${MAX_PASSWORD_LENGTH.toLocaleString('en')}, ${UTF16_UNITS}.`,
-});
+};
+const newPassword = password.meta(NEW_PASSWORD_META);
+
+/** A sign-up or sign-in that leaves a field out is answered like one that leaves it empty (spec §5). */
+const FILL_ALL_FIELDS = whenAbsent({ message: AUTH_MESSAGES.fillAllFields, code: 'missing_fields' });
+const emailToSignIn = z.string(FILL_ALL_FIELDS).trim().max(254);
 
 export const signUpRequest = z.strictObject({
-  email,
-  password: newPassword,
+  email: emailToSignIn,
+  password: passwordString(FILL_ALL_FIELDS).meta(NEW_PASSWORD_META),
   captchaToken: z.string().max(10_000).optional(),
 });
-export const signInRequest = z.strictObject({ email, password });
+export const signInRequest = z.strictObject({
+  email: emailToSignIn,
+  password: passwordString(FILL_ALL_FIELDS),
+});
 export const sessionResponse = z.object({ user, token: z.string() });
 export type SessionResponse = z.infer<typeof sessionResponse>;
 

@@ -22,6 +22,21 @@ export const serviceCheckedString = (bound: number, refusal: { message: string; 
     params: { code: refusal.code },
   });
 
+/** Spec texts answered for a field left out, by message (see whenAbsent). */
+const absentCodes = new Map<string, string>();
+
+/**
+ * For a required field whose absence the spec answers in its own words ("Missing required fields:
+ * …", "Please fill in all fields"), as an empty one is: zod's "expected string, received
+ * undefined" becomes `refusal.message`, and src/server/http/errors.ts answers it with
+ * `refusal.code` (codeWhenAbsent). Pass to the field's `z.string()`.
+ */
+export function whenAbsent(refusal: { message: string; code: string }) {
+  absentCodes.set(refusal.message, refusal.code);
+  return { error: (issue: { input?: unknown }) => (issue.input === undefined ? refusal.message : undefined) };
+}
+export const codeWhenAbsent = (message: string): string | undefined => absentCodes.get(message);
+
 /**
  * How the API reference words a length zod counts (UTF-16 code units), where JSON Schema's
  * `maxLength` counts characters (code points).

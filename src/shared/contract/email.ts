@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_RECIPIENTS } from '../plans.ts';
 import { checkSchema } from './checks.ts';
-import { UTF16_UNITS } from './common.ts';
+import { UTF16_UNITS, whenAbsent } from './common.ts';
 import { latestDecision, review, shareInfo } from './review.ts';
 
 /** Email API contract (docs/spec.md §3 Email, §5 send rules, §7 email calls). */
@@ -50,9 +50,15 @@ export type EmailTemplate = { syntax: TemplateSyntax; data: Record<string, unkno
 const EMAIL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const MAX_TO_LENGTH = 2_000;
-const recipients = (what: string) =>
+/** What a send left out of its required fields is answered like an empty one (spec §5). */
+const MISSING_FIELDS = whenAbsent({
+  message: `${SEND_MESSAGES.missingTitle}: ${SEND_MESSAGES.missingDetail}`,
+  code: 'missing_fields',
+});
+
+const recipients = (what: string, absent?: typeof MISSING_FIELDS) =>
   z
-    .string()
+    .string(absent)
     .max(MAX_TO_LENGTH)
     .meta({
       description: `Up to ${MAX_RECIPIENTS} plain addresses (name@example.com) separated by commas; blank entries are dropped. ${what}`,
@@ -64,9 +70,9 @@ const recipients = (what: string) =>
  * parser, above that; the document states the real limit, which is bytes: 1,048,576 ASCII
  * characters fit, fewer of others.
  */
-const mbOfUtf8 = (code: string, more = '') =>
+const mbOfUtf8 = (code: string, more = '', absent?: typeof MISSING_FIELDS) =>
   z
-    .string()
+    .string(absent)
     .max(MAX_HTML_BYTES * 4)
     .meta({
       maxLength: MAX_HTML_BYTES,
@@ -76,14 +82,14 @@ const mbOfUtf8 = (code: string, more = '') =>
     });
 
 export const sendEmailRequest = z.strictObject({
-  to: recipients('Required.'),
+  to: recipients('Required.', MISSING_FIELDS),
   subject: z
     .string()
     .max(MAX_SUBJECT_LENGTH)
     .meta({ description: `Empty: "${DEFAULT_SUBJECT}". The length is ${UTF16_UNITS}.` })
     .optional()
     .default(''),
-  html: mbOfUtf8('html_too_large'),
+  html: mbOfUtf8('html_too_large', '', MISSING_FIELDS),
   inlineCss: z.boolean().optional().default(false),
   /** The user's own plain-text part (same 1 MB cap); absent or blank: generated from the HTML. */
   text: mbOfUtf8('text_too_large', ' Absent or blank: generated from the HTML.').optional(),
