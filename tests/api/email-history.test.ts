@@ -59,6 +59,19 @@ describe('history, detail, sharing and the public view', () => {
     expect(first.json().items[0]).not.toHaveProperty('html');
   });
 
+  it('ignores query parameters it does not know, as a cache-buster or a tracking tag adds them', async () => {
+    const u = await createUser(ctx.db, { plan: 'pro' });
+    const { id } = await seed(u, { subject: 'Busted' });
+    const list = await get('/api/email?_=1700000000&utm_source=x', u);
+    expect(list.statusCode, list.body).toBe(200);
+    expect(list.json().items.map((i: { id: string }) => i.id)).toEqual([id]);
+    // Known ones are still checked.
+    expect((await get('/api/email?limit=abc&_=1', u)).statusCode).toBe(400);
+    expect((await get(`/api/email/${id}/thumbnail.png?mode=sepia&_=1`, u)).json().code).toBe(
+      'invalid_request',
+    );
+  });
+
   it('searches recipient, subject and HTML case-insensitively, with % and _ taken literally', async () => {
     const u = await createUser(ctx.db, { plan: 'pro' });
     const a = await seed(u, { to: 'Zebra@Example.com', subject: 's1', html: '<p>a</p>' });

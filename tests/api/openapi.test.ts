@@ -66,6 +66,28 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('states patterns without flags, which JSON Schema drops: a parentId in capitals is valid in the document as on the server', async () => {
+    const send = doc.paths['/api/email/send'].post.requestBody.content['application/json'].schema;
+    const body = (send.$ref ? doc.components.schemas[send.$ref.split('/').pop()] : send) as {
+      properties: { parentId: { pattern: string } };
+    };
+    const first = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/send',
+      headers: keyHeaders(),
+      payload: { to: 'c@example.com', html: '<p>1</p>' },
+    });
+    const upper = (first.json().id as string).toUpperCase();
+    expect(new RegExp(body.properties.parentId.pattern).test(upper)).toBe(true);
+    const next = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/email/send',
+      headers: keyHeaders(),
+      payload: { to: 'c@example.com', html: '<p>2</p>', parentId: upper },
+    });
+    expect(next.statusCode, next.body).toBe(200);
+  });
+
   it('has every /api route of the route table, but those left out on purpose, with the security each accepts', () => {
     const documented = ctx.app.routeTable.filter(isDocumented);
     const left = ctx.app.routeTable.filter((r) => !isDocumented(r));

@@ -47,7 +47,8 @@ export const emailTemplate = z.strictObject({
 export type EmailTemplate = { syntax: TemplateSyntax; data: Record<string, unknown> };
 
 /** The shape of an email's id; anything else in `parentId` is a 400 naming the field. */
-const EMAIL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Either case, spelt out: a pattern's flags do not reach the OpenAPI document. */
+const EMAIL_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 const MAX_TO_LENGTH = 2_000;
 /** What a send left out of its required fields is answered like an empty one (spec §5). */
@@ -289,7 +290,7 @@ export const emailSummary = email
   });
 export type EmailSummary = z.infer<typeof emailSummary>;
 
-export const listEmailsQuery = z.strictObject({
+export const listEmailsQuery = z.object({
   cursor: z
     .string()
     .max(200)
@@ -317,7 +318,7 @@ export const emailIdParams = z.strictObject({ id: z.string().max(100) });
 export const deleteVersionsResponse = z.object({ ok: z.literal(true), deleted: z.number().int() });
 export type DeleteVersionsResponse = z.infer<typeof deleteVersionsResponse>;
 /** GET /api/email/{id}/message.eml: which delivery (recipient) to rebuild; default the first. */
-export const messageQuery = z.strictObject({ delivery: z.string().max(100).optional() });
+export const messageQuery = z.object({ delivery: z.string().max(100).optional() });
 export const slugParams = z.strictObject({ slug: z.string().max(200) });
 
 export const shareResponse = z.object({ publicUrl: z.string(), email });

@@ -28,9 +28,9 @@ const width = z.coerce
   .default(RENDER_DEFAULT_WIDTH);
 const mode = z.enum(RENDER_MODES, { error: RENDER_MESSAGES.mode }).default('light');
 
-export const renderQuery = z.strictObject({ width, mode });
+export const renderQuery = z.object({ width, mode });
 export type RenderQuery = z.infer<typeof renderQuery>;
-export const thumbnailQuery = z.strictObject({ mode });
+export const thumbnailQuery = z.object({ mode });
 
 export const compareParams = z.strictObject({ id: z.string().max(100), otherId: z.string().max(100) });
 
