@@ -57,6 +57,9 @@ describe('billing off', () => {
     // /plan says so too, and its Upgrade button explains instead of failing.
     await page.goto('/plan');
     await page.getByText('Billing is not enabled on this server.').waitFor();
+    const notice = await page.locator('#plan-billing-off').innerText();
+    expect(notice).toContain('ask whoever runs this server');
+    expect(notice).not.toMatch(/npm run|admin --|STRIPE_|set-plan|command line/i);
     await page.locator('[data-plan="pro"]').getByRole('button', { name: 'Upgrade to Pro' }).click();
     await page.getByRole('dialog', { name: 'Billing Is Not Enabled on This Server', exact: true }).waitFor();
     expect(await historyApiStatus(page)).toBe(403);

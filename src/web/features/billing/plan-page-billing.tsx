@@ -25,9 +25,10 @@ export function usePlanPageBilling(): PlanPageBilling {
   const plan = session.user ? (session.user.plan.toLowerCase() === 'pro' ? 'pro' : 'free') : undefined;
   const notice =
     session.user && !billing.billingEnabled ? (
-      <FormAlert tone="info">
-        <span className="font-medium">{BILLING_MESSAGES.disabled}.</span> An administrator can change your
-        plan with <code className="font-mono text-xs">npm run admin -- set-plan</code>.
+      // No operator instructions in front of end users (docs/decisions/0057-billing-off-says-so.md).
+      <FormAlert tone="info" id="plan-billing-off">
+        <span className="font-medium">{BILLING_MESSAGES.disabled}.</span> Nothing can be bought or charged
+        here; if you need a different plan, ask whoever runs this server.
       </FormAlert>
     ) : null;
   return {
