@@ -206,6 +206,21 @@ describe('profile', () => {
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.getByTestId('profile-email').waitFor();
   });
+
+  it('a failed usage load is the profile failing too (the profile reads user and usage), and retries', async () => {
+    const { page } = await signedIn({}, [/user\/usage 500/, /status of 500/]);
+    const failing = await intercept(page, '**/api/user/usage', fail500);
+    await page.goto('/app/profile');
+    await page.getByText('Failed to load profile data', { exact: true }).waitFor({ timeout: 20_000 });
+    await expectToast(page, 'Failed to load profile', 'Boom on the server');
+    failing.off();
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByTestId('profile-email').waitFor();
+    await page
+      .locator('[data-slot="usage"]')
+      .getByText(/emails? remaining this month|monthly limit/)
+      .waitFor();
+  });
 });
 
 describe('account', () => {

@@ -7,6 +7,7 @@ import { EmailAddress } from '../../components/ui/email-address.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { AppPageHeader } from '../../components/layout/app-page-header.tsx';
 import { UsageCard } from '../../components/usage/usage-card.tsx';
+import { useUsage } from '../../lib/usage.ts';
 import { useProfile } from './api.ts';
 import { formatDate, planLabel } from './format.ts';
 import { LoadError } from './load-error.tsx';
@@ -16,6 +17,10 @@ import { LoadError } from './load-error.tsx';
  */
 export function ProfilePage() {
   const profile = useProfile();
+  // The profile's data is the user and their usage (docs/spec.md §7 GET /api/user/usage): either
+  // failing is the spec's "Failed to load profile" (§8), and Try Again asks for both.
+  const usage = useUsage();
+  const failed = profile.isError ? profile : usage.isError ? usage : undefined;
   return (
     <div className="mx-auto max-w-3xl">
       <AppPageHeader
@@ -27,13 +32,16 @@ export function ProfilePage() {
           </Link>
         }
       />
-      {profile.isError ? (
+      {failed ? (
         <LoadError
           message="Failed to load profile data"
           toastTitle="Failed to load profile"
-          error={profile.error}
-          retrying={profile.isFetching}
-          onRetry={() => void profile.refetch()}
+          error={failed.error}
+          retrying={profile.isFetching || usage.isFetching}
+          onRetry={() => {
+            if (profile.isError) void profile.refetch();
+            if (usage.isError) void usage.refetch();
+          }}
         />
       ) : (
         <div className="space-y-6">
