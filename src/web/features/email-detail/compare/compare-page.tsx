@@ -1,5 +1,15 @@
-import { ArrowLeft, ArrowRight, ChevronDown, Code, Eye, ScanEye, Send } from 'lucide-react';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import {
+  ArrowLeft,
+  ArrowRight,
+  ChevronDown,
+  CircleCheck,
+  Code,
+  Eye,
+  FileText,
+  ScanEye,
+  Send,
+} from 'lucide-react';
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Email } from '../../../../shared/contract/email.ts';
 import { defaultWidth } from '../../../components/email-preview/preview-view.ts';
@@ -15,17 +25,34 @@ import { toast } from '../../../components/ui/toast.tsx';
 import { ApiError, errorMessage } from '../../../lib/api.ts';
 import { dateTime } from '../../../lib/relative-time.ts';
 import { useEmail } from '../api.ts';
+import { differencesOf, mergeTagsOf, sampleDataOf, textOriginOf, type Change } from './compare-changes.ts';
 import { SourceDiffView, type DiffLayout } from './source-diff-view.tsx';
 import { PixelTab } from './pixel-tab.tsx';
 import { VisualCompare, type VisualLayout } from './visual-compare.tsx';
 
 const backLink = buttonClasses({ variant: 'ghost', size: 'sm', className: '-ml-3' });
 
-/** A tab of the compare screen. */
+/** A tab of the compare screen; `changed` when its texts differ between the two versions. */
 interface CompareTab {
   value: string;
   label: ReactNode;
+  changed?: boolean;
   content: ReactNode;
+}
+
+/** The sign on a tab that what it shows differs between the versions. */
+function ChangedDot() {
+  return (
+    <>
+      <span
+        aria-hidden="true"
+        title="Differs between the versions"
+        data-testid="tab-changed"
+        className="size-1.5 shrink-0 rounded-full bg-amber-500 dark:bg-amber-400"
+      />
+      <span className="sr-only">(changed)</span>
+    </>
+  );
 }
 
 /** One side's version picker: every version of the thread, the current one checked. */
@@ -66,15 +93,11 @@ function SidePicker({
 }
 
 /**
- * What the source diffs do not show: the subject, the recipients and Inline CSS, listed when they
- * differ between the two sides (nothing when they are the same).
+ * What the text diffs do not show (compare-changes.ts: the subject, the recipients, the shared
+ * headers, the options the source was written with, where the text part came from), listed when
+ * they differ between the two sides (nothing when they are the same).
  */
-function OtherChanges({ a, b }: { a: Email; b: Email }) {
-  const changes = [
-    { label: 'Subject', from: a.subject || 'No Subject', to: b.subject || 'No Subject' },
-    { label: 'To', from: a.to, to: b.to },
-    { label: 'Inline CSS', from: a.source.inlineCss ? 'On' : 'Off', to: b.source.inlineCss ? 'On' : 'Off' },
-  ].filter((c) => c.from !== c.to);
+function OtherChanges({ changes }: { changes: Change[] }) {
   if (changes.length === 0) return null;
   return (
     <dl
@@ -85,12 +108,12 @@ function OtherChanges({ a, b }: { a: Email; b: Email }) {
         <div key={c.label} className="contents">
           <dt className="font-medium text-slate-900 dark:text-white">{c.label}</dt>
           <dd className="min-w-0 wrap-anywhere text-slate-700 dark:text-slate-300">
-            <del className="text-red-700 decoration-red-400 dark:text-red-300">{c.from}</del>
+            <del className="inline-block text-red-700 decoration-red-400 dark:text-red-300">{c.from}</del>
             <span aria-hidden="true" className="px-1.5 text-slate-400">
               →
             </span>
             <span className="sr-only">changed to</span>
-            <ins className="text-emerald-700 no-underline dark:text-emerald-300">{c.to}</ins>
+            <ins className="inline-block text-emerald-700 no-underline dark:text-emerald-300">{c.to}</ins>
           </dd>
         </div>
       ))}
@@ -102,22 +125,39 @@ const narrow = () => typeof window !== 'undefined' && window.matchMedia('(max-wi
 
 /**
  * /app/email/{id}/compare/{otherId}: two versions of an email, the left one (older) against the
- * right one. Tabs: the source as written, the HTML as sent (each side by side or inline, words
- * marked inside changed lines), and the two renders side by side or swiped.
+ * right one. Tabs: the source as written with its merge tags' sample data, the HTML and the
+ * plain-text part as sent (each side by side or inline, words marked inside changed lines), and
+ * the two renders side by side or swiped. A tab whose texts differ is marked, the first such tab
+ * opens, and what no tab shows is listed above them; the page says the versions are the same only
+ * when nothing written or sent differs (docs/decisions/0122-compare-shows-the-text-part.md).
  */
 export function ComparePage() {
   const { id = '', otherId = '' } = useParams();
   const navigate = useNavigate();
   const left = useEmail(id);
   const right = useEmail(otherId);
-  const [tab, setTab] = useState('written');
+  // Null until a tab is chosen: the first tab with a difference is open.
+  const [tab, setTab] = useState<string | null>(null);
   const [diffLayout, setDiffLayout] = useState<DiffLayout>(() => (narrow() ? 'inline' : 'split'));
   const [visualLayout, setVisualLayout] = useState<VisualLayout>('split');
   const [view, setView] = usePreviewView();
   const tabsBox = useRef<HTMLDivElement>(null);
   const error = left.error ?? right.error;
   const notFound = error instanceof ApiError && error.status === 404;
+  const loaded = Boolean(left.data && right.data);
   useDocumentTitle('Compare Versions');
+
+  // On a phone the tab list scrolls: the tab opened for its difference (not chosen) may lie past
+  // its edge, under the sign that there is more. It is brought into view, clear of that sign.
+  useLayoutEffect(() => {
+    if (!loaded || tab !== null) return;
+    const selected = tabsBox.current?.querySelector<HTMLElement>('[role="tab"][aria-selected="true"]');
+    const list = selected?.closest<HTMLElement>('[role="tablist"]');
+    if (!selected || !list || list.scrollWidth <= list.clientWidth) return;
+    const room = 40; // the sign's width (ScrollHint in src/web/components/ui/tabs.tsx)
+    const overflow = selected.getBoundingClientRect().right - list.getBoundingClientRect().right + room;
+    if (overflow > 0) list.scrollLeft += overflow;
+  }, [loaded, tab, id, otherId]);
 
   useEffect(() => {
     if (!error || notFound) return;
@@ -151,6 +191,10 @@ export function ComparePage() {
 
   const a = left.data;
   const b = right.data;
+  const differences = differencesOf(a, b);
+  const openTab =
+    tab ??
+    (differences.written ? 'written' : differences.sent ? 'sent' : differences.text ? 'text' : 'written');
   // The versions to pick from: the newer side's thread list, the newest that was loaded.
   const versions = b.versions.length >= a.versions.length ? b.versions : a.versions;
   const pick = (side: 'left' | 'right') => (picked: string) =>
@@ -173,6 +217,15 @@ export function ComparePage() {
     if ((next === 'visual' || next === 'pixels') && view.width === null) setView({ width: renderWidth() });
     setTab(next);
   };
+  // A side's caption with what it says of itself (where its text part came from, its merge tags).
+  // One box each, so the inline layout's "left → right" breaks between the sides, not inside one.
+  const captioned = (caption: ReactNode, detail: string) => (
+    <span className="inline-block">
+      {caption}
+      <span className="font-normal text-slate-500 dark:text-slate-400"> · {detail}</span>
+    </span>
+  );
+  const hasMergeTags = Boolean(a.source.template || b.source.template);
   const layoutControl = (
     <SegmentedControl<DiffLayout>
       label="Diff layout"
@@ -194,6 +247,7 @@ export function ComparePage() {
           Written Source
         </>
       ),
+      changed: differences.written,
       content: (
         <div className="space-y-3">
           <div className="flex flex-wrap items-center justify-between gap-2">
@@ -209,7 +263,34 @@ export function ComparePage() {
             right={b.source.html}
             layout={diffLayout}
             captions={captions}
+            what="source as written"
           />
+          {hasMergeTags ? (
+            <section
+              aria-labelledby="compare-sample-data"
+              className="space-y-3 pt-3"
+              data-testid="sample-data-diff"
+            >
+              <div className="space-y-1">
+                <h2 id="compare-sample-data" className="text-sm font-semibold text-slate-900 dark:text-white">
+                  Sample Data
+                </h2>
+                <p className="text-sm text-slate-600 dark:text-slate-400">
+                  The JSON that filled the merge tags, as the composer shows it.
+                </p>
+              </div>
+              <SourceDiffView
+                left={sampleDataOf(a)}
+                right={sampleDataOf(b)}
+                layout={diffLayout}
+                captions={[
+                  captioned(captions[0], a.source.template ? mergeTagsOf(a) : 'No merge tags'),
+                  captioned(captions[1], b.source.template ? mergeTagsOf(b) : 'No merge tags'),
+                ]}
+                what="sample data"
+              />
+            </section>
+          ) : null}
         </div>
       ),
     },
@@ -221,13 +302,45 @@ export function ComparePage() {
           Sent HTML
         </>
       ),
+      changed: differences.sent,
       content: (
         <div className="space-y-3">
           <div className="flex flex-wrap items-center justify-between gap-2">
             <p className="text-sm text-slate-600 dark:text-slate-400">The HTML part as it was sent.</p>
             {layoutControl}
           </div>
-          <SourceDiffView left={a.html} right={b.html} layout={diffLayout} captions={captions} />
+          <SourceDiffView
+            left={a.html}
+            right={b.html}
+            layout={diffLayout}
+            captions={captions}
+            what="HTML as sent"
+          />
+        </div>
+      ),
+    },
+    {
+      value: 'text',
+      label: (
+        <>
+          <FileText aria-hidden="true" />
+          Plain Text
+        </>
+      ),
+      changed: differences.text,
+      content: (
+        <div className="space-y-3">
+          <div className="flex flex-wrap items-center justify-between gap-2">
+            <p className="text-sm text-slate-600 dark:text-slate-400">The plain-text part as it was sent.</p>
+            {layoutControl}
+          </div>
+          <SourceDiffView
+            left={a.text}
+            right={b.text}
+            layout={diffLayout}
+            captions={[captioned(captions[0], textOriginOf(a)), captioned(captions[1], textOriginOf(b))]}
+            what="plain-text part"
+          />
         </div>
       ),
     },
@@ -304,15 +417,29 @@ export function ComparePage() {
             {b.subject || 'No Subject'}” on the right.
           </p>
         )}
-        <OtherChanges a={a} b={b} />
+        {differences.none ? (
+          <p
+            className="flex items-center gap-2 rounded-lg border border-slate-200 bg-white px-3 py-2 text-sm text-slate-700 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-300"
+            data-testid="compare-same"
+          >
+            <CircleCheck
+              aria-hidden="true"
+              className="size-4 shrink-0 text-emerald-600 dark:text-emerald-400"
+            />
+            No differences: both versions are the same, as written and as sent.
+          </p>
+        ) : (
+          <OtherChanges changes={differences.others} />
+        )}
       </div>
       <div ref={tabsBox}>
-        <Tabs value={tab} onValueChange={selectTab}>
-          {/* On a phone the four tabs do not fit: the list scrolls, and its edge says there is more. */}
+        <Tabs value={openTab} onValueChange={selectTab}>
+          {/* On a phone the five tabs do not fit: the list scrolls, and its edge says there is more. */}
           <TabsList scrollable className="max-sm:[&_svg]:hidden">
             {tabs.map((t) => (
               <TabsTrigger key={t.value} value={t.value}>
                 {t.label}
+                {t.changed ? <ChangedDot /> : null}
               </TabsTrigger>
             ))}
           </TabsList>

@@ -2,7 +2,7 @@ import { ChevronsUpDown } from 'lucide-react';
 import { useMemo, useState, type ReactNode } from 'react';
 import { cx } from '../../../components/ui/cx.ts';
 import { Skeleton } from '../../../components/ui/skeleton.tsx';
-import { inlineLines, type DiffRow, type Segment, type SourceDiff } from './source-diff.ts';
+import { inlineLines, summaryOf, type DiffRow, type LineEnd, type Segment } from './source-diff.ts';
 import { useSourceDiff } from './use-source-diff.ts';
 
 export type DiffLayout = 'split' | 'inline';
@@ -21,11 +21,45 @@ const MARK = {
   added: 'rounded-sm bg-green-200 text-green-950 dark:bg-green-800/70 dark:text-green-50',
 } as const;
 
+/** A changed line ending, named as editors name it (the status bar of VS Code, git's diff). */
+const END_LABEL: Record<LineEnd, string> = {
+  lf: 'LF',
+  crlf: 'CRLF',
+  none: 'No newline at end of file',
+};
+const END_TITLE: Record<LineEnd, string> = {
+  lf: 'This line ends with a line feed (LF, \\n)',
+  crlf: 'This line ends with a carriage return and a line feed (CR LF, \\r\\n)',
+  none: 'The text ends here, without a newline after its last line',
+};
+
+/** A carriage return not ending its line, which a browser would draw as nothing (or a space). */
+const visible = (text: string) => (text.includes('\r') ? text.replaceAll('\r', '\u240d') : text);
+
 function Text({ segments, tone }: { segments: Segment[]; tone: 'removed' | 'added' | 'same' }) {
   return (
     <>
       {segments.map((s, i) =>
-        s.elided !== undefined ? (
+        s.end !== undefined && tone !== 'same' ? (
+          // The line's ending, where it is what changed: a words-equal pair would look the same.
+          <mark
+            key={i}
+            className={cx(
+              MARK[tone],
+              'ml-2 inline-block px-1 font-sans text-[0.6875rem] leading-4 font-medium whitespace-nowrap',
+            )}
+            data-change={tone}
+            data-end={s.end}
+            title={END_TITLE[s.end]}
+          >
+            {s.end === 'none' ? null : (
+              <span aria-hidden="true" className="mr-0.5">
+                ↵
+              </span>
+            )}
+            {END_LABEL[s.end]}
+          </mark>
+        ) : s.elided !== undefined ? (
           // An unchanged stretch of a long line (minified HTML), left out around the changes.
           <span
             key={i}
@@ -36,10 +70,10 @@ function Text({ segments, tone }: { segments: Segment[]; tone: 'removed' | 'adde
           </span>
         ) : s.changed && tone !== 'same' ? (
           <mark key={i} className={MARK[tone]} data-change={tone}>
-            {s.text}
+            {visible(s.text)}
           </mark>
         ) : (
-          <span key={i}>{s.text}</span>
+          <span key={i}>{visible(s.text)}</span>
         ),
       )}
     </>
@@ -199,28 +233,21 @@ function InlineTable({ rows }: { rows: DiffRow[] }) {
   );
 }
 
-function summaryOf(diff: SourceDiff): string {
-  if (diff.added + diff.removed + diff.changed === 0) return 'No differences: both versions are the same.';
-  const parts: string[] = [];
-  const n = (count: number, what: string) => `${count.toLocaleString('en-US')} ${what}`;
-  if (diff.changed) parts.push(n(diff.changed, diff.changed === 1 ? 'line changed' : 'lines changed'));
-  if (diff.added) parts.push(n(diff.added, diff.added === 1 ? 'line added' : 'lines added'));
-  if (diff.removed) parts.push(n(diff.removed, diff.removed === 1 ? 'line removed' : 'lines removed'));
-  return `${parts.join(', ')}.`;
-}
-
 /** A source diff of two texts, side by side or inline, word-level inside changed lines. */
 export function SourceDiffView({
   left,
   right,
   layout,
   captions,
+  what,
 }: {
   left: string;
   right: string;
   layout: DiffLayout;
   /** What the two sides are, e.g. "Version 2" and "Version 3". */
   captions: [ReactNode, ReactNode];
+  /** What the texts are, for the summary: "No differences in the {what}." */
+  what: string;
 }) {
   const diff = useSourceDiff(left, right);
   if (!diff) {
@@ -234,7 +261,7 @@ export function SourceDiffView({
   return (
     <div className="space-y-3">
       <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="diff-summary" data-message="">
-        {summaryOf(diff)}
+        {summaryOf(diff, what)}
         {diff.tooDifferent
           ? ' These versions differ too much to match line by line; all lines are shown.'
           : ''}

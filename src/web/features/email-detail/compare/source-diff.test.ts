@@ -4,6 +4,7 @@ import {
   inlineLines,
   LINE_CONTEXT,
   LONG_LINE,
+  summaryOf,
   type DiffRow,
   type Segment,
 } from './source-diff.ts';
@@ -170,5 +171,79 @@ describe('source diff of two versions', () => {
     const short = 'x'.repeat(LONG_LINE - 10);
     const first = diffSources(`${short}\n<p>a</p>`, `${short}\n<p>b</p>`).rows[0]!;
     expect(first.kind === 'same' && first.left.segments).toEqual([{ text: short, changed: false }]);
+  });
+});
+
+describe('line endings in the source diff', () => {
+  /** Each changed row's ending marks, left and right: what the reader sees beside the line. */
+  const ends = (rows: DiffRow[]) =>
+    rows.flatMap((r) =>
+      r.kind === 'changed'
+        ? [[r.left.segments.find((s) => s.end)?.end, r.right.segments.find((s) => s.end)?.end]]
+        : [],
+    );
+  /** Whether every counted line shows a marked change on each side it has. */
+  const everyChangeMarked = (rows: DiffRow[]) =>
+    rows.every((r) => {
+      if (r.kind === 'same') return true;
+      const marked = (segments: Segment[]) => segments.some((s) => s.changed);
+      if (r.kind === 'removed') return marked(r.left.segments);
+      if (r.kind === 'added') return marked(r.right.segments);
+      return marked(r.left.segments) && marked(r.right.segments);
+    });
+
+  it('marks a CR LF that replaced an LF, and the newline added at the end, and says only they changed', () => {
+    const diff = diffSources('<p>a</p>\n<p>b</p>', '<p>a</p>\r\n<p>b</p>\n');
+    expect(diff).toMatchObject({ added: 0, removed: 0, changed: 2, endings: 2 });
+    expect(ends(diff.rows)).toEqual([
+      ['lf', 'crlf'],
+      ['none', 'lf'],
+    ]);
+    expect(everyChangeMarked(diff.rows)).toBe(true);
+    // The words are the same, and shown unmarked.
+    const row = diff.rows[0]!;
+    if (row.kind !== 'changed') throw new Error(row.kind);
+    expect(row.left.segments[0]).toEqual({ text: '<p>a</p>', changed: false });
+    expect(summaryOf(diff, 'source as written')).toBe('2 lines changed (only their line endings).');
+  });
+
+  it('marks the newline taken from the end of a text', () => {
+    const diff = diffSources('<p>a</p>\n<p>b</p>\n', '<p>a</p>\n<p>b</p>');
+    expect(diff).toMatchObject({ changed: 1, endings: 1 });
+    expect(ends(diff.rows)).toEqual([['lf', 'none']]);
+    expect(everyChangeMarked(diff.rows)).toBe(true);
+    expect(summaryOf(diff, 'source as written')).toBe('1 line changed (only its line ending).');
+  });
+
+  it('marks the ending beside the changed words of a line whose words changed too', () => {
+    const diff = diffSources('<p>a</p>\r\n<p>b</p>\r\n', '<p>a</p>\r\n<p>c</p>\n');
+    expect(diff).toMatchObject({ changed: 1, endings: 0 });
+    const row = diff.rows.find((r) => r.kind === 'changed')!;
+    if (row.kind !== 'changed') throw new Error(row.kind);
+    expect(changedText(row.left.segments)).toEqual(['b', '']);
+    expect(row.left.segments.at(-1)).toEqual({ text: '', changed: true, end: 'crlf' });
+    expect(row.right.segments.at(-1)).toEqual({ text: '', changed: true, end: 'lf' });
+    expect(summaryOf(diffSources('x\ny\nthe spring sale', 'x\r\ny\nthe summer sale'), 'text')).toBe(
+      '2 lines changed (1 only in its line ending).',
+    );
+  });
+
+  it('keeps equal endings unmarked, and a file converted to CR LF whole as that', () => {
+    const lf = email(body);
+    expect(diffSources(lf, lf).rows.some((r) => r.kind !== 'same')).toBe(false);
+    const crlf = lf.replaceAll('\n', '\r\n');
+    const diff = diffSources(lf, crlf);
+    expect(diff).toMatchObject({ changed: 37, endings: 37, added: 0, removed: 0 });
+    expect(everyChangeMarked(diff.rows)).toBe(true);
+    // Lines that differ in nothing else keep their own text: no CR shows up inside the line.
+    const row = diff.rows[0]!;
+    if (row.kind !== 'changed') throw new Error(row.kind);
+    expect(row.right.segments.map((s) => s.text).join('')).toBe('<!doctype html>');
+  });
+
+  it('says "no differences in" what it compared, never that the versions are the same', () => {
+    expect(summaryOf(diffSources('a\n', 'a\n'), 'plain-text part')).toBe(
+      'No differences in the plain-text part.',
+    );
   });
 });

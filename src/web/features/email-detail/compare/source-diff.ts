@@ -6,12 +6,20 @@ import { diffArrays, diffLines, diffWordsWithSpace, type ChangeObject } from 'di
  * (diff.worker.ts) and in unit tests alike.
  */
 
+/** How a line ends: LF, CR LF, or not at all (the last line of a text without a final newline). */
+export type LineEnd = 'lf' | 'crlf' | 'none';
+
 /** A run of text on a line; `changed` marks the words that differ from the other side. */
 export interface Segment {
   text: string;
   changed: boolean;
   /** Characters of an unchanged stretch of a long line left out here (`text` is then empty). */
   elided?: number;
+  /**
+   * The line's ending, where it differs from the paired line's (`text` is then empty, `changed`
+   * true): the one change of a line whose words are the same is visible, not an unmarked row.
+   */
+  end?: LineEnd;
 }
 
 export interface DiffLine {
@@ -36,6 +44,8 @@ export interface SourceDiff {
   added: number;
   removed: number;
   changed: number;
+  /** Of the changed lines, those whose only change is their ending (LF, CR LF, the final newline). */
+  endings: number;
   /** The line diff ran out of time: every line is shown as removed, then added. */
   tooDifferent: boolean;
 }
@@ -44,10 +54,23 @@ export interface SourceDiff {
 const LINE_DIFF_MS = 3000;
 const WORD_DIFF_MS = 300;
 
-function splitLines(value: string): string[] {
-  const lines = value.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+interface Line {
+  text: string;
+  end: LineEnd;
+}
+
+/**
+ * A text's lines as jsdiff's line diff cuts them (at LF and CR LF), each with its ending: the
+ * ending is part of what the line diff compares, so a row paired for it must be able to show it.
+ */
+function splitLines(value: string): Line[] {
+  const parts = value.split('\n');
+  const last = parts.pop()!;
+  const lines: Line[] = parts.map((l) =>
+    l.endsWith('\r') ? { text: l.slice(0, -1), end: 'crlf' } : { text: l, end: 'lf' },
+  );
+  if (last !== '') lines.push({ text: last, end: 'none' });
+  return lines;
 }
 
 const whole = (text: string, changed: boolean): Segment[] => (text ? [{ text, changed }] : []);
@@ -251,8 +274,8 @@ export function diffSources(leftText: string, rightText: string): SourceDiff {
   const rows: DiffRow[] = [];
   let leftNo = 0;
   let rightNo = 0;
-  const result = { rows, added: 0, removed: 0, changed: 0, tooDifferent: false };
-  const same = (text: string) => {
+  const result = { rows, added: 0, removed: 0, changed: 0, endings: 0, tooDifferent: false };
+  const same = ({ text }: Line) => {
     const segments = elideLong(whole(text, false));
     rows.push({
       kind: 'same',
@@ -260,13 +283,30 @@ export function diffSources(leftText: string, rightText: string): SourceDiff {
       right: { number: ++rightNo, segments },
     });
   };
-  const removed = (text: string) => {
+  const removed = ({ text }: Line) => {
     result.removed++;
     rows.push({ kind: 'removed', left: { number: ++leftNo, segments: whole(text, true) } });
   };
-  const added = (text: string) => {
+  const added = ({ text }: Line) => {
     result.added++;
     rows.push({ kind: 'added', right: { number: ++rightNo, segments: whole(text, true) } });
+  };
+  const paired = (left: Line, right: Line) => {
+    // Pairs come from blocks the line diff found different, line ends included; a pair equal in
+    // both (blocks too large to align are paired in order) is an unchanged line.
+    if (left.text === right.text && left.end === right.end) return same(left);
+    const words = diffWordsOfLine(left.text, right.text);
+    result.changed++;
+    if (left.end !== right.end) {
+      if (!words.left.some((s) => s.changed) && !words.right.some((s) => s.changed)) result.endings++;
+      words.left.push({ text: '', changed: true, end: left.end });
+      words.right.push({ text: '', changed: true, end: right.end });
+    }
+    rows.push({
+      kind: 'changed',
+      left: { number: ++leftNo, segments: words.left },
+      right: { number: ++rightNo, segments: words.right },
+    });
   };
 
   const changes = diffLines(leftText, rightText, { timeout: LINE_DIFF_MS });
@@ -286,18 +326,19 @@ export function diffSources(leftText: string, rightText: string): SourceDiff {
     if (change.removed && next?.added) {
       // A block replaced by another: pair each line with the line that replaced it (by
       // likeness, so a line inserted among edited ones does not shift every pair after it),
-      // word-diff each pair; what is left over on either side is removed or added.
-      for (const step of alignBlock(lines, splitLines(next.value))) {
-        if (step.left !== undefined && step.right !== undefined) {
-          const words = diffWordsOfLine(step.left, step.right);
-          result.changed++;
-          rows.push({
-            kind: 'changed',
-            left: { number: ++leftNo, segments: words.left },
-            right: { number: ++rightNo, segments: words.right },
-          });
-        } else if (step.left !== undefined) removed(step.left);
-        else if (step.right !== undefined) added(step.right);
+      // word-diff each pair; what is left over on either side is removed or added. The steps
+      // take each side's lines in order.
+      const nextLines = splitLines(next.value);
+      let l = 0;
+      let r = 0;
+      const steps = alignBlock(
+        lines.map((line) => line.text),
+        nextLines.map((line) => line.text),
+      );
+      for (const step of steps) {
+        if (step.left !== undefined && step.right !== undefined) paired(lines[l++]!, nextLines[r++]!);
+        else if (step.left !== undefined) removed(lines[l++]!);
+        else if (step.right !== undefined) added(nextLines[r++]!);
       }
       i++;
       continue;
@@ -306,6 +347,28 @@ export function diffSources(leftText: string, rightText: string): SourceDiff {
     else lines.forEach(added);
   }
   return result;
+}
+
+/**
+ * The diff in a sentence. "The same" is not said here: the texts of one tab may be equal while
+ * other things the versions were written or sent with differ (compare-page.tsx says when nothing does).
+ */
+export function summaryOf(diff: SourceDiff, what: string): string {
+  if (diff.added + diff.removed + diff.changed === 0) return `No differences in the ${what}.`;
+  const parts: string[] = [];
+  const n = (count: number, noun: string) => `${count.toLocaleString('en-US')} ${noun}`;
+  if (diff.changed) {
+    let changed = n(diff.changed, diff.changed === 1 ? 'line changed' : 'lines changed');
+    // Counted lines whose words are all the same: the sentence says why they are.
+    if (diff.endings === diff.changed)
+      changed += diff.changed === 1 ? ' (only its line ending)' : ' (only their line endings)';
+    else if (diff.endings)
+      changed += ` (${n(diff.endings, diff.endings === 1 ? 'only in its line ending' : 'only in their line endings')})`;
+    parts.push(changed);
+  }
+  if (diff.added) parts.push(n(diff.added, diff.added === 1 ? 'line added' : 'lines added'));
+  if (diff.removed) parts.push(n(diff.removed, diff.removed === 1 ? 'line removed' : 'lines removed'));
+  return `${parts.join(', ')}.`;
 }
 
 /** The inline view's lines: each row once, a changed row as its old line then its new line. */
