@@ -237,6 +237,14 @@ async function call(api, method, apiPath, body) {
   try {
     json = text ? JSON.parse(text) : {};
   } catch {
+    // A gateway in front of the server that gave up waiting (502, 504) or refused (503): the
+    // server may have had the request, which a send must say (see GATEWAY_STATUSES).
+    if (GATEWAY_STATUSES.has(res.status))
+      throw new CliError(
+        `A gateway in front of Proofmail at ${api.baseUrl} answered ${res.status} instead of the server.`,
+        EXIT.server,
+        'no_answer',
+      );
     throw notProofmail(api.baseUrl, `answered ${res.status} with something that is not the Proofmail API`);
   }
   json ??= {};
@@ -248,6 +256,13 @@ async function call(api, method, apiPath, body) {
   if (!res.ok) throw refusal(res.status, json, api.key);
   return json;
 }
+
+/**
+ * A proxy's own answers for a server that failed it or took too long: the request may have reached
+ * the server (and a send gone out), so they are `no_answer`, as a connection closed after the
+ * request is.
+ */
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
 
 /** An answer that is not the Proofmail API's: PROOFMAIL_URL is not the server's address. */
 function notProofmail(/** @type {string} */ baseUrl, /** @type {string} */ what) {
@@ -622,6 +637,7 @@ function inArgumentTerms(err, file, opts, request) {
   if (err.code === 'html_too_large') err.message = `${file}: ${err.message}`;
   else if (err.code === 'body_too_large') err.message = tooLarge(file, opts, request);
   else if (err.code === 'text_too_large' && opts.text) err.message = `${opts.text}: ${err.message}`;
+  else if (err.code?.startsWith('template_data_') && opts.data) err.message = `${opts.data}: ${err.message}`;
   else if (opts.parent && err.code === 'not_found')
     err.message = `--parent ${opts.parent}: you have no email with this id (it may have been deleted). Use an id that proofmail send printed.`;
   else if (opts.parent && err.message.startsWith('parentId:'))

@@ -575,6 +575,30 @@ describe('a server that takes a request and gives no answer', () => {
     }
   });
 
+  it("a gateway's own 502/504 page is no answer either: a send may have gone out", async () => {
+    const gateway = await startLoopbackServer(async (req, res) => {
+      for await (const _chunk of req);
+      res.writeHead(504, { 'content-type': 'text/html' });
+      res.end('<html><body><h1>504 Gateway Time-out</h1></body></html>');
+    });
+    try {
+      const sending = await proofmail(
+        ['send', welcome, '--to', 'a@example.com', '--json'],
+        env(proKey, gateway.url),
+      );
+      expect(sending.code).toBe(9);
+      expect(JSON.parse(sending.stdout)).toEqual({
+        error:
+          `A gateway in front of Proofmail at ${gateway.url} answered 504 instead of the server. ` +
+          `The email may have been sent: look for it in ${gateway.url}/app/history before sending it again.`,
+        code: 'no_answer',
+        exitCode: 9,
+      });
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('no answer in time is said so (exit 9), a send that may have gone out too', async () => {
     const silent = await startLoopbackServer(async (req) => {
       for await (const _chunk of req); // the whole request, and no answer
@@ -683,6 +707,17 @@ describe('the checklist and --fail-on', () => {
     });
     expect(ran.code, ran.stderr).toBe(0);
     expect(JSON.parse(ran.stdout).checks.length).toBeGreaterThan(0);
+  });
+
+  it('a refusal of the --data file names the file', async () => {
+    const deep = file('deep.json', `{"a":${'['.repeat(20)}${']'.repeat(20)}}`);
+    const ran = await proofmail(['check', welcome, '--data', deep, '--syntax', 'liquid', '--json'], env());
+    expect(ran.code).toBe(4);
+    expect(JSON.parse(ran.stdout)).toEqual({
+      error: `${deep}: Sample data nests too deeply: the limit is 16 levels of objects and arrays.`,
+      code: 'template_data_too_deep',
+      exitCode: 4,
+    });
   });
 
   it('--text sends the plain-text part written beside the HTML, its merge tags filled', async () => {
