@@ -5,6 +5,7 @@ import { REVIEW_MESSAGES } from '../../src/shared/review-rules.ts';
 import { mailTo } from '../support/auth-api.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
+import { insertVersion } from '../support/versions.ts';
 
 /**
  * Reviews without an account (docs/decisions/0085-reviews-throttled-and-notified.md): validation,
@@ -250,6 +251,67 @@ describe('POST /api/email/public/{slug}/reviews', () => {
     );
     ctx.clock.advance(11 * 60_000);
     expect((await post(slug, review)).json().review.id).not.toBe(answers[0]!.json().review.id);
+  });
+});
+
+describe('what the review answer tells the reviewer', () => {
+  // docs/decisions/0124-review-answer-tells-the-reviewer.md
+  it('says whether a newer version exists than the one reviewed', async () => {
+    const owner = await createUser(ctx.db, { plan: 'pro' });
+    const { id, slug } = await sharedEmail(owner);
+    // The client opened the page on v1; the owner then sent v2.
+    await insertVersion(ctx.db, {
+      userId: owner.user.id,
+      threadId: id,
+      version: 2,
+      subject: 'Launch email',
+      html: '<p>Hello, round two</p>',
+      at: ctx.clock.now(),
+    });
+    const old = await post(slug, { name: 'Dana', decision: 'approved', version: 1 });
+    expect(old.statusCode).toBe(200);
+    expect(old.json()).toMatchObject({ review: { version: 1, decision: 'approved' }, newerVersion: 2 });
+    // The same review again (a retry) is told too.
+    expect((await post(slug, { name: 'Dana', decision: 'approved', version: 1 })).json()).toMatchObject({
+      review: { id: old.json().review.id },
+      newerVersion: 2,
+    });
+    const latest = await post(slug, { name: 'Dana', decision: 'approved', version: 2 });
+    expect(latest.json()).toMatchObject({ review: { version: 2 }, newerVersion: null });
+  });
+
+  it('says the sender was told only when a mail to them was queued', async () => {
+    const owner = await createUser(ctx.db, { plan: 'pro' });
+    const { slug } = await sharedEmail(owner);
+    const approval = await post(slug, { name: 'Dana', decision: 'approved', version: 1 });
+    expect(approval.json()).toMatchObject({ notified: true, newerVersion: null });
+    expect(await decisionMail(owner)).toHaveLength(1);
+    // A plain comment mails nobody.
+    const comment = await post(slug, { name: 'Dana', decision: 'comment', comment: 'Nice', version: 1 });
+    expect(comment.statusCode).toBe(200);
+    expect(comment.json().notified).toBe(false);
+    // The same approval sent again is answered with the first, and mails nobody this time.
+    expect((await post(slug, { name: 'Dana', decision: 'approved', version: 1 })).json().notified).toBe(
+      false,
+    );
+    expect(await decisionMail(owner)).toHaveLength(1);
+
+    // Notifications off: decisions are saved, not mailed, and the answer says so.
+    await ctx.app.inject({
+      method: 'PUT',
+      url: '/api/user/review-notifications',
+      headers: owner.headers,
+      payload: { reviewNotifications: false },
+    });
+    const quiet = await post(slug, {
+      name: 'Lee',
+      decision: 'changes_requested',
+      comment: 'Logo',
+      version: 1,
+    });
+    expect(quiet.statusCode).toBe(200);
+    expect(quiet.json().notified).toBe(false);
+    expect(await decisionMail(owner)).toHaveLength(1);
   });
 });
 

@@ -241,9 +241,84 @@ describe('share settings', () => {
     const again = await share(id, owner);
     const fresh = slugOf(again);
     expect(fresh).not.toBe(slug);
-    expect(again.json().email.share).toMatchObject({ views: 0, expiresAt: null });
+    // A new link, with the expired one's length from now (docs/decisions/0123-renewed-link-keeps-its-protection.md).
+    expect(again.json().email.share).toMatchObject({
+      views: 0,
+      expiresAt: new Date(ctx.clock.now().getTime() + DAY).toISOString(),
+      expiresInDays: 1,
+    });
     expect((await view(fresh)).statusCode).toBe(200);
     await expectLikeRandom(await view(slug));
+  });
+
+  it('a new link replacing an expired one keeps its password and an expiry of the same length, from now', async () => {
+    const owner = await createUser(ctx.db, { plan: 'pro' });
+    const id = await firstVersion(owner);
+    const dead = slugOf(await share(id, owner, { expiresInDays: 7, password: 'hunter22' }));
+    await ctx.db
+      .updateTable('email_shares')
+      .set({ expires_at: new Date(ctx.clock.now().getTime() - 1000) })
+      .where('thread_id', '=', id)
+      .execute();
+    await expectLikeRandom(await view(dead));
+    // What the owner reads while it is dead: still protected, set for 7 days.
+    expect((await owned('GET', `/api/email/${id}`, owner)).json()).toMatchObject({
+      isPublic: false,
+      share: { protected: true, expiresInDays: 7 },
+    });
+
+    // Turned on again as the dialog and any API caller do it: no settings named.
+    const again = await share(id, owner);
+    expect(again.statusCode).toBe(200);
+    const fresh = slugOf(again);
+    expect(fresh).not.toBe(dead);
+    expect(again.json().email.share).toEqual({
+      views: 0,
+      lastViewedAt: null,
+      expiresAt: new Date(ctx.clock.now().getTime() + 7 * DAY).toISOString(),
+      expiresInDays: 7,
+      protected: true,
+    });
+    // Nothing of the email without the password, which is the one it had.
+    const anonymous = await view(fresh);
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json().code).toBe('password_required');
+    expect(anonymous.body).not.toContain('Secret launch copy');
+    expect((await unlock(fresh, 'wrong one', '198.51.100.40')).statusCode).toBe(401);
+    const token = (await unlock(fresh, 'hunter22', '198.51.100.40')).json().token as string;
+    expect((await view(fresh, { token })).json()).toMatchObject({ html: HTML });
+    await ctx.db
+      .updateTable('email_shares')
+      .set({ expires_at: new Date(ctx.clock.now().getTime() - 1000) })
+      .where('thread_id', '=', id)
+      .execute();
+    await expectLikeRandom(await view(fresh));
+
+    // A setting the call names wins: the owner may open it on purpose, and for good.
+    const opened = await share(id, owner, { password: null, expiresInDays: null });
+    expect(opened.json().email.share).toMatchObject({
+      expiresAt: null,
+      expiresInDays: null,
+      protected: false,
+    });
+    expect((await view(slugOf(opened))).statusCode).toBe(200);
+  });
+
+  it('an expired link whose length was not kept comes back with the shortest expiry, not never', async () => {
+    const owner = await createUser(ctx.db, { plan: 'pro' });
+    const id = await firstVersion(owner);
+    await share(id, owner, { expiresInDays: 30 });
+    // As set before migration 0022 kept lengths: a moment only.
+    await ctx.db
+      .updateTable('email_shares')
+      .set({ expires_at: new Date(ctx.clock.now().getTime() - 1000), expires_in_days: null })
+      .where('thread_id', '=', id)
+      .execute();
+    expect((await share(id, owner)).json().email.share).toMatchObject({
+      expiresAt: new Date(ctx.clock.now().getTime() + DAY).toISOString(),
+      expiresInDays: 1,
+      protected: false,
+    });
   });
 
   it('rotates: a new slug, the old one dead like a random slug; revoking kills it the same way', async () => {

@@ -55,6 +55,7 @@ async function share(id: string): Promise<string> {
 }
 
 const reviewCard = (page: Page) => page.locator('section[aria-labelledby="review-title"]');
+const frame = (page: Page) => page.frameLocator('iframe[data-testid="email-frame"]');
 
 /** Left and right edges of an element on the page, in CSS px. */
 async function edges(locator: Locator) {
@@ -186,7 +187,11 @@ describe('the review form', () => {
     expect(await message.count()).toBe(0);
     await page.getByLabel('Comment', { exact: true }).fill('Looks good so far.');
     await page.getByRole('button', { name: 'Send Review' }).click();
-    await expectToast(page, 'Comment sent');
+    await expectToast(
+      page,
+      'Comment saved',
+      'Thank you, Dana from Acme. The sender will see it with the email.',
+    );
     expect(posts).toHaveLength(1);
     await expect
       .poll(() => decisions.evaluateAll((els) => els.map((el) => el.getAttribute('aria-checked'))))
@@ -197,6 +202,44 @@ describe('the review form', () => {
       .where('thread_id', '=', id)
       .execute();
     expect(rows).toEqual([{ decision: 'comment' }]);
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('says the sender has been told only when they were mailed', async () => {
+    // An owner of its own: this one turns review notifications off.
+    const quiet = await createUser(server.db, { plan: 'pro' });
+    const { id } = await insertEmail(server.db, {
+      userId: quiet.user.id,
+      to: 'client@example.com',
+      subject: 'Told or not',
+      html: page800('Told or not'),
+      inlineCss: false,
+      createdAt: new Date(),
+    });
+    const res = await fetch(`${server.baseUrl}/api/email/${id}/share`, {
+      method: 'POST',
+      headers: quiet.headers,
+    });
+    const slug = ((await res.json()) as { email: { publicSlug: string } }).email.publicSlug;
+    const page = await publicPage(`/s/${slug}`);
+    const problems = watchProblems(page);
+    await scrollToReviews(page);
+    await page.getByLabel('Your name').fill('Kim');
+    await page.getByRole('radio', { name: 'Approve' }).click();
+    await page.getByRole('button', { name: 'Send Review' }).click();
+    await expectToast(page, 'Approval sent', 'Thank you, Kim. The sender has been told.');
+
+    const off = await fetch(`${server.baseUrl}/api/user/review-notifications`, {
+      method: 'PUT',
+      headers: { ...quiet.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ reviewNotifications: false }),
+    });
+    expect(off.status).toBe(200);
+    await page.getByRole('radio', { name: 'Request Changes' }).click();
+    await page.getByLabel('Comment (optional)').fill('Bigger logo.');
+    await page.getByRole('button', { name: 'Send Review' }).click();
+    await expectToast(page, 'Change request saved', 'Thank you, Kim. The sender will see it with the email.');
+    await page.getByRole('heading', { name: 'Reviews (2)' }).waitFor();
     expect(problems.all()).toEqual([]);
   });
 
@@ -256,6 +299,84 @@ describe('versions', () => {
     await page.goto(`/s/${slug}?v=3`);
     await page.getByRole('heading', { level: 1, name: 'Round three' }).waitFor();
     expect(await page.getByTestId('newer-version').count()).toBe(0);
+  });
+
+  it('a version sent while the page is open: the reviewed one stays on show, and the page says a newer one exists', async () => {
+    // docs/decisions/0124-review-answer-tells-the-reviewer.md
+    const { id } = await seed('Open round one');
+    const slug = await share(id);
+    const page = await publicPage(`/s/${slug}`);
+    const problems = watchProblems(page);
+    await page.getByRole('heading', { level: 1, name: 'Open round one' }).waitFor();
+    await scrollToReviews(page);
+    expect(await page.getByTestId('newer-version').count()).toBe(0);
+    // The owner sends the next round while the client reads the first.
+    await nextVersion(id, 2, 'Open round two');
+
+    await page.getByLabel('Your name').fill('Dana');
+    await page.getByRole('radio', { name: 'Approve' }).click();
+    await page.getByRole('button', { name: 'Send Review' }).click();
+    await expectToast(
+      page,
+      'Approval sent',
+      'Thank you, Dana. The sender has been told. A newer version, version 2, is now available.',
+    );
+    // The approved version is still the one on show, under its own address, told to be older.
+    await reviewCard(page).getByTestId('review-badge').filter({ hasText: 'Approved v1' }).waitFor();
+    await expect.poll(() => new URL(page.url()).searchParams.get('v')).toBe('1');
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Open round one');
+    await frame(page).getByRole('heading', { name: 'Open round one' }).waitFor();
+    const notices = page.getByTestId('newer-version');
+    await expect.poll(() => notices.count()).toBe(2);
+    expect(await notices.first().innerText()).toBe(
+      'A newer version exists: version 2. View the latest version',
+    );
+    // The form says it too, before anything else is sent about this round.
+    await reviewCard(page)
+      .getByRole('group', { name: 'Your review of v1' })
+      .getByTestId('newer-version')
+      .waitFor();
+    expect(await page.getByRole('combobox', { name: 'Version' }).inputValue()).toBe('1');
+    await shot(page, 'public-reviewed-older-1280-light');
+
+    // Following it shows the new round, to be reviewed as such.
+    await notices.first().getByRole('link', { name: 'View the latest version' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Open round two' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('v')).toBeNull();
+    await scrollToReviews(page);
+    await reviewCard(page).getByRole('group', { name: 'Your review of v2' }).waitFor();
+    expect(await page.getByTestId('newer-version').count()).toBe(0);
+    expect(problems.all()).toEqual([]);
+  });
+
+  it('a newer version found before the review is sent is told at the form, not swapped in', async () => {
+    const { id } = await seed('Quiet round one');
+    const slug = await share(id);
+    const page = await publicPage(`/s/${slug}`);
+    const problems = watchProblems(page);
+    await page.getByRole('heading', { level: 1, name: 'Quiet round one' }).waitFor();
+    await scrollToReviews(page);
+    await nextVersion(id, 2, 'Quiet round two');
+    // A first comment makes the page read the email again: it learns of version 2.
+    await page.getByLabel('Your name').fill('Lee');
+    await page.getByRole('radio', { name: 'Comment' }).click();
+    await page.getByLabel('Comment', { exact: true }).fill('The date looks wrong.');
+    await page.getByRole('button', { name: 'Send Review' }).click();
+    await expectToast(
+      page,
+      'Comment saved',
+      'Thank you, Lee. The sender will see it with the email. A newer version, version 2, is now available.',
+    );
+    // Before the approval: the form names the round on show and says a newer one exists.
+    const group = reviewCard(page).getByRole('group', { name: 'Your review of v1' });
+    await group.getByTestId('newer-version').waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Quiet round one');
+    await frame(page).getByRole('heading', { name: 'Quiet round one' }).waitFor();
+    // A reload keeps what was on show.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Quiet round one' }).waitFor();
+    await page.getByTestId('newer-version').first().waitFor();
+    expect(problems.all()).toEqual([]);
   });
 
   it('a version a live link does not have says so and links to the latest; a dead link looks like any other', async () => {
@@ -376,7 +497,7 @@ describe('pins without a mouse', () => {
     await expect.poll(() => focused(page)).toMatchObject({ id: 'review-comment' });
     await page.keyboard.type('Move the logo here.');
     await page.getByRole('button', { name: 'Send Review' }).click();
-    await expectToast(page, 'Comment sent');
+    await expectToast(page, 'Comment saved');
     const pin = await server.db
       .selectFrom('email_reviews')
       .select(['pin_x', 'pin_y', 'pin_width'])
@@ -435,6 +556,16 @@ describe('screens', () => {
         await page.getByRole('button', { name: 'Send Review' }).click();
         await page.getByText('Choose Approve, Request Changes or Comment', { exact: true }).waitFor();
         await shot(reviewCard(page), `screens-decision-missing-${name}`);
+        // What a reviewer of an older round is told once the review is in.
+        await page.getByRole('radio', { name: 'Comment' }).click();
+        await page.getByLabel('Comment', { exact: true }).fill(`Seen at ${name}.`);
+        await page.getByRole('button', { name: 'Send Review' }).click();
+        await expectToast(
+          page,
+          'Comment saved',
+          'Thank you, Kim. The sender will see it with the email. A newer version, version 2, is now available.',
+        );
+        await shot(page.getByRole('region', { name: 'Notifications' }), `screens-review-saved-${name}`);
         await page.getByRole('button', { name: 'Pin to the Email' }).click();
         await page.getByRole('application', { name: 'Pin position' }).waitFor();
         await page.keyboard.press('ArrowLeft');

@@ -368,6 +368,19 @@ describe('Share Link dialog', () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const { id } = await seed(u, 'Screens');
     await shareByApi(u, id);
+    // A protected link that expired: the dialog says what turning sharing on makes.
+    const { id: expiredId } = await seed(u, 'Expired screens');
+    const set = await fetch(`${server.baseUrl}/api/email/${expiredId}/share`, {
+      method: 'POST',
+      headers: { ...u.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ expiresInDays: 30, password: 'client secret' }),
+    });
+    expect(set.status).toBe(200);
+    await server.db
+      .updateTable('email_shares')
+      .set({ expires_at: new Date(Date.now() - 60_000) })
+      .where('thread_id', '=', expiredId)
+      .execute();
     for (const [name, view] of [
       ['1280-light', { viewport: { width: 1280, height: 900 }, colorScheme: 'light' }],
       ['1280-dark', { viewport: { width: 1280, height: 900 }, colorScheme: 'dark' }],
@@ -389,6 +402,12 @@ describe('Share Link dialog', () => {
       await page.getByRole('dialog', { name: 'Turn Sharing Off?' }).waitFor();
       await shot(page, `share-turn-off-${name}`);
       await answerTurnOff(page, 'Cancel');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+
+      await page.goto(`/app/email/${expiredId}`);
+      const expired = await openShare(page);
+      await expired.dialog.getByTestId('share-expired').getByText('Same password as before').waitFor();
+      await shot(page, `share-dialog-expired-${name}`);
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
       expect(problems.all()).toEqual([]);
     }

@@ -148,10 +148,10 @@ describe('share settings', () => {
     expect(problems.all()).toEqual([]);
   });
 
-  it('an expired link looks like a random slug, and the owner is told it expired', async () => {
+  it('an expired link looks like a random slug, and the owner is told it expired and what a new link keeps', async () => {
     const owner = await createUser(server.db, { plan: 'pro' });
-    const { id } = await seed(owner, 'Expiring');
-    const slug = await shareByApi(owner, id, { expiresInDays: 1 });
+    const { id } = await seed(owner, 'Expiring', '<h1>Embargoed launch copy</h1>');
+    const slug = await shareByApi(owner, id, { expiresInDays: 7, password: 'hunter22' });
     await server.db
       .updateTable('email_shares')
       .set({ expires_at: new Date(Date.now() - 1000) })
@@ -165,13 +165,50 @@ describe('share settings', () => {
     expect(expired).toBe(await random.locator('main').innerHTML());
 
     const owned = await browser.signedInPage(server, owner);
+    const problems = watchProblems(owned);
     await owned.goto(`/app/email/${id}`);
     await owned.getByRole('button', { name: 'Share Link' }).click();
     const dialog = owned.getByRole('dialog', { name: 'Share Link' });
-    await dialog.getByText(/^The link expired .* Turn sharing on to make a new link\.$/).waitFor();
-    expect(await dialog.getByRole('switch', { name: 'Share publicly' }).getAttribute('aria-checked')).toBe(
-      'false',
-    );
+    const expiredNote = dialog.getByTestId('share-expired');
+    await expiredNote.getByText(/^The link expired .+\.$/).waitFor();
+    // Before the switch: what the new link will be (docs/decisions/0123-renewed-link-keeps-its-protection.md).
+    const renewal = dialog.getByRole('list', { name: 'Turn sharing on to make a new link:' });
+    expect(await renewal.getByRole('listitem').allInnerTexts()).toEqual([
+      'Expires in 7 days',
+      'Same password as before',
+    ]);
+    const toggle = dialog.getByRole('switch', { name: 'Share publicly' });
+    expect(await toggle.getAttribute('aria-checked')).toBe('false');
+    await shot(dialog, 'share-dialog-expired-1280-light');
+
+    await toggle.click();
+    await expectToast(owned, 'Email shared successfully!', 'Public link has been generated');
+    const link = dialog.getByRole('textbox', { name: 'Public link' });
+    await expect.poll(() => link.inputValue()).toMatch(/\/s\/[A-Za-z0-9_-]{24}$/);
+    const newUrl = await link.inputValue();
+    expect(new URL(newUrl).pathname).not.toBe(`/s/${slug}`);
+    expect(await expiredNote.count()).toBe(0);
+    expect(await dialog.getByTestId('share-password-state').innerText()).toBe('Password protected');
+    expect(await dialog.getByTestId('share-expiry').innerText()).toMatch(/^Expires /);
+    await dialog.getByText('Anyone with the link and its password can view this email.').waitFor();
+    const row = await server.db
+      .selectFrom('email_shares')
+      .select(['expires_at', 'expires_in_days'])
+      .where('thread_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.expires_in_days).toBe(7);
+    expect(Math.round((row.expires_at!.getTime() - Date.now()) / 86_400_000)).toBe(7);
+
+    // Nobody gets the embargoed email without the password it had.
+    const anonymous = await fetch(`${server.baseUrl}/api/email/public/${new URL(newUrl).pathname.slice(3)}`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).not.toContain('Embargoed');
+    const visitor = await publicPage(new URL(newUrl).pathname);
+    await visitor.getByRole('heading', { name: 'Password Required' }).waitFor();
+    await visitor.getByLabel('Password', { exact: true }).fill('hunter22');
+    await visitor.getByRole('button', { name: 'View Email' }).click();
+    await frame(visitor).getByRole('heading', { name: 'Embargoed launch copy' }).waitFor();
+    expect(problems.all()).toEqual([]);
   });
 });
 
@@ -287,7 +324,8 @@ describe('reviews', () => {
     await page.getByTestId('pin-draft').waitFor();
     await page.getByLabel('Comment', { exact: true }).fill(`Move the logo ${HOSTILE}`);
     await page.getByRole('button', { name: 'Send Review' }).click();
-    await expectToast(page, 'Comment sent');
+    // A plain comment mails nobody: the page says so (docs/decisions/0124-review-answer-tells-the-reviewer.md).
+    await expectToast(page, 'Comment saved', `Thank you, ${HOSTILE}. The sender will see it with the email.`);
     await page.getByTestId('pin-marker').filter({ hasText: '1' }).waitFor();
     const review = page.getByTestId('review').first();
     expect(await review.getByTestId('review-name').innerText()).toBe(HOSTILE);
@@ -308,7 +346,7 @@ describe('reviews', () => {
     await page.getByText('Name is required').waitFor();
     await page.getByLabel('Your name').fill('Dana from Acme');
     await page.getByRole('button', { name: 'Send Review' }).click();
-    await expectToast(page, 'Approval sent');
+    await expectToast(page, 'Approval sent', 'Thank you, Dana from Acme. The sender has been told.');
     await page.getByRole('heading', { name: 'Reviews (2)' }).waitFor();
     await shot(page, 'public-reviews-1280-light');
     expect(alerted).toBe(false);
@@ -404,7 +442,12 @@ describe('reviews', () => {
     await page.getByLabel('Your name').fill('Sam');
     await page.getByRole('radio', { name: 'Request Changes' }).click();
     await page.getByRole('button', { name: 'Send Review' }).click();
-    await expectToast(page, 'Change request sent');
+    // Of an older round: the answer says so, and the page keeps the version reviewed.
+    await expectToast(
+      page,
+      'Change request sent',
+      'Thank you, Sam. The sender has been told. A newer version, version 2, is now available.',
+    );
     await page.getByTestId('review-badge').filter({ hasText: 'Changes requested v1' }).waitFor();
 
     const direct = await publicPage(`/s/${slug}?v=1`);

@@ -13,19 +13,39 @@ import {
   SHARE_EXPIRY_DAYS,
   SHARE_PASSWORD_MAX,
   SHARE_PASSWORD_MIN,
+  type ShareExpiryDays,
 } from '../review-rules.ts';
 import { serviceCheckedString, UTF16_UNITS } from './common.ts';
 
 /**
+ * The expiry of a link made to replace an expired one, when the share call names none: the length
+ * the expired link was set for, counted from the new link's making; a length that was not kept
+ * (set before migration 0022) is the shortest choice. An expiring link never comes back as one
+ * that never expires by itself (docs/decisions/0123-renewed-link-keeps-its-protection.md). The
+ * server applies it (src/server/features/email/share.service.ts) and the Share Link dialog says it
+ * before the owner turns sharing on (src/web/features/email-detail/share-dialog.tsx).
+ */
+export function renewedExpiryDays(expiredLinkDays: number | null): ShareExpiryDays {
+  const kept = SHARE_EXPIRY_DAYS.find((d) => d === expiredLinkDays);
+  return kept ?? SHARE_EXPIRY_DAYS[0];
+}
+
+/**
  * POST /api/email/{id}/share: optional settings. Absent fields keep the link's current setting
- * (a new link: never expires, no password); `null` removes it. The service checks both with its
- * own messages (src/server/features/email/share.service.ts); the document states its limits.
+ * (a first link: never expires, no password; a link replacing an expired one: its password, and
+ * an expiry of the same length from now, `renewedExpiryDays`); `null` removes it. The service
+ * checks both with its own messages (src/server/features/email/share.service.ts); the document
+ * states its limits.
  */
 export const shareRequest = z
   .strictObject({
     expiresInDays: z
       .number()
-      .meta({ enum: [...SHARE_EXPIRY_DAYS], description: 'Days the link works; null: it never expires.' })
+      .meta({
+        enum: [...SHARE_EXPIRY_DAYS],
+        description:
+          'Days the link works; null: it never expires. Absent: unchanged; a new link replacing an expired one gets the length the expired one had, counted from now.',
+      })
       .nullable()
       .optional(),
     password: serviceCheckedString(10_000, {
@@ -35,7 +55,7 @@ export const shareRequest = z
       .meta({
         minLength: SHARE_PASSWORD_MIN,
         maxLength: SHARE_PASSWORD_MAX,
-        description: `The viewing password, ${UTF16_UNITS}; null: none.`,
+        description: `The viewing password, ${UTF16_UNITS}; null: none. Absent: unchanged; a new link replacing an expired one keeps its password.`,
       })
       .nullable()
       .optional(),
@@ -118,7 +138,22 @@ export const reviewRequest = z.strictObject({
     .optional(),
 });
 export type ReviewRequest = z.input<typeof reviewRequest>;
-export const reviewResponse = z.object({ review });
+/**
+ * The review as stored, and what the reviewer must be told of it: whether they judged an older
+ * round, and whether the sender was mailed (docs/decisions/0124-review-answer-tells-the-reviewer.md).
+ */
+export const reviewResponse = z.object({
+  review,
+  newerVersion: z.number().int().nullable().meta({
+    description:
+      "The thread's latest version when it is newer than the version reviewed (the reviewer judged an older round); null when the review is of the latest.",
+  }),
+  notified: z.boolean().meta({
+    description:
+      'Whether a mail to the sender was queued for this review. False for a plain comment, when the sender turned review notifications off, and for the same review sent again (answered with the first): the review is saved and the sender sees it with the email either way.',
+  }),
+});
+export type ReviewResponse = z.infer<typeof reviewResponse>;
 
 export const unlockRequest = z.strictObject({ password: z.string().max(10_000) });
 export const unlockResponse = z.object({ token: z.string(), expiresAt: z.string() });

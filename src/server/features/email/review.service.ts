@@ -6,7 +6,7 @@ import { badRequest, notFound } from '../../http/errors.ts';
 import { enforceRateLimits, rateRule } from '../../http/rate-limit.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { reviewDecisionMail } from '../../mail/templates.ts';
-import { type Review, type ReviewRequest } from '../../../shared/contract/review.ts';
+import { type ReviewRequest, type ReviewResponse } from '../../../shared/contract/review.ts';
 import {
   REVIEW_COMMENT_MAX,
   REVIEW_DECISIONS,
@@ -18,13 +18,15 @@ import { openShare } from './public-view.service.ts';
 import { isUuid } from '../../db/uuid.ts';
 import { deleteReviews, findSameReview, insertReview, reviewNotifyTarget } from './review.repo.ts';
 import { toReview } from './share-view.ts';
-import { findVersionContent, listThreadVersions, threadOfEmail } from './share.repo.ts';
+import { findVersionContent, latestThreadVersion, listThreadVersions, threadOfEmail } from './share.repo.ts';
 
 /**
  * Reviews without an account (docs/decisions/0085-reviews-throttled-and-notified.md): a name, a
  * decision or a plain comment, optionally pinned to a point of the preview. Stored as given (text,
  * never HTML), capped, throttled per link and address; each decision mails the owner unless they
- * turned review notifications off.
+ * turned review notifications off. The answer says whether a newer version exists and whether the
+ * owner was mailed, so the page tells the reviewer only what is true
+ * (docs/decisions/0124-review-answer-tells-the-reviewer.md).
  */
 
 interface Deps {
@@ -86,7 +88,7 @@ export async function addReview(
   viewerToken: string | undefined,
   clientIp: string,
   body: ReviewRequest,
-): Promise<Review> {
+): Promise<ReviewResponse> {
   const share = await openShare(deps, slug, viewerToken);
   const review = checkReview(body);
   const versions = await listThreadVersions(deps.db, share.user_id, share.thread_id);
@@ -104,19 +106,28 @@ export async function addReview(
     now,
   );
   return deps.db.transaction().execute(async (trx) => {
-    // Sent twice (a double click, a retry): the first answers again, stored and mailed once.
+    // Sent twice (a double click, a retry): the first answers again, stored and mailed once. Whether
+    // the first was mailed is not kept, so the copy claims no mail: "saved" is true either way.
     const same = await findSameReview(
       trx,
       { threadId: share.thread_id, ...review },
       new Date(now.getTime() - SAME_REVIEW_WINDOW_MS),
     );
-    if (same) return toReview(same);
+    // Read once the review is in: a version sent while the reviewer was reading is counted.
+    const newerVersion = async () => {
+      const latest = await latestThreadVersion(trx, share.user_id, share.thread_id);
+      return latest !== undefined && latest > review.version ? latest : null;
+    };
+    if (same) return { review: toReview(same), newerVersion: await newerVersion(), notified: false };
     const row = await insertReview(trx, {
       threadId: share.thread_id,
       userId: share.user_id,
       ...review,
       now,
     });
+    // True only when a mail to the owner is queued: the page tells the reviewer "the sender has
+    // been told" on this alone (src/web/features/public-view/review-form.tsx).
+    let notified = false;
     if (review.decision !== 'comment') {
       const owner = await reviewNotifyTarget(trx, share.user_id);
       const email = await findVersionContent(trx, version.id);
@@ -136,9 +147,10 @@ export async function addReview(
           { priority: 'system', to: [owner.email], subject: mail.subject, html: mail.html, text: mail.text },
           { messageIdDomain: deps.config.mailDomain },
         );
+        notified = true;
       }
     }
-    return toReview(row);
+    return { review: toReview(row), newerVersion: await newerVersion(), notified };
   });
 }
 

@@ -221,6 +221,24 @@ export async function listThreadVersions(
     .execute();
 }
 
+/** The number of the thread's latest live version; undefined when none is left. */
+export async function latestThreadVersion(
+  db: Executor,
+  userId: string,
+  threadId: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('emails')
+    .select('version')
+    .where('user_id', '=', userId)
+    .where('thread_id', '=', threadId)
+    .where('deleted_at', 'is', null)
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.version;
+}
+
 export async function findVersionContent(
   db: Executor,
   id: string,

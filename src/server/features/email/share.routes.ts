@@ -161,17 +161,8 @@ export function registerShareRoutes(app: FastifyInstance, deps: FeatureDeps): vo
       onRequest: onPublicRequest,
       schema: { params: slugParams, body: reviewRequest, response: { 200: reviewResponse } },
     },
-    async (request, reply) => {
-      const review = await addReview(
-        deps,
-        reply,
-        request.params.slug,
-        viewerTokenOf(request),
-        request.ip,
-        request.body,
-      );
-      return { review };
-    },
+    async (request, reply) =>
+      addReview(deps, reply, request.params.slug, viewerTokenOf(request), request.ip, request.body),
   );
 
   r.delete(

@@ -6,7 +6,7 @@ import { hashPassword } from '../../accounts/credentials.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import type { Email } from '../../../shared/contract/email.ts';
-import { type ShareRequest } from '../../../shared/contract/review.ts';
+import { renewedExpiryDays, type ShareRequest } from '../../../shared/contract/review.ts';
 import {
   REVIEW_MESSAGES,
   SHARE_EXPIRY_DAYS,
@@ -25,12 +25,14 @@ import {
   threadOfEmail,
   updateShareSettings,
   type ShareExpiry,
+  type ShareRow,
 } from './share.repo.ts';
 
 /**
  * Sharing a thread (docs/decisions/0083-share-per-thread.md): one link for every version of an
  * email, with an expiry, a viewing password, rotation and revocation. A link that died (expired,
- * revoked, rotated away) never works again: sharing anew mints a new slug.
+ * revoked, rotated away) never works again: sharing anew mints a new slug. A new slug made to
+ * replace an expired link keeps what protected it (`settingsKeptFrom`).
  */
 
 interface Deps {
@@ -77,6 +79,23 @@ async function settingsOf(
   return out;
 }
 
+const NEVER: ShareExpiry = { at: null, days: null };
+
+/**
+ * What a new link takes from the expired one it replaces, for each setting the call leaves out
+ * (docs/decisions/0123-renewed-link-keeps-its-protection.md): the password, and an expiry of the
+ * same length counted from now. The owner protected the email on purpose (an embargo, a client's
+ * confidential launch), so making a fresh link never publishes it open or for good by itself; an
+ * explicit `password: null` or `expiresInDays: null` still does.
+ */
+function settingsKeptFrom(dead: ShareRow, now: Date): { expiry: ShareExpiry; passwordHash: string | null } {
+  const days = dead.expires_at === null ? null : renewedExpiryDays(dead.expires_in_days);
+  return {
+    expiry: days === null ? NEVER : { at: new Date(now.getTime() + days * DAY_MS), days },
+    passwordHash: dead.password_hash,
+  };
+}
+
 async function ownedThread(deps: Deps, userId: string, id: string): Promise<string> {
   const threadId = await threadOfEmail(deps.db, userId, id);
   if (!threadId) throw notFound('Email not found');
@@ -98,13 +117,14 @@ export async function shareEmail(
   if (current && isLive(current, now)) {
     await updateShareSettings(deps.db, user.id, threadId, settings);
   } else {
+    const kept = current ? settingsKeptFrom(current, now) : { expiry: NEVER, passwordHash: null };
     await createShare(deps.db, {
       threadId,
       userId: user.id,
       slug: newSlug(),
       now,
-      expiry: settings.expiry ?? { at: null, days: null },
-      passwordHash: settings.passwordHash ?? null,
+      expiry: settings.expiry ?? kept.expiry,
+      passwordHash: settings.passwordHash !== undefined ? settings.passwordHash : kept.passwordHash,
       replacing: current?.slug,
     });
   }

@@ -1,7 +1,8 @@
-import { Check, Copy, ExternalLink, Lock, Sparkles } from 'lucide-react';
+import { Check, Clock, Copy, ExternalLink, KeyRound, Lock, Sparkles } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import type { Email } from '../../../shared/contract/email.ts';
+import { renewedExpiryDays } from '../../../shared/contract/review.ts';
 import { COPIED_INDICATOR_MS } from '../../../shared/plans.ts';
 import { Button, buttonClasses } from '../../components/ui/button.tsx';
 import { ConfirmDialog, Dialog } from '../../components/ui/dialog.tsx';
@@ -21,6 +22,44 @@ function ComingSoon({ what }: { what: string }) {
       <Sparkles aria-hidden="true" className="size-5 text-brand-600 dark:text-brand-400" />
       <p className="text-sm font-medium text-slate-900 dark:text-white">Coming soon</p>
       <p className="text-sm text-slate-600 dark:text-slate-400">{what}</p>
+    </div>
+  );
+}
+
+/**
+ * An expired link, and what turning sharing on makes instead: a new address with the dead link's
+ * password and an expiry of the same length from then. The server does exactly this when the call
+ * names no settings (`renewedExpiryDays`, src/shared/contract/review.ts;
+ * docs/decisions/0123-renewed-link-keeps-its-protection.md), so what is said here is what happens.
+ */
+function ExpiredLink({ share, expiredAt }: { share: NonNullable<Email['share']>; expiredAt: string }) {
+  const days = renewedExpiryDays(share.expiresInDays);
+  return (
+    <div
+      className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200 dark:bg-amber-950/40 dark:text-amber-100 dark:ring-amber-800/60"
+      data-testid="share-expired"
+    >
+      <p className="font-medium">
+        The link expired{' '}
+        <time dateTime={expiredAt} className="whitespace-nowrap">
+          {dateTime(expiredAt)}
+        </time>
+        .
+      </p>
+      <p id="share-renewal" className="mt-1">
+        Turn sharing on to make a new link:
+      </p>
+      <ul aria-labelledby="share-renewal" className="mt-2 space-y-1.5">
+        <li className="flex items-center gap-2">
+          <Clock aria-hidden="true" className="size-4 shrink-0" />
+          {`Expires in ${days} day${days === 1 ? '' : 's'}`}
+        </li>
+        <li className="flex items-center gap-2">
+          <KeyRound aria-hidden="true" className="size-4 shrink-0" />
+          {share.protected ? 'Same password as before' : 'No password'}
+        </li>
+      </ul>
+      <p className="mt-2 text-amber-800 dark:text-amber-200/80">You can change both once it is on.</p>
     </div>
   );
 }
@@ -60,7 +99,9 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
       ? minted.url
       : (rotated ?? `${window.location.origin}/s/${slug}`)
     : null;
-  const expiredAt = !email.isPublic && email.share?.expiresAt ? email.share.expiresAt : null;
+  // A dead link's row stays (docs/decisions/0083-share-per-thread.md): what it was set to is what
+  // the new link keeps, and the dialog says so before the owner turns sharing on.
+  const expired = !email.isPublic && email.share?.expiresAt ? email.share : null;
 
   const onError = (err: unknown) => toast.error('Failed to update sharing', errorMessage(err));
   const toggle = (next: boolean) => {
@@ -129,7 +170,11 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
                 Share publicly
               </label>
               <p id="share-switch-hint" className="mt-0.5 text-sm text-slate-600 dark:text-slate-400">
-                {on ? 'Anyone with the link can view this email.' : 'Only you can see this email.'}
+                {!on
+                  ? 'Only you can see this email.'
+                  : email.share?.protected
+                    ? 'Anyone with the link and its password can view this email.'
+                    : 'Anyone with the link can view this email.'}
               </p>
             </div>
             <Switch
@@ -142,11 +187,7 @@ export function ShareDialog({ email, open, onOpenChange, canShare }: ShareDialog
             />
           </div>
 
-          {expiredAt ? (
-            <p className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900 dark:bg-amber-950/40 dark:text-amber-100">
-              The link expired {dateTime(expiredAt)}. Turn sharing on to make a new link.
-            </p>
-          ) : null}
+          {expired?.expiresAt ? <ExpiredLink share={expired} expiredAt={expired.expiresAt} /> : null}
 
           {locked ? (
             <div className="flex flex-col gap-3 rounded-lg bg-brand-50 p-4 text-sm sm:flex-row sm:items-center sm:justify-between dark:bg-brand-950/50">

@@ -10,6 +10,7 @@ import { dateTime } from '../../lib/relative-time.ts';
 import { readViewerToken, usePublicEmail } from './api.ts';
 import { Problem, Shell } from './page-shell.tsx';
 import { useNearViewport } from './use-near-viewport.ts';
+import { useVersionOnShow } from './use-version-on-show.ts';
 
 /*
  * /s/{slug} (docs/spec.md §2): what a client opens, often on a phone. No login, no app shell, no editor:
@@ -17,10 +18,11 @@ import { useNearViewport } from './use-near-viewport.ts';
  * page says noindex too. The link shows the thread's latest version unless `?v=` names another
  * (docs/decisions/0083-share-per-thread.md); a protected link asks for its password first
  * (docs/decisions/0084-viewer-tokens.md); reviewers approve, request changes or comment below.
- * An older version says a newer one exists. A version the live link does not have (the API's
- * `version_not_found`, which only a working, unlocked link answers) says so and links to the
- * latest; every other failure is the spec's Email Not Found, the same for a missing, revoked or
- * expired link.
+ * An older version says a newer one exists, and so does the version on show when a newer one
+ * comes while the page is open (use-version-on-show.ts). A version the live link does not have
+ * (the API's `version_not_found`, which only a working, unlocked link answers) says so and links
+ * to the latest; every other failure is the spec's Email Not Found, the same for a missing,
+ * revoked or expired link.
  */
 
 // Loaded when needed, so the page a client opens stays light: the gate only for a protected link,
@@ -54,7 +56,8 @@ function PublicEmailView({ slug }: { slug: string }) {
   const [picking, setPicking] = useState(false);
   const [pin, setPin] = useState<PickedPin | null>(null);
   const [reviewSection, nearReview] = useNearViewport<HTMLElement>();
-  const data = email.data;
+  // A newer version found by a refetch is told, never swapped in under the reader.
+  const data = useVersionOnShow(slug, version, token, email);
   const subject = data ? data.subject || 'No Subject' : null;
   const err = email.error instanceof ApiError ? email.error : null;
   const locked = err?.code === 'password_required';

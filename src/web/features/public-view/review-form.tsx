@@ -21,11 +21,29 @@ const DECISIONS: { value: ReviewDecision; label: string }[] = [
   { value: 'changes_requested', label: 'Request Changes' },
   { value: 'comment', label: 'Comment' },
 ];
-const SENT: Record<ReviewDecision, string> = {
-  approved: 'Approval sent',
-  changes_requested: 'Change request sent',
-  comment: 'Comment sent',
+const NOUN: Record<ReviewDecision, string> = {
+  approved: 'Approval',
+  changes_requested: 'Change request',
+  comment: 'Comment',
 };
+
+/**
+ * What the reviewer is told once the review is in, true in every case: "sent" and "the sender has
+ * been told" only when the server queued a mail to the owner (`notified`); otherwise it is saved,
+ * and the owner sees it with the email (a plain comment, notifications off, a review sent twice).
+ * A reviewer who judged an older round is told a newer one exists.
+ */
+function reviewedToast(
+  decision: ReviewDecision,
+  name: string,
+  answer: { notified: boolean; newerVersion: number | null },
+): [title: string, description: string] {
+  const title = `${NOUN[decision]} ${answer.notified ? 'sent' : 'saved'}`;
+  const told = answer.notified ? 'The sender has been told.' : 'The sender will see it with the email.';
+  const newer =
+    answer.newerVersion === null ? '' : ` A newer version, version ${answer.newerVersion}, is now available.`;
+  return [title, `Thank you, ${name}. ${told}${newer}`];
+}
 
 /** Nothing is chosen for the reviewer: an approval is never sent by default. */
 const DECISION_REQUIRED = 'Choose Approve, Request Changes or Comment';
@@ -105,7 +123,7 @@ export function ReviewForm({
         pin: pin ? { x: pin.x, y: pin.y, width: pin.width } : null,
       },
       {
-        onSuccess: () => {
+        onSuccess: (answer) => {
           try {
             sessionStorage.setItem(NAME_KEY, name.trim());
           } catch {
@@ -114,7 +132,7 @@ export function ReviewForm({
           setComment('');
           setDecision(null);
           onClearPin();
-          toast.success(SENT[decision], `Thank you, ${name.trim()}. The sender has been told.`);
+          toast.success(...reviewedToast(decision, name.trim(), answer));
         },
         onError: (err) => setErrors({ form: errorMessage(err) }),
       },
@@ -134,14 +152,13 @@ export function ReviewForm({
           onChange={(e) => setName(e.target.value)}
         />
       </Field>
-      <fieldset
-        className="min-w-0 space-y-2"
-        aria-describedby={errors.decision ? DECISION_ERROR_ID : undefined}
-      >
+      <fieldset className="min-w-0" aria-describedby={errors.decision ? DECISION_ERROR_ID : undefined}>
         <legend className="mb-2 text-sm font-medium text-slate-800 dark:text-slate-200">
           Your review of v{version}
         </legend>
-        {notice}
+        {/* Always there (the notice brings its own space below), so a notice that appears while
+            the reviewer is here, a newer version found by a refetch, is read out. */}
+        <div aria-live="polite">{notice}</div>
         <SegmentedControl
           label="Decision"
           options={DECISIONS}
@@ -152,7 +169,9 @@ export function ReviewForm({
           }}
           className="flex-wrap"
         />
-        <FieldError id={DECISION_ERROR_ID}>{errors.decision}</FieldError>
+        <FieldError id={DECISION_ERROR_ID} className="mt-2">
+          {errors.decision}
+        </FieldError>
       </fieldset>
       <Field
         id="review-comment"

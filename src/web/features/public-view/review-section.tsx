@@ -49,6 +49,7 @@ export function ReviewSection({
               versions={email.versions}
               current={email.version}
               onFollow={onVersionChange}
+              className="mb-2"
             />
           }
         />
