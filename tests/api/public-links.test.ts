@@ -37,6 +37,15 @@ describe('public links after the owner drops to Free', () => {
     const slug = new URL(shared.json().publicUrl).pathname.split('/').pop()!;
     const publicView = () => ctx.app.inject({ method: 'GET', url: `/api/email/public/${slug}` });
     expect((await publicView()).statusCode).toBe(200);
+    // A link passed on with tracking tags still opens; the version asked for is still checked.
+    const tagged = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/email/public/${slug}?utm_source=mail&v=1`,
+    });
+    expect(tagged.statusCode, tagged.body).toBe(200);
+    expect((await ctx.app.inject({ method: 'GET', url: `/api/email/public/${slug}?v=0` })).statusCode).toBe(
+      400,
+    );
 
     await ctx.db
       .updateTable('users')

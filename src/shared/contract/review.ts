@@ -162,7 +162,7 @@ export type UnlockResponse = z.infer<typeof unlockResponse>;
 /** The header that carries a viewer token on the public calls (never a cookie). */
 export const VIEWER_TOKEN_HEADER = 'x-viewer-token';
 
-export const publicVersionQuery = z.strictObject({
+export const publicVersionQuery = z.object({
   v: z.coerce.number().int().min(1).max(1_000_000).optional(),
 });
 
