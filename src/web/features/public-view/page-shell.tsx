@@ -8,7 +8,7 @@ import { usePublicConfig } from '../../lib/public-config.ts';
 /** The slim frame of /s/{slug} (public-email-page.tsx): no app shell, a footer, and its problem pages. */
 
 const footerLink = cx(
-  'inline-flex items-center gap-1.5 rounded-md text-slate-500 hover:text-slate-900 dark:text-slate-400 dark:hover:text-white',
+  'inline-flex items-center gap-1.5 rounded-md text-slate-600 hover:text-slate-900 dark:text-slate-400 dark:hover:text-white',
   focusRing,
 );
 

@@ -114,7 +114,7 @@ function PublicEmailView({ slug }: { slug: string }) {
                 <h1 className="text-xl font-semibold tracking-tight break-words text-slate-900 sm:text-2xl dark:text-white">
                   {subject}
                 </h1>
-                <p className="mt-1 text-sm text-slate-500 dark:text-slate-400">
+                <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
                   <time dateTime={data.createdAt}>{dateTime(data.createdAt)}</time>
                 </p>
               </div>
