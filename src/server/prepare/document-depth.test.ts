@@ -103,11 +103,11 @@ describe('documentDepth', () => {
     expect(documentDepth('<p title="a > b <div>">x</p>')).toBe(4);
   });
 
-  it('is linear and takes no stack: 100,000 levels measure in well under a second', () => {
+  it('is linear and takes no stack: 100,000 levels measure', () => {
+    // No clock here (a busy machine is not a slow algorithm): a quadratic or recursive reading of
+    // these levels runs past the test's time limit or out of stack.
     const html = `${'<div>'.repeat(100_000)}x`;
-    const started = performance.now();
     expect(documentDepth(html)).toBe(100_003);
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('leaves room for real emails: nested layout tables 60 deep stay under the limit', () => {

@@ -50,6 +50,11 @@ describe('inlineCss', () => {
       ],
     ];
     for (const [html, expected] of cases) expect(inlineCss(html).html, html).toBe(expected);
+    // Only real style attributes: a style= inside another attribute's unquoted value is its text.
+    const inTitle = `<style>p{color:red}</style><p title=a"b"style='x:&apos;a&quot;onclick=alert(1)//&apos;'>Hi</p>`;
+    expect(inlineCss(inTitle).html).toBe(
+      `<p title="a&quot;b&quot;style='x:'a&quot;onclick=alert(1)//''" style="color: red;">Hi</p>`,
+    );
     // Strings with one kind of quote, comments and what no rule touches stay as written.
     const plain = `<!-- <p style="font:&quot;a'b&quot;"> --><p title="&quot;it's&quot;">x</p><style>p{font-family:"A B"}</style>`;
     expect(inlineCss(plain).html).toBe(

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { inline } from '@css-inline/css-inline';
 import { keepReason, normalizeSelector, quotesForAttribute, splitCss, type CssItem } from './css-rules.ts';
+import { styleAttributes } from './style-attributes.ts';
 
 /**
  * CSS inlining an email developer can trust (docs/decisions/0051-css-inliner.md).
@@ -126,44 +127,26 @@ export function hidesByRule(html: string): boolean {
   return false;
 }
 
-/** A start tag whose attribute values hold no `<` (any other is left as written); linear. */
-const START_TAG = /<[a-zA-Z][^\s/<>]*((?:[^<>"']|"[^"<]*"|'[^'<]*')*)>/g;
-const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|[^\s"'=<>`]+))?/g;
 const QUOTE_REFERENCE = /&(?:quot|#0*34|#x0*22);/gi;
 const APOSTROPHE_REFERENCE = /&(?:apos|#0*39|#x0*27);/gi;
 
 /**
- * The style attribute of a start tag, its CSS strings made safe for the inliner's quote swap
- * (quotesForAttribute, src/server/prepare/css-rules.ts): the inliner rewrites the style attribute
- * of every element a rule matches. The first `style` counts, as for the parser.
+ * Every `style` attribute (as the tokenizer finds them, src/server/prepare/style-attributes.ts)
+ * with its CSS strings made safe for the inliner's quote swap (quotesForAttribute,
+ * src/server/prepare/css-rules.ts): the inliner rewrites the style attribute of every element a
+ * rule matches. Only the quote references are read as characters; every other byte stays as written.
  */
-function tagWithSafeStyle(tag: string, attributes: string): string {
-  for (const m of attributes.matchAll(ATTRIBUTE)) {
-    if (m[1]!.toLowerCase() !== 'style') continue;
-    const [written, doubled, single] = [m[0], m[2], m[3]];
-    const value = doubled ?? single;
-    if (value === undefined) return tag;
-    // Only the quotes are read as characters; every other reference stays as written.
-    const css = value.replace(QUOTE_REFERENCE, '"').replace(APOSTROPHE_REFERENCE, "'");
-    const safe = quotesForAttribute(css);
-    if (safe === css) return tag;
-    const at = tag.length - 1 - attributes.length + m.index;
-    return `${tag.slice(0, at)}${m[1]}="${safe.replace(/"/g, '&quot;')}"${tag.slice(at + written.length)}`;
-  }
-  return tag;
-}
-
-/** Every start tag outside comments, `<style>` and raw-text elements, through tagWithSafeStyle. */
 function safeStyleAttributes(html: string): string {
   let out = '';
   let from = 0;
-  const gap = (to: number) =>
-    html.slice(from, to).replace(START_TAG, (tag, attributes: string) => tagWithSafeStyle(tag, attributes));
-  for (const m of html.matchAll(STYLE_OR_TEXT)) {
-    out += gap(m.index) + m[0];
-    from = m.index + m[0].length;
+  for (const { start, end, value } of styleAttributes(html)) {
+    const css = value.replace(QUOTE_REFERENCE, '"').replace(APOSTROPHE_REFERENCE, "'");
+    const safe = quotesForAttribute(css);
+    if (safe === css) continue;
+    out += `${html.slice(from, start)}style="${safe.replace(/"/g, '&quot;')}"`;
+    from = end;
   }
-  return out + gap(html.length);
+  return from === 0 ? html : out + html.slice(from);
 }
 
 export function inlineCss(html: string): InlineResult {
