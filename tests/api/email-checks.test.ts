@@ -284,6 +284,34 @@ describe('the pre-send checklist', () => {
     });
   });
 
+  it('names a media query rule that Inline CSS left overridden by the style attribute it wrote', async () => {
+    const html =
+      '<html lang="en"><head><title>T</title><style>\n.lead { color: #222222 }\n' +
+      '@media screen and (max-width:600px) {\n  .lead { color: #000000 }\n}\n</style></head><body>' +
+      '<div style="display:none">S</div><p class="lead">Hello</p><a href="https://e.com/unsubscribe">Unsubscribe</a></body></html>';
+    const res = await post(alice, '/api/email/preview', { subject: 'Hi', html, inlineCss: true });
+    expect(res.statusCode).toBe(200);
+    const compat = byId(res.json().checks).compatibility!;
+    const found = compat.findings.filter((f) => /^A rule in @media/.test(f.message));
+    expect(found).toEqual([
+      {
+        severity: 'warning',
+        message: expect.stringMatching(
+          /^A rule in @media screen and \(max-width:600px\) sets color on "\.lead" without !important, but the element's style attribute sets color too/,
+        ),
+        hint: expect.stringMatching(/^Add !important to the rule's color/),
+        // The line of the rule in the HTML as sent, the inlined `.lead` rule gone from above it.
+        line: 3,
+        element: '<p class="lead" style="color: #222222;">',
+      },
+    ]);
+    expect(compat.status).toBe('warning');
+    // Without Inline CSS the rule applies: nothing to say.
+    const asWritten = await post(alice, '/api/email/preview', { subject: 'Hi', html });
+    const plain = byId(asWritten.json().checks).compatibility!;
+    expect(plain.findings.filter((f) => /^A rule in @media/.test(f.message))).toEqual([]);
+  });
+
   it('the clean fixtures preview with no error-level finding', async () => {
     const dir = path.join(import.meta.dirname, '../fixtures/clean-emails');
     for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.html'))) {

@@ -7,6 +7,7 @@ import { boxSizingOfElements, boxSizingRules } from './box-sizing-rule.ts';
 import { sheetBoxes } from './sheet-boxes.ts';
 import { sizeLimits } from './size-limit-rule.ts';
 import { CANIEMAIL_KEYS, MSO_CLIENT } from './clients.ts';
+import { overriddenMediaRules } from './media-overrides.ts';
 import { noteText, notesConcerning, partialConcerns, type UseDetail } from './compat-notes.ts';
 import { INTERACTIVE_STATES, isWebFontSheet, lastValue, scanCss, type Declaration } from './css-scan.ts';
 import type { Audience, El } from './html-doc.ts';
@@ -596,6 +597,10 @@ export function checkCompatibility(ctx: HtmlCheckContext): Check {
       });
     }
   }
+  // A media query's rule that the elements' own style attributes override (media-overrides.ts), for
+  // the clients that read media queries: all but classic Outlook.
+  if (ctx.targetClients.some((c) => c !== MSO_CLIENT))
+    findings.push(...overriddenMediaRules(ctx.doc, CLIENT_TARGETING));
   const order = { error: 0, warning: 1, info: 2 };
   findings.sort((a, b) => order[a.severity] - order[b.severity] || (a.line ?? 0) - (b.line ?? 0));
   return checkOf('compatibility', findings);
