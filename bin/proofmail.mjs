@@ -237,16 +237,22 @@ async function call(api, method, apiPath, body) {
   try {
     json = text ? JSON.parse(text) : {};
   } catch {
-    // A gateway in front of the server that gave up waiting (502, 504) or refused (503): the
-    // server may have had the request, which a send must say (see GATEWAY_STATUSES).
-    if (GATEWAY_STATUSES.has(res.status))
-      throw new CliError(
-        `A gateway in front of Proofmail at ${api.baseUrl} answered ${res.status} instead of the server.`,
-        EXIT.server,
-        'no_answer',
-      );
-    throw notProofmail(api.baseUrl, `answered ${res.status} with something that is not the Proofmail API`);
+    json = undefined;
   }
+  // A gateway in front of the server that gave up waiting (502, 504) or refused (503), with a page,
+  // nothing or JSON of its own: the server may have had the request, which a send must say
+  // (GATEWAY_STATUSES). The API's own 503s carry its { error, code }.
+  if (
+    GATEWAY_STATUSES.has(res.status) &&
+    !(typeof json?.error === 'string' && typeof json?.code === 'string')
+  )
+    throw new CliError(
+      `A gateway in front of Proofmail at ${api.baseUrl} answered ${res.status} instead of the server.`,
+      EXIT.server,
+      'no_answer',
+    );
+  if (json === undefined)
+    throw notProofmail(api.baseUrl, `answered ${res.status} with something that is not the Proofmail API`);
   json ??= {};
   // A 405, or a 404 that is not one of the API's own, is an address with no such route: not the API.
   if (res.status === 405 || (res.status === 404 && !API_NOT_FOUND.includes(json.error))) {

@@ -575,25 +575,35 @@ describe('a server that takes a request and gives no answer', () => {
     }
   });
 
-  it("a gateway's own 502/504 page is no answer either: a send may have gone out", async () => {
+  it("a gateway's own 502/503/504 is no answer either: a send may have gone out", async () => {
+    // A page, nothing, or a gateway's own JSON (Kong, AWS API Gateway): none is the API's answer.
+    const answers: [number, string, string][] = [
+      [504, 'text/html', '<html><body><h1>504 Gateway Time-out</h1></body></html>'],
+      [502, 'application/json', ''],
+      [504, 'application/json', JSON.stringify({ message: 'The upstream server is timing out' })],
+    ];
+    let next = 0;
     const gateway = await startLoopbackServer(async (req, res) => {
       for await (const _chunk of req);
-      res.writeHead(504, { 'content-type': 'text/html' });
-      res.end('<html><body><h1>504 Gateway Time-out</h1></body></html>');
+      const [status, type, body] = answers[next++]!;
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
     });
     try {
-      const sending = await proofmail(
-        ['send', welcome, '--to', 'a@example.com', '--json'],
-        env(proKey, gateway.url),
-      );
-      expect(sending.code).toBe(9);
-      expect(JSON.parse(sending.stdout)).toEqual({
-        error:
-          `A gateway in front of Proofmail at ${gateway.url} answered 504 instead of the server. ` +
-          `The email may have been sent: look for it in ${gateway.url}/app/history before sending it again.`,
-        code: 'no_answer',
-        exitCode: 9,
-      });
+      for (const [status] of answers) {
+        const sending = await proofmail(
+          ['send', welcome, '--to', 'a@example.com', '--json'],
+          env(proKey, gateway.url),
+        );
+        expect(sending.code).toBe(9);
+        expect(JSON.parse(sending.stdout)).toEqual({
+          error:
+            `A gateway in front of Proofmail at ${gateway.url} answered ${status} instead of the server. ` +
+            `The email may have been sent: look for it in ${gateway.url}/app/history before sending it again.`,
+          code: 'no_answer',
+          exitCode: 9,
+        });
+      }
     } finally {
       await gateway.close();
     }
