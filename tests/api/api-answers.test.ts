@@ -106,3 +106,29 @@ describe('a query parameter given twice', () => {
     ).toBe(200);
   });
 });
+
+describe('a required field left out', () => {
+  it('is answered as the same field left empty, with its message and code (src/shared/contract/common.ts whenAbsent)', async () => {
+    const user = await createUser(ctx.db, { plan: 'pro' });
+    const post = (url: string, payload: object, headers: Record<string, string> = {}) =>
+      ctx.app.inject({ method: 'POST', url, headers, payload });
+    const cases: [string, object, object, Record<string, string>?][] = [
+      ['/api/auth/request-password-reset', {}, { email: '' }],
+      ['/api/auth/reset-password', { token: 'abc' }, { token: 'abc', newPassword: '' }],
+      [
+        '/api/user/change-email',
+        { currentPassword: 'x' },
+        { newEmail: '', currentPassword: 'x' },
+        user.headers,
+      ],
+      ['/api/keys', {}, { name: '' }, user.headers],
+    ];
+    for (const [url, leftOut, empty, headers] of cases) {
+      const absent = await post(url, leftOut, headers);
+      const blank = await post(url, empty, headers);
+      expect(absent.statusCode, url).toBe(400);
+      expect(absent.json(), url).toEqual(blank.json());
+      expect(absent.json().error, url).not.toMatch(/received undefined/);
+    }
+  });
+});

@@ -65,7 +65,7 @@ describe('POST /api/keys', () => {
       [{ name: 'deploy\r\nThis key was created by you.' }, 400, API_KEY_MESSAGES.nameCharacters],
       [{ name: 'build\u202egnp.exe' }, 400, API_KEY_MESSAGES.nameCharacters],
       [{ name: 'tab\there' }, 400, API_KEY_MESSAGES.nameCharacters],
-      [{}, 400, 'name: '],
+      [{}, 400, API_KEY_MESSAGES.nameRequired],
       [{ name: 'ok', key: 'pm_mine' }, 400, ''],
     ];
     for (const [payload, status, message] of cases) {

@@ -28,10 +28,11 @@ export const API_KEY_MESSAGES = {
 
 /** The name's limits are the service's (`validateKeyName`), with its message past the parser's bound too. */
 export const createApiKeyRequest = z.strictObject({
-  name: serviceCheckedString(MAX_KEY_NAME_LENGTH * 4, {
-    message: API_KEY_MESSAGES.nameTooLong,
-    code: 'invalid_name',
-  }).meta({
+  name: serviceCheckedString(
+    MAX_KEY_NAME_LENGTH * 4,
+    { message: API_KEY_MESSAGES.nameTooLong, code: 'invalid_name' },
+    { message: API_KEY_MESSAGES.nameRequired, code: 'invalid_name' },
+  ).meta({
     minLength: 1,
     maxLength: MAX_KEY_NAME_LENGTH,
     description: `Trimmed; it must not be blank. The length is ${UTF16_UNITS}.`,

@@ -22,6 +22,7 @@ export const AUTH_MESSAGES = {
   // ours
   invalidEmail: 'Please enter a valid email address',
   missingEmail: 'Please enter your email address',
+  missingNewEmail: 'Please enter a new email address',
   emailTaken: 'An account with this email already exists',
   invalidCredentials: 'Invalid email or password',
   expiredVerificationLink: 'Invalid or expired verification link',
@@ -49,7 +50,6 @@ export const user = z.object({
 });
 export type User = z.infer<typeof user>;
 
-const email = z.string().trim().max(254);
 const passwordString = (absent?: ReturnType<typeof whenAbsent>) =>
   z
     .string(absent)
@@ -90,8 +90,18 @@ export const okResponse = z.object({ ok: z.literal(true) });
 export const verifyEmailRequest = z.strictObject({ token: z.string().max(200) });
 export const verifyEmailResponse = z.object({ ok: z.literal(true), emailChanged: z.boolean() });
 
-export const requestPasswordResetRequest = z.strictObject({ email });
-export const resetPasswordRequest = z.strictObject({ token: z.string().max(200), newPassword });
+export const requestPasswordResetRequest = z.strictObject({
+  email: z
+    .string(whenAbsent({ message: AUTH_MESSAGES.missingEmail, code: 'missing_fields' }))
+    .trim()
+    .max(254),
+});
+export const resetPasswordRequest = z.strictObject({
+  token: z.string().max(200),
+  newPassword: passwordString(
+    whenAbsent({ message: AUTH_MESSAGES.passwordTooShort, code: 'weak_password' }),
+  ).meta(NEW_PASSWORD_META),
+});
 
 export const exchangeRequest = z.strictObject({ ticket: z.string().max(200) });
 
@@ -111,7 +121,13 @@ export const updateSettingsResponse = z.object({
  * An email change proves the person at the keyboard owns the account: the current password, or,
  * for an account without one (social sign-in), a sign-in in the last 10 minutes.
  */
-export const changeEmailRequest = z.strictObject({ newEmail: email, currentPassword: password.optional() });
+export const changeEmailRequest = z.strictObject({
+  newEmail: z
+    .string(whenAbsent({ message: AUTH_MESSAGES.missingNewEmail, code: 'missing_fields' }))
+    .trim()
+    .max(254),
+  currentPassword: password.optional(),
+});
 
 /** The "this wasn't me" link of an email-change notice. */
 export const cancelEmailChangeRequest = z.strictObject({ token: z.string().max(200) });

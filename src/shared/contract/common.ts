@@ -9,19 +9,6 @@ export const errorResponse = z.object({
 });
 export type ErrorResponse = z.infer<typeof errorResponse>;
 
-/**
- * A string whose real limit a service checks with its own message and code. The parser's bound
- * (`bound`) sits above that limit, so below it the service's message answers; past it the answer is
- * the same message and code (carried as `params.code`, which src/server/http/errors.ts answers as
- * the code), never zod's own text. The real limit is what the OpenAPI document states, through
- * `.meta()` (docs/decisions/0114-answers-that-say-what-the-api-takes.md).
- */
-export const serviceCheckedString = (bound: number, refusal: { message: string; code: string }) =>
-  z.string().refine((value) => value.length <= bound, {
-    error: refusal.message,
-    params: { code: refusal.code },
-  });
-
 /** Spec texts answered for a field left out, by message (see whenAbsent). */
 const absentCodes = new Map<string, string>();
 
@@ -36,6 +23,24 @@ export function whenAbsent(refusal: { message: string; code: string }) {
   return { error: (issue: { input?: unknown }) => (issue.input === undefined ? refusal.message : undefined) };
 }
 export const codeWhenAbsent = (message: string): string | undefined => absentCodes.get(message);
+
+/**
+ * A string whose real limit a service checks with its own message and code. The parser's bound
+ * (`bound`) sits above that limit, so below it the service's message answers; past it the answer is
+ * the same message and code (carried as `params.code`, which src/server/http/errors.ts answers as
+ * the code), never zod's own text. The real limit is what the OpenAPI document states, through
+ * `.meta()` (docs/decisions/0114-answers-that-say-what-the-api-takes.md).
+ */
+export const serviceCheckedString = (
+  bound: number,
+  refusal: { message: string; code: string },
+  /** What the service answers for an empty one, answered too when the field is left out (whenAbsent). */
+  absent?: { message: string; code: string },
+) =>
+  z.string(absent && whenAbsent(absent)).refine((value) => value.length <= bound, {
+    error: refusal.message,
+    params: { code: refusal.code },
+  });
 
 /**
  * How the API reference words a length zod counts (UTF-16 code units), where JSON Schema's

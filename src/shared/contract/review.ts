@@ -112,7 +112,11 @@ export type LatestDecision = z.infer<typeof latestDecision>;
 const pinFraction = (of: string) =>
   z.number().meta({ minimum: 0, maximum: 1, description: `A fraction of the email's ${of}: 0 to 1.` });
 export const reviewRequest = z.strictObject({
-  name: serviceCheckedString(10_000, { message: REVIEW_MESSAGES.nameTooLong, code: 'invalid_name' }).meta({
+  name: serviceCheckedString(
+    10_000,
+    { message: REVIEW_MESSAGES.nameTooLong, code: 'invalid_name' },
+    { message: REVIEW_MESSAGES.nameRequired, code: 'invalid_name' },
+  ).meta({
     minLength: 1,
     maxLength: REVIEW_NAME_MAX,
     description: 'Trimmed; it must not be blank.',

@@ -29,7 +29,7 @@ import { setLoginAlerts } from './user.repo.ts';
  */
 
 export const USER_MESSAGES = {
-  missingNewEmail: 'Please enter a new email address',
+  missingNewEmail: AUTH_MESSAGES.missingNewEmail,
   sameEmail: 'This is already your email address',
   currentPasswordIncorrect: AUTH_MESSAGES.currentPasswordIncorrect,
   noPassword:
