@@ -182,10 +182,10 @@ describe('an email keeps its source and the message as sent', () => {
     expect((await get(alice, `/api/email/${id}/message.eml?delivery=nope`)).statusCode).toBe(404);
   });
 
-  it('rejects unknown query parameters', async () => {
+  it('ignores query parameters it does not know, as every query string does (decision 0114)', async () => {
     const id = await send(alice, { to: 'client@example.com', html: '<p>x</p>' });
     const res = await get(alice, `/api/email/${id}/message.eml?recipient=x`);
-    expect(res.statusCode).toBe(400);
-    expect(res.json().code).toBe('invalid_request');
+    expect(res.statusCode).toBe(200);
+    expect(res.rawPayload.equals((await get(alice, `/api/email/${id}/message.eml`)).rawPayload)).toBe(true);
   });
 });

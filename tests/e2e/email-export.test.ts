@@ -68,7 +68,9 @@ describe('export menu', () => {
       page.getByRole('menuitem', { name: 'Download .html' }).click(),
     ]);
     expect(html.suggestedFilename()).toBe(`email-${email.id}.html`);
-    expect((await bytesOf(html)).toString('utf8')).toBe(HTML);
+    // The HTML as sent, after the byte order mark that says UTF-8 on disk, where the MIME header
+    // does not go (docs/decisions/0121-html-export-says-utf-8.md).
+    expect((await bytesOf(html)).toString('utf8')).toBe(`\uFEFF${HTML}`);
 
     // Forced dark is the preview's approximation: no image of it.
     await page.goto(`/app/email/${email.id}?mode=forced-dark`);

@@ -29,9 +29,13 @@ export async function sentHtml(deps: { db: Db }, userId: string, id: string): Pr
   return row.html;
 }
 
-/** The first encoding an HTML document declares in a `<meta>` of its first 1,024 bytes, lower-cased. */
+/**
+ * The first encoding an HTML document declares in a `<meta>` of its first 1,024 bytes, lower-cased;
+ * one in a comment does not count, as the browser's prescan skips comments.
+ */
 function declaredCharset(html: string): string | undefined {
-  const match = /<meta\b[^>]*?charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(html.slice(0, 1024));
+  const head = html.slice(0, 1024).replace(/<!--[\s\S]*?(?:-->|$)/g, '');
+  const match = /<meta\b[^>]*?charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head);
   return match?.[1]?.toLowerCase();
 }
 
