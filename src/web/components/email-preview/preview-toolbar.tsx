@@ -95,7 +95,7 @@ export function PreviewToolbar({ view, width, scale, height, onChange, status }:
         onChange={(id) => onChange({ width: WIDTH_PRESETS.find((p) => p.id === id)!.width })}
       />
       <p
-        className="text-xs text-slate-500 tabular-nums max-sm:order-last dark:text-slate-400"
+        className="text-xs text-slate-600 tabular-nums max-sm:order-last dark:text-slate-400"
         data-testid="preview-size"
       >
         <span className="font-medium text-slate-700 dark:text-slate-200">{width}</span> ×{' '}

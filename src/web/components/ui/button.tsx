@@ -50,7 +50,11 @@ export function buttonClasses(
 export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   variant?: ButtonVariant;
   size?: ButtonSize;
-  /** Shows a spinner, disables the button and marks it aria-busy while an action runs. */
+  /**
+   * Shows a spinner and marks the button aria-busy and aria-disabled while an action runs; it
+   * keeps the focus (a disabled button would drop it to the page) and does nothing when clicked,
+   * nor when a form is submitted through it (Enter in a field).
+   */
   busy?: boolean;
   /** Optional text that replaces the label while busy (e.g. "Sending…"). */
   busyLabel?: ReactNode;
@@ -66,15 +70,27 @@ export function Button({
   disabled,
   children,
   type = 'button',
+  onClick,
   ...rest
 }: ButtonProps) {
   return (
     <button
       type={type}
       className={buttonClasses({ variant, size, className })}
-      disabled={disabled || busy}
+      disabled={disabled}
       aria-busy={busy || undefined}
       {...rest}
+      // After rest: a caller's aria-disabled (a button that explains why it cannot act yet) stays
+      // unless the button is busy.
+      aria-disabled={busy || rest['aria-disabled'] || undefined}
+      onClick={(event) => {
+        if (busy) {
+          // Also cancels the submit a click on a submit button (or Enter in its form's field) makes.
+          event.preventDefault();
+          return;
+        }
+        onClick?.(event);
+      }}
     >
       {busy ? <Spinner className="size-4" label={null} /> : null}
       {busy && busyLabel !== undefined ? busyLabel : children}

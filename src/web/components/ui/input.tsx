@@ -31,7 +31,13 @@ export function Label({ className, ...rest }: LabelHTMLAttributes<HTMLLabelEleme
   );
 }
 
-/** The message under a field; its id goes into the field's aria-describedby. */
+/**
+ * The message under a field; its id goes into the field's aria-describedby. An alert, so a screen
+ * reader reads it out when it appears or changes, not only when the field next gets the focus;
+ * nothing is there (nor read) while there is no error. A blank message (a field marked as the
+ * one a form-level alert is about, src/web/features/send/send-page.tsx) is no alert: that alert
+ * speaks for it.
+ */
 export function FieldError({
   id,
   children,
@@ -42,8 +48,13 @@ export function FieldError({
   className?: string;
 }) {
   if (!children) return null;
+  const blank = typeof children === 'string' && !children.trim();
   return (
-    <p id={id} className={cx('text-sm text-red-600 dark:text-red-400', className)}>
+    <p
+      id={id}
+      role={blank ? undefined : 'alert'}
+      className={cx('text-sm text-red-600 dark:text-red-400', className)}
+    >
       {children}
     </p>
   );

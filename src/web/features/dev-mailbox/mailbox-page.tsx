@@ -164,9 +164,11 @@ export function MailboxPage() {
           text="Mail Proofmail sends — verification links, password resets, test sends — appears here within a few seconds. Nothing leaves this machine."
         />
       ) : (
-        <div className="grid flex-1 lg:grid-cols-[minmax(280px,380px)_1fr]">
+        // One track that can shrink below its content on narrow screens: without it the rows'
+        // truncated lines set the grid's width, and the page scrolled sideways.
+        <div className="grid flex-1 grid-cols-[minmax(0,1fr)] lg:grid-cols-[minmax(280px,380px)_minmax(0,1fr)]">
           <aside
-            className="border-b border-slate-200 lg:border-r lg:border-b-0 dark:border-slate-800"
+            className="min-w-0 border-b border-slate-200 lg:border-r lg:border-b-0 dark:border-slate-800"
             aria-label="Caught mail"
           >
             <div className="border-b border-slate-200 p-3 dark:border-slate-800">
@@ -209,7 +211,7 @@ export function MailboxPage() {
                       </span>
                       <time
                         dateTime={m.receivedAt}
-                        className="shrink-0 text-xs text-slate-500 tabular-nums dark:text-slate-400"
+                        className="shrink-0 text-xs text-slate-600 tabular-nums dark:text-slate-400"
                       >
                         {shortTime(m.receivedAt)}
                       </time>
@@ -217,7 +219,7 @@ export function MailboxPage() {
                     <span className="mt-0.5 block truncate text-sm text-slate-700 dark:text-slate-300">
                       {m.subject || '(no subject)'}
                     </span>
-                    <span className="mt-0.5 block truncate text-xs text-slate-500 dark:text-slate-400">
+                    <span className="mt-0.5 block truncate text-xs text-slate-600 dark:text-slate-400">
                       from {m.from}
                     </span>
                   </button>

@@ -55,7 +55,7 @@ function MailPreview({ email, onWidth }: { email: Email; onWidth: (width: number
           {subject}
         </p>
         <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="preview-to">
-          <span className="text-slate-500 dark:text-slate-500">To: </span>
+          <span className="text-slate-500 dark:text-slate-400">To: </span>
           <EmailAddresses list={email.to} />
         </p>
       </div>

@@ -17,6 +17,7 @@ import { useDeleteEmail, useEmailList } from './api.ts';
 import { EmailList } from './email-list.tsx';
 import { UpgradeOverlay } from './upgrade-overlay.tsx';
 import { useMediaQuery } from './use-media-query.ts';
+import { searchStatus } from './search-status.ts';
 import { useNow } from './use-now.ts';
 
 const SEARCH_DEBOUNCE_MS = 300;
@@ -115,6 +116,7 @@ export function HistoryPage() {
   const remove = useDeleteEmail();
   const [toDelete, setToDelete] = useState<EmailSummary | null>(null);
   const searchRef = useRef<HTMLInputElement>(null);
+  const listRef = useRef<HTMLDivElement>(null);
 
   // The server's word wins: a plan that changed since the page loaded still gets the overlay.
   const planRequired = list.error instanceof ApiError && list.error.code === 'plan_required';
@@ -129,6 +131,38 @@ export function HistoryPage() {
 
   const emails = list.data?.pages.flatMap((p) => p.items) ?? [];
   const searching = list.isFetching && !list.isFetchingNextPage && list.isPlaceholderData;
+
+  // What a search found, said in a polite status once the list shows the query's own result; not
+  // on the first load (nothing was searched yet), nor when Load More adds to the same result.
+  const settled = Boolean(list.data) && !list.isPlaceholderData && !locked && !loadError;
+  const [status, setStatus] = useState<{ query: string | null; text: string }>({ query: null, text: '' });
+  if (settled && status.query !== search.query) {
+    const firstPage = list.data?.pages[0]?.items.length ?? 0;
+    const more = (list.data?.pages.length ?? 0) > 1 || list.hasNextPage;
+    setStatus({
+      query: search.query,
+      text: status.query === null ? '' : searchStatus(search.query, firstPage, more),
+    });
+  }
+
+  // The button goes with the last page, and the focus with it: it moves to the first row loaded,
+  // where reading (or tabbing) goes on. Not when the user has gone elsewhere since.
+  const focusRow = useRef<number | null>(null);
+  const loadMore = () => {
+    focusRow.current = emails.length;
+    void list.fetchNextPage().then((result) => {
+      if (result.isError) focusRow.current = null;
+    });
+  };
+  useEffect(() => {
+    const at = focusRow.current;
+    if (at === null || emails.length <= at) return;
+    focusRow.current = null;
+    const active = document.activeElement;
+    if (active && active !== document.body && !active.closest('[data-load-more]')) return;
+    const row = listRef.current?.querySelectorAll('[data-testid="email-row"]')[at];
+    row?.querySelector<HTMLElement>('a[href]')?.focus();
+  }, [emails.length]);
 
   const confirmDelete = () => {
     if (!toDelete) return;
@@ -203,17 +237,15 @@ export function HistoryPage() {
   } else {
     body = (
       <>
-        <div className={cx('transition-opacity', searching && 'opacity-60')}>
+        <div ref={listRef} className={cx('transition-opacity', searching && 'opacity-60')}>
           <EmailList emails={emails} now={now} compact={compact} onDelete={setToDelete} thumbnails />
         </div>
         {list.hasNextPage ? (
-          <div className="flex justify-center border-t border-slate-200 p-4 dark:border-slate-800">
-            <Button
-              variant="outline"
-              busy={list.isFetchingNextPage}
-              busyLabel="Loading…"
-              onClick={() => void list.fetchNextPage()}
-            >
+          <div
+            data-load-more=""
+            className="flex justify-center border-t border-slate-200 p-4 dark:border-slate-800"
+          >
+            <Button variant="outline" busy={list.isFetchingNextPage} busyLabel="Loading…" onClick={loadMore}>
               Load More
             </Button>
           </div>
@@ -273,6 +305,11 @@ export function HistoryPage() {
         </div>
         {body}
       </Card>
+      {/* Always in the page, so what is put in it is read out; the key makes a repeated text
+          (two searches finding as many) a new one. */}
+      <p role="status" aria-live="polite" className="sr-only" data-testid="search-status">
+        {status.text ? <span key={status.query}>{status.text}</span> : null}
+      </p>
 
       <ConfirmDialog
         open={toDelete !== null}

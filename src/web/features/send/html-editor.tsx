@@ -16,6 +16,9 @@ const MJML_PLACEHOLDER = `<mjml>
   </mj-body>
 </mjml>`;
 
+// As the form's Ctrl+Enter tip (src/web/features/send/send-page.tsx) shows its keys.
+const kbd = 'rounded border px-1 font-mono';
+
 /** A problem the server found at a line of the source (MJML, merge tags). */
 export interface SourceProblem {
   line: number;
@@ -80,10 +83,14 @@ export default function HtmlEditor({
   const editor = useRef<ReactCodeMirrorRef>(null);
   const label = format === 'mjml' ? 'MJML Content' : 'HTML Content';
   const problemsId = `${id}-problems`;
-  const described = [describedBy, problems.length > 0 ? problemsId : null].filter(Boolean).join(' ');
+  const keysId = `${id}-keys`;
+  const described = [describedBy, keysId, problems.length > 0 ? problemsId : null].filter(Boolean).join(' ');
   const extensions = useMemo(
     () => [
-      html(),
+      // No closing tags of its own when `>` or `</` is typed: they were sent as written, doubled
+      // when the user typed them too. Completion still offers the closing tag after `</`, inserted
+      // only when picked.
+      html({ autoCloseTags: false }),
       lintGutter(),
       placeholderExt(format === 'mjml' ? MJML_PLACEHOLDER : HTML_PLACEHOLDER),
       wrapShortLines,
@@ -148,9 +155,16 @@ export default function HtmlEditor({
           theme={editorTheme(theme)}
           extensions={extensions}
           onChange={onChange}
+          // Tab indents; Escape then Tab (or Shift+Tab) moves on, CodeMirror's own way out, which the
+          // hint below tells (docs/decisions/0125-editor-keyboard.md).
+          indentWithTab
           basicSetup={{ foldGutter: true, highlightActiveLine: true, autocompletion: true }}
         />
       </div>
+      <p id={keysId} className="text-xs text-slate-600 dark:text-slate-400">
+        <kbd className={kbd}>Tab</kbd> indents · <kbd className={kbd}>Esc</kbd> then{' '}
+        <kbd className={kbd}>Tab</kbd> to move on
+      </p>
       {problems.length > 0 ? (
         <ul id={problemsId} className="space-y-1 text-sm" data-testid="source-problems">
           {problems.slice(0, 10).map((p, i) => (

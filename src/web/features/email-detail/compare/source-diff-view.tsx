@@ -80,8 +80,9 @@ function Text({ segments, tone }: { segments: Segment[]; tone: 'removed' | 'adde
   );
 }
 
+// slate-600 / slate-400: at least 4.5:1 on the red and green of changed lines in both themes.
 const numberCell =
-  'w-12 select-none px-2 text-right align-top text-slate-400 tabular-nums dark:text-slate-500 max-sm:w-9';
+  'w-12 select-none px-2 text-right align-top text-slate-600 tabular-nums dark:text-slate-400 max-sm:w-9';
 const textCell = 'px-3 align-top whitespace-pre-wrap break-all';
 
 /** Which rows show: every changed row and CONTEXT rows around it; the rest fold into runs. */
@@ -221,7 +222,10 @@ function InlineTable({ rows }: { rows: DiffRow[] }) {
         <tr key={index} data-kind={line.kind} className={TONE[line.kind]}>
           <td className={numberCell}>{line.kind === 'added' ? '' : line.left}</td>
           <td className={numberCell}>{line.kind === 'removed' ? '' : line.right}</td>
-          <td className="text-center align-top text-slate-500 select-none" aria-hidden="true">
+          <td
+            className="text-center align-top text-slate-600 select-none dark:text-slate-400"
+            aria-hidden="true"
+          >
             {line.kind === 'added' ? '+' : line.kind === 'removed' ? '−' : ''}
           </td>
           <td className={textCell}>
