@@ -244,6 +244,33 @@ function* readCollection(collection: ForTag['collection'], ctx: Context): Iterab
   }
 }
 
+/** Liquid's own HTML escapes: an output that uses one escapes as its author wrote it. */
+const ESCAPING_FILTERS = new Set(['escape', 'escape_once']);
+
+/**
+ * Takes the engine's escaping off the outputs that escape by hand anywhere in their filters
+ * (`{{ name | escape | strip }}`): stock Liquid escapes nothing, so its templates escape with
+ * `| escape`, and escaping its answer again sent "Tom &amp;amp; Jerry". (As the last filter,
+ * `escape` is raw already; the engine adds its escaping as one more filter, the last.)
+ */
+function escapeOnce(templates: Template[], outputEscape: unknown): void {
+  for (const template of templates) {
+    if (template instanceof Output) {
+      const filters = template.value.filters;
+      // The engine's own is named after its function's type (liquidjs Output), a name no
+      // template can write; the author's `| escape` shares its function.
+      const last = filters[filters.length - 1] as unknown as { name: string; handler?: unknown } | undefined;
+      const added =
+        last !== undefined &&
+        last.handler === outputEscape &&
+        last.name === Object.prototype.toString.call(outputEscape);
+      if (added && filters.some((f) => ESCAPING_FILTERS.has(f.name))) filters.pop();
+    } else if (template.children) {
+      escapeOnce(toValueSync(template.children(false, true)), outputEscape);
+    }
+  }
+}
+
 /** Marks the outputs of a parse whose lookups are reported (all but those with a `default` filter). */
 function watchOutputs(templates: Template[]): void {
   for (const template of templates) {
@@ -352,9 +379,10 @@ for (const engine of [htmlEngine, plainEngine]) {
 /**
  * `{{ name | escape }}`, Liquid's own idiom (its stock engines escape nothing), is escaped once:
  * as the last filter of an output, `escape` and `escape_once` are raw, as `| raw` is, instead of
- * having the engine's escaping done again on their answer ("Tom &amp;amp; Jerry").
+ * having the engine's escaping done again on their answer ("Tom &amp;amp; Jerry"); earlier in the
+ * filters, see escapeOnce.
  */
-for (const name of ['escape', 'escape_once']) {
+for (const name of ESCAPING_FILTERS) {
   htmlEngine.registerFilter(name, {
     handler: filters[name] as (this: FilterImpl, ...args: unknown[]) => unknown,
     raw: true,
@@ -407,6 +435,7 @@ export function fillLiquid(
       if (bad !== undefined) throw prototypeAccess(String(bad), lines ? variable.location.row : null);
     }
   }
+  if (escape) escapeOnce(templates, engine.options.outputEscape);
   watchOutputs(templates);
   const ctx = new ReadingContext(data, engine.options, { sync: true }, { liquid: engine });
   ctx.fill = {

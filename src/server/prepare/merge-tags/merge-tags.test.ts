@@ -160,11 +160,16 @@ describe('Liquid', () => {
 
   it("escapes `| escape` and `| escape_once` once: Liquid's own idiom, from engines that escape nothing", () => {
     const source =
-      '{{ name | escape }} {{ name | escape_once }} {{ "&amp; x" | escape_once }} {{ name | escape | upcase }}';
-    // Last in an output they are raw, as `| raw` is; followed by another filter the engine escapes again.
+      '{{ name | escape }} {{ name | escape_once }} {{ "&amp; x" | escape_once }} {{ name | escape | upcase }} ' +
+      '{{ name | escape | strip }} {{ nobody | default: name | escape | append: "!" }}{% if name %} {{ name | escape }}{% endif %}';
+    // Anywhere in an output's filters, the engine does not escape their answer again.
     expect(fill('liquid', source, data).output).toBe(
-      'Ada &amp; Co &lt;admin&gt; Ada &amp; Co &lt;admin&gt; &amp; x ADA &amp;AMP; CO &amp;LT;ADMIN&amp;GT;',
+      // (&AMP; and &LT; are references too: "ADA & CO <ADMIN>", as stock Liquid sends it.)
+      'Ada &amp; Co &lt;admin&gt; Ada &amp; Co &lt;admin&gt; &amp; x ADA &AMP; CO &LT;ADMIN&GT; ' +
+        'Ada &amp; Co &lt;admin&gt; Ada &amp; Co &lt;admin&gt;! Ada &amp; Co &lt;admin&gt;',
     );
+    // An output that does not escape by hand is escaped by the engine as before.
+    expect(fill('liquid', '{{ name | strip }}', data).output).toBe('Ada &amp; Co &lt;admin&gt;');
   });
 
   it('reports what rendered blank: a value or a loop item’s field the data lacks (not assigns)', () => {
