@@ -42,6 +42,8 @@ const REQUEST_TIMEOUT_MS = 120_000;
 const MAX_SOURCE_BYTES = 1024 * 1024;
 /** The server's cap on the sample data, as compact JSON (MAX_TEMPLATE_DATA_BYTES, same file). */
 const MAX_DATA_BYTES = 64 * 1024;
+/** The send and preview routes' cap on a request's JSON (src/server/features/email/email.routes.ts). */
+const MAX_REQUEST_BYTES = 3 * MAX_SOURCE_BYTES;
 /**
  * The server's own 404s for the calls this file makes: an email the key's owner does not have
  * (src/server/features/email/email.service.ts, send.service.ts for `parentId`, share.service.ts).
@@ -533,6 +535,7 @@ async function send(io, file, opts) {
     let sent;
     const request = { ...body, to: opts.to, ...(opts.parent ? { parentId: opts.parent } : {}) };
     try {
+      withinRequestCap(file, opts, request);
       sent = await call(api, 'POST', '/api/email/send', request);
     } catch (err) {
       // The server had the send and did not answer: it may have gone out. A retry would send twice.
@@ -611,6 +614,7 @@ async function check(io, file, opts) {
     /** @type {unknown} */
     let preview;
     try {
+      withinRequestCap(file, opts, body);
       preview = await call(api, 'POST', '/api/email/preview', body);
     } catch (err) {
       throw inArgumentTerms(err, file, opts, body);
@@ -687,6 +691,19 @@ function tooLarge(file, opts, request) {
     `more than the server takes, although each file is within its own limit (in JSON, quotes, ` +
     `backslashes and line breaks take two characters). Make ${names.length > 1 ? 'them' : 'it'} smaller.`
   );
+}
+
+/**
+ * A request over the route's cap is refused here, as the server would (the same message, exit 4):
+ * the server answers such a body with a 413 before reading it and closes the connection, and a
+ * client still writing it may see the connection close instead of the answer.
+ * @param {string} file
+ * @param {{ text?: string, data?: string }} opts
+ * @param {Record<string, any>} request
+ */
+function withinRequestCap(file, opts, request) {
+  if (Buffer.byteLength(JSON.stringify(request), 'utf8') > MAX_REQUEST_BYTES)
+    throw new CliError(tooLarge(file, opts, request), EXIT.invalid, 'body_too_large');
 }
 
 /** 1 MB, 1.4 MB, 64 KB: sizes as the limits are written. */
