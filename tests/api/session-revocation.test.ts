@@ -98,19 +98,28 @@ describe('two app processes, one database: a session ended in A is refused by B 
     await database?.drop();
   });
 
-  /** B answers this token from its cache: it still shows an email the database no longer has. */
-  async function cachedInB(userId: string, token: string, email: string): Promise<void> {
-    expect((await me(b, token)).status).toBe(200);
-    const newEmail = await changeEmailSilently(db, userId);
-    const fromB = (await (await me(b, token)).json()) as { user: { email: string } };
-    expect(fromB.user.email).toBe(email);
-    const fromA = (await (await me(a, token)).json()) as { user: { email: string } };
-    expect(fromA.user.email).toBe(newEmail);
+  /**
+   * B answers this token from its cache: it still shows an email the database no longer has. On a
+   * busy machine the entry can lapse (10 s) or the cache be bypassed while B's listener reconnects
+   * between the two calls, so it is tried again, a few times at most.
+   */
+  async function cachedInB(userId: string, token: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const primed = (await (await me(b, token)).json()) as { user: { email: string } };
+      const newEmail = await changeEmailSilently(db, userId);
+      const fromB = (await (await me(b, token)).json()) as { user: { email: string } };
+      if (fromB.user.email === primed.user.email) {
+        const fromA = (await (await me(a, token)).json()) as { user: { email: string } };
+        expect(fromA.user.email).toBe(newEmail);
+        return;
+      }
+      expect(attempt, 'B answered from the database every time, never from its cache').toBeLessThan(5);
+    }
   }
 
   it('sign-out in A', async () => {
     const u = await createUser(db);
-    await cachedInB(u.user.id, u.token, u.user.email);
+    await cachedInB(u.user.id, u.token);
     expect((await post(a, '/api/auth/signout', u.token)).status).toBe(200);
     expect(await msUntilRefused(b, u.token)).toBeLessThan(1_000);
     expect((await me(a, u.token)).status).toBe(401);
@@ -119,7 +128,7 @@ describe('two app processes, one database: a session ended in A is refused by B 
   it('a password change in A ends the other sessions cached in B, and keeps A’s own', async () => {
     const u = await createUser(db, { password: PASSWORD });
     const other = await startSession(db, u.user.id, { ip: '127.0.0.1', userAgent: 'other' }, new Date());
-    await cachedInB(u.user.id, other, u.user.email);
+    await cachedInB(u.user.id, other);
     const res = await post(a, '/api/user/change-password', u.token, {
       currentPassword: PASSWORD,
       newPassword: 'a brand new passphrase 42',
@@ -131,7 +140,7 @@ describe('two app processes, one database: a session ended in A is refused by B 
 
   it('a revocation outside any app (an operator deleting the row by hand) reaches B within 1 s', async () => {
     const u = await createUser(db);
-    await cachedInB(u.user.id, u.token, u.user.email);
+    await cachedInB(u.user.id, u.token);
     await db.deleteFrom('sessions').where('user_id', '=', u.user.id).execute();
     expect(await msUntilRefused(b, u.token)).toBeLessThan(1_000);
   });
