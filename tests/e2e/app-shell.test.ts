@@ -213,6 +213,16 @@ describe('profile', () => {
     await page.goto('/app/profile');
     await page.getByText('Failed to load profile data', { exact: true }).waitFor({ timeout: 20_000 });
     await expectToast(page, 'Failed to load profile', 'Boom on the server');
+    // A retry that fails again keeps the failure on show, busy, with the focus on its button: no
+    // half-loaded profile flashes meanwhile.
+    const again = page.getByRole('button', { name: 'Try again' });
+    await again.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => again.getAttribute('aria-busy')).toBe('true');
+    expect(await page.getByTestId('profile-email').count()).toBe(0);
+    expect(await again.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => again.getAttribute('aria-busy'), { timeout: 20_000 }).toBe(null);
+    expect(await again.evaluate((el) => el === document.activeElement)).toBe(true);
     failing.off();
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.getByTestId('profile-email').waitFor();

@@ -8,7 +8,7 @@ import { ApiKeysCard } from '../features/api-keys/api-keys-card.tsx';
 import { useSettings } from '../features/account/api.ts';
 import { ChangeEmailCard } from '../features/account/change-email-card.tsx';
 import { ChangePasswordCard } from '../features/account/change-password-card.tsx';
-import { LoadError } from '../features/account/load-error.tsx';
+import { LoadError, useLoadFailure } from '../features/account/load-error.tsx';
 import { LoginAlertsCard } from '../features/account/login-alerts-card.tsx';
 import { ReviewNotificationsCard } from '../features/account/review-notifications-card.tsx';
 import { TargetClientsCard } from '../features/account/target-clients-card.tsx';
@@ -59,6 +59,7 @@ function PlanAndBilling({ user }: { user: User }) {
  */
 export function AccountPage() {
   const settings = useSettings();
+  const failure = useLoadFailure([settings]);
   const signOut = useSignOut();
   return (
     <div className="mx-auto max-w-3xl">
@@ -67,13 +68,13 @@ export function AccountPage() {
       <div className="mb-6 empty:hidden">
         <PaymentReturn />
       </div>
-      {settings.isError ? (
+      {failure.failed ? (
         <LoadError
           message="Failed to load account settings"
           toastTitle="Failed to load settings"
-          error={settings.error}
-          retrying={settings.isFetching}
-          onRetry={() => void settings.refetch()}
+          error={failure.error}
+          retrying={failure.retrying}
+          onRetry={failure.retry}
         />
       ) : settings.data ? (
         <div className="space-y-6">

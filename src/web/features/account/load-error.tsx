@@ -1,5 +1,5 @@
 import { CircleAlert } from 'lucide-react';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { Button } from '../../components/ui/button.tsx';
 import { Card, CardContent } from '../../components/ui/card.tsx';
 import { toast } from '../../components/ui/toast.tsx';
@@ -41,4 +41,37 @@ export function LoadError({
       </CardContent>
     </Card>
   );
+}
+
+/** What useLoadFailure reads of a query (TanStack Query's result). */
+interface LoadingQuery {
+  isError: boolean;
+  error: unknown;
+  refetch: () => Promise<unknown>;
+}
+
+/**
+ * The failure a page shows with LoadError, and its Try Again. The failure is kept while the retry
+ * runs: TanStack Query puts a query that never had data back to pending when it is fetched again,
+ * so `isError` turned false at once, the page flashed its half-loaded content, and the button went
+ * away with the keyboard focus on it, to come back when the retry failed.
+ */
+export function useLoadFailure(queries: LoadingQuery[]): {
+  error: unknown;
+  failed: boolean;
+  retrying: boolean;
+  retry: () => void;
+} {
+  const [held, setHeld] = useState<{ error: unknown } | null>(null);
+  const failing = queries.filter((q) => q.isError);
+  const retry = () => {
+    setHeld({ error: failing[0]?.error ?? held?.error });
+    void Promise.allSettled(failing.map((q) => q.refetch())).then(() => setHeld(null));
+  };
+  return {
+    error: failing[0]?.error ?? held?.error,
+    failed: failing.length > 0 || held !== null,
+    retrying: held !== null,
+    retry,
+  };
 }

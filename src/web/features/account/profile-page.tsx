@@ -10,7 +10,7 @@ import { UsageCard } from '../../components/usage/usage-card.tsx';
 import { useUsage } from '../../lib/usage.ts';
 import { useProfile } from './api.ts';
 import { formatDate, planLabel } from './format.ts';
-import { LoadError } from './load-error.tsx';
+import { LoadError, useLoadFailure } from './load-error.tsx';
 
 /**
  * /app/profile (docs/spec.md §2): email, plan badge, member-since date, monthly usage and total emails sent.
@@ -18,9 +18,9 @@ import { LoadError } from './load-error.tsx';
 export function ProfilePage() {
   const profile = useProfile();
   // The profile's data is the user and their usage (docs/spec.md §7 GET /api/user/usage): either
-  // failing is the spec's "Failed to load profile" (§8), and Try Again asks for both.
+  // failing is the spec's "Failed to load profile" (§8), and Try Again asks for what failed.
   const usage = useUsage();
-  const failed = profile.isError ? profile : usage.isError ? usage : undefined;
+  const failure = useLoadFailure([profile, usage]);
   return (
     <div className="mx-auto max-w-3xl">
       <AppPageHeader
@@ -32,16 +32,13 @@ export function ProfilePage() {
           </Link>
         }
       />
-      {failed ? (
+      {failure.failed ? (
         <LoadError
           message="Failed to load profile data"
           toastTitle="Failed to load profile"
-          error={failed.error}
-          retrying={profile.isFetching || usage.isFetching}
-          onRetry={() => {
-            if (profile.isError) void profile.refetch();
-            if (usage.isError) void usage.refetch();
-          }}
+          error={failure.error}
+          retrying={failure.retrying}
+          onRetry={failure.retry}
         />
       ) : (
         <div className="space-y-6">
