@@ -269,5 +269,11 @@ describe('the compare screen shows what was sent and written', () => {
     expect((await tabs(page)).filter((t) => t.changed)).toEqual([]);
     expect((await tabs(page)).find((t) => t.open)?.name).toBe('Written Source');
     await shoot(page, 'same-1280-light');
+
+    // Two emails of their own, alike: not "versions".
+    const other = await send(u, body);
+    await page.goto(`/app/email/${v1}/compare/${other}`);
+    await page.getByText('These are two different emails, not versions of one', { exact: false }).waitFor();
+    expect(await same.innerText()).toBe('No differences: both emails are the same, as written and as sent.');
   });
 });

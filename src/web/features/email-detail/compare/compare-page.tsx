@@ -426,7 +426,9 @@ export function ComparePage() {
               aria-hidden="true"
               className="size-4 shrink-0 text-emerald-600 dark:text-emerald-400"
             />
-            No differences: both versions are the same, as written and as sent.
+            {sameThread
+              ? 'No differences: both versions are the same, as written and as sent.'
+              : 'No differences: both emails are the same, as written and as sent.'}
           </p>
         ) : (
           <OtherChanges changes={differences.others} />
