@@ -60,6 +60,12 @@ describe('billing off', () => {
     const notice = await page.locator('#plan-billing-off').innerText();
     expect(notice).toContain('ask whoever runs this server');
     expect(notice).not.toMatch(/npm run|admin --|STRIPE_|set-plan|command line/i);
+    // The FAQ sends no one to a Manage Billing this server does not have.
+    const switching = page.locator('details').filter({ hasText: 'Can I switch plans?' });
+    await switching.locator('summary').click();
+    const answer = await switching.innerText();
+    expect(answer).toContain('ask whoever runs this server');
+    expect(answer).not.toContain('Manage Billing');
     await page.locator('[data-plan="pro"]').getByRole('button', { name: 'Upgrade to Pro' }).click();
     await page.getByRole('dialog', { name: 'Billing Is Not Enabled on This Server', exact: true }).waitFor();
     expect(await historyApiStatus(page)).toBe(403);

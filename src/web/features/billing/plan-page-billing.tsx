@@ -11,6 +11,8 @@ export interface PlanPageBilling {
   onManageBilling: () => void;
   busy: BillingAction | null;
   notice: ReactNode;
+  /** This server sells no plans (no Stripe): the FAQ says how a plan changes here. */
+  billingOff: boolean;
   /** Render once on the page (the billing-off explanation). */
   dialog: ReactNode;
 }
@@ -37,6 +39,7 @@ export function usePlanPageBilling(): PlanPageBilling {
     onManageBilling: billing.manageBilling,
     busy: billing.busy,
     notice,
+    billingOff: !billing.billingEnabled,
     dialog: billing.dialog,
   };
 }

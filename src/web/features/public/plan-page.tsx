@@ -68,13 +68,29 @@ export interface PlanPageViewProps extends Pick<
 > {
   /** Shown between the cards and the FAQ (e.g. "billing is not enabled on this server"). */
   notice?: ReactNode;
+  /** No plans are sold on this server: the FAQ does not send anyone to Manage Billing. */
+  billingOff?: boolean;
 }
+
+/** How plans change where this server sells none (docs/decisions/0057-billing-off-says-so.md). */
+const SWITCH_WITHOUT_BILLING: Faq = {
+  question: 'Can I switch plans?',
+  answer: (
+    <>
+      Not online on this server: billing is not enabled here, so nothing can be bought or cancelled. If you
+      need a different plan, ask whoever runs this server.
+    </>
+  ),
+};
 
 /**
  * The /plan page body. Anonymous visitors see Get Started; the app passes a signed-in user's plan
  * and the billing handlers to get Current Plan / Upgrade to Pro / Manage Billing.
  */
-export function PlanPageView({ notice, ...cards }: PlanPageViewProps) {
+export function PlanPageView({ notice, billingOff = false, ...cards }: PlanPageViewProps) {
+  const faq = billingOff
+    ? FAQ.map((item) => (item.question === SWITCH_WITHOUT_BILLING.question ? SWITCH_WITHOUT_BILLING : item))
+    : FAQ;
   return (
     <PageContainer className="py-14 sm:py-20">
       <div className="mx-auto max-w-2xl text-center">
@@ -96,7 +112,7 @@ export function PlanPageView({ notice, ...cards }: PlanPageViewProps) {
           Frequently Asked Questions
         </h2>
         <div className="mt-8 divide-y divide-slate-200 rounded-2xl border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-800 dark:bg-slate-900">
-          {FAQ.map((item) => (
+          {faq.map((item) => (
             <details key={item.question} className="group px-5 sm:px-6">
               <summary
                 className={`flex cursor-pointer list-none items-center justify-between gap-4 rounded-md py-5 text-left font-medium text-slate-900 dark:text-white [&::-webkit-details-marker]:hidden ${focusRing}`}
