@@ -453,6 +453,8 @@ describe('MJML and merge tags over the API', () => {
       inlineCss: false,
       text: null,
     });
+    // Its keys come back in the order written (a template may loop over them), not sorted.
+    expect(Object.keys(email.source.template.data)).toEqual(['name', 'url', 'nested']);
 
     // Another user does not see it.
     const bob = await createUser(ctx.db);

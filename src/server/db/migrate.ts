@@ -28,6 +28,7 @@ import * as emailSearchWords from './migrations/0023-email-search-words.ts';
 import * as loginAlertDevice from './migrations/0024-login-alert-device.ts';
 import * as emailSourceSubject from './migrations/0025-email-source-subject.ts';
 import * as loginAlertDevices from './migrations/0026-login-alert-devices.ts';
+import * as templateDataAsWritten from './migrations/0027-template-data-as-written.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0024-login-alert-device': loginAlertDevice,
   '0025-email-source-subject': emailSourceSubject,
   '0026-login-alert-devices': loginAlertDevices,
+  '0027-template-data-as-written': templateDataAsWritten,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
