@@ -16,6 +16,7 @@
  * generated tag soup: never shallower.
  */
 
+import { commentEnd, isLetter, isSpace, RAW_TEXT, rawTextEnd, readTag } from './html-tokens.ts';
 import { FORMATTING, OpenElements, SCOPE, SPECIAL } from './open-elements.ts';
 
 /** Chromium's HTML parser stops nesting at 512 levels; a deeper email renders differently everywhere. */
@@ -40,18 +41,6 @@ const VOID = new Set([
   'source',
   'track',
   'wbr',
-]);
-/** Raw text to their end tag; `noscript` too, as parsers with scripting on (html5ever, parse5) read it. */
-const RAW_TEXT = new Set([
-  'script',
-  'style',
-  'textarea',
-  'title',
-  'xmp',
-  'iframe',
-  'noembed',
-  'noframes',
-  'noscript',
 ]);
 /** Opening one of these closes an open `p` (in button scope). */
 const CLOSES_P = new Set([
@@ -145,71 +134,6 @@ const P = new Set(['p']);
 /** Where closing a p stops; a select too (inside one, a parser ignores the tags that would close it). */
 const P_STOP = new Set([...SCOPE, 'select']);
 
-const COMMENT_END = /--!?>/g;
-
-/** HTML's whitespace between attributes (CR included: line ends are normalised before this runs). */
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d;
-}
-
-function isLetter(code: number): boolean {
-  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
-}
-
-/**
- * From just after a tag's name to just after its `>`, as HTML's tokenizer reads attributes: a
- * quote opens a value only right after `=` (elsewhere it is part of a name or an unquoted value),
- * and `/>` is self-closing only as those two characters. -1 when the input ends inside the tag
- * (a parser then drops it).
- */
-function tagEnd(html: string, from: number): { end: number; selfClosing: boolean } {
-  let k = from;
-  let selfClosing = false;
-  while (k < html.length) {
-    const code = html.charCodeAt(k);
-    if (code === 0x3e /* > */) return { end: k + 1, selfClosing };
-    if (isSpace(code)) {
-      k++;
-      continue;
-    }
-    if (code === 0x2f /* / */) {
-      selfClosing = html.charCodeAt(k + 1) === 0x3e;
-      k++;
-      continue;
-    }
-    // An attribute name: its first character may be anything (even = or a quote).
-    selfClosing = false;
-    k++;
-    while (k < html.length) {
-      const c = html.charCodeAt(k);
-      if (isSpace(c) || c === 0x2f || c === 0x3e || c === 0x3d /* = */) break;
-      k++;
-    }
-    while (k < html.length && isSpace(html.charCodeAt(k))) k++;
-    if (html.charCodeAt(k) !== 0x3d) continue;
-    k++;
-    while (k < html.length && isSpace(html.charCodeAt(k))) k++;
-    const quote = html[k];
-    if (quote === '"' || quote === "'") {
-      const close = html.indexOf(quote, k + 1);
-      if (close === -1) break;
-      k = close + 1;
-    } else {
-      while (k < html.length && !isSpace(html.charCodeAt(k)) && html.charCodeAt(k) !== 0x3e) k++;
-    }
-  }
-  return { end: -1, selfClosing: false };
-}
-
-/** From just after `<!--`: just after the comment, which ends as a parser ends it; -1 if it never does. */
-function commentEnd(html: string, from: number): number {
-  if (html.startsWith('>', from)) return from + 1; // <!-->
-  if (html.startsWith('->', from)) return from + 2; // <!--->
-  COMMENT_END.lastIndex = from;
-  const end = COMMENT_END.exec(html);
-  return end ? end.index + end[0].length : -1;
-}
-
 /** The deepest nesting of elements in `html` (html, head and body count, as a parser builds them). */
 export function documentDepth(html: string): number {
   const open = new OpenElements();
@@ -246,7 +170,7 @@ export function documentDepth(html: string): number {
       if (isSpace(c) || c === 0x2f || c === 0x3e) break;
       nameEnd++;
     }
-    const tag = tagEnd(html, nameEnd);
+    const tag = readTag(html, nameEnd);
     if (tag.end === -1) break;
     i = tag.end;
     const name = html.slice(nameStart, nameEnd).toLowerCase();
@@ -343,11 +267,9 @@ export function documentDepth(html: string): number {
     }
     if (RAW_TEXT.has(name) && !foreign) {
       open.leaf();
-      const close = new RegExp(`</${name}[\\s/>]`, 'ig');
-      close.lastIndex = i;
-      const end = close.exec(html);
-      if (!end) break;
-      i = end.index;
+      const end = rawTextEnd(html, name, i);
+      if (end === -1) break;
+      i = end;
       continue;
     }
     if (FORMATTING.has(name) && !foreign) open.pushFormatting(name, html.slice(nameEnd, tag.end - 1).trim());
