@@ -11,6 +11,7 @@ import { shot } from '../support/screenshots.ts';
 import { insertSharedEmail } from '../support/shared-email.ts';
 import { expectToast } from '../support/toasts.ts';
 import { createUser, PASSWORD, type TestUser } from '../support/users.ts';
+import { sendEmail } from '../support/send-email.ts';
 
 /**
  * What an accessibility audit found and what now holds: the editor lets the keyboard out and says
@@ -99,16 +100,7 @@ async function openSend(u: TestUser): Promise<Page> {
   return page;
 }
 
-async function send(u: TestUser, body: Record<string, unknown>): Promise<string> {
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/api/email/send',
-    headers: u.headers,
-    payload: { to: 'client@example.com', subject: 'Spring sale', ...body },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().id as string;
-}
+const send = (u: TestUser, body: Record<string, unknown>) => sendEmail(server, u, body);
 
 describe('the HTML editor', () => {
   it('Tab indents, Esc then Tab moves on (both ways), and the editor says so in its description', async () => {

@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { shot, SHOTS_DIR } from '../support/screenshots.ts';
 import { tabsCutOffWithoutSign } from '../support/tabs.ts';
 import { createUser, type TestUser } from '../support/users.ts';
+import { getEmail, sendEmail } from '../support/send-email.ts';
 
 /*
  * The compare screen shows everything two versions were written and sent with
@@ -25,21 +26,9 @@ afterAll(async () => server?.close());
 const HTML =
   '<table width="600"><tr><td style="padding:24px">Hello, the spring collection.</td></tr></table>';
 
-async function send(u: TestUser, body: Record<string, unknown>): Promise<string> {
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/api/email/send',
-    headers: u.headers,
-    payload: { to: 'client@example.com', subject: 'Spring sale', ...body },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().id as string;
-}
+const send = (u: TestUser, body: Record<string, unknown>) => sendEmail(server, u, body);
 
-async function getEmail(u: TestUser, id: string) {
-  const res = await server.app.inject({ method: 'GET', url: `/api/email/${id}`, headers: u.headers });
-  return res.json();
-}
+const emailOf = (u: TestUser, id: string) => getEmail(server, u, id);
 
 /** Each tab's name and whether it is marked as changed (its dot), and which one is open. */
 async function tabs(page: Page) {
@@ -88,7 +77,7 @@ describe('the compare screen shows what was sent and written', () => {
       const u = await createUser(server.db, { plan: 'pro' });
       const v1 = await send(u, { html: HTML });
       const v2 = await send(u, { html: HTML, text: 'Custom plain text part', parentId: v1 });
-      const [e1, e2] = [await getEmail(u, v1), await getEmail(u, v2)];
+      const [e1, e2] = [await emailOf(u, v1), await emailOf(u, v2)];
       expect(e2.html).toBe(e1.html);
       expect(e2.text).not.toBe(e1.text);
 
@@ -205,7 +194,7 @@ describe('the compare screen shows what was sent and written', () => {
     const u = await createUser(server.db, { plan: 'pro' });
     const v1 = await send(u, { html: '<p>a</p>\n<p>b</p>' });
     const v2 = await send(u, { html: '<p>a</p>\r\n<p>b</p>\n', parentId: v1 });
-    expect((await getEmail(u, v2)).source.html).toBe('<p>a</p>\r\n<p>b</p>\n');
+    expect((await emailOf(u, v2)).source.html).toBe('<p>a</p>\r\n<p>b</p>\n');
     const page = await browser.sharedPage(server, u);
     const problems = watchProblems(page, { ignore: [/Blocked script execution in 'about:srcdoc'/] });
     await page.goto(`/app/email/${v1}/compare/${v2}`);

@@ -6,6 +6,7 @@ import { shot, SHOTS_DIR } from '../support/screenshots.ts';
 import { toast } from '../support/toasts.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 import { tabsCutOffWithoutSign } from '../support/tabs.ts';
+import { getEmail, sendEmail } from '../support/send-email.ts';
 
 /*
  * Versions in the browser: Edit and Resend from the detail page through the composer to a v2
@@ -39,21 +40,9 @@ function emailHtml(word: string, colour = '#111827', banner = false): string {
   return ['<table width="600" cellpadding="0" cellspacing="0">', ...rows, '</table>', ''].join('\n');
 }
 
-async function send(u: TestUser, body: Record<string, unknown>): Promise<string> {
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/api/email/send',
-    headers: u.headers,
-    payload: { to: 'client@example.com', subject: 'Spring sale', ...body },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().id as string;
-}
+const send = (u: TestUser, body: Record<string, unknown>) => sendEmail(server, u, body);
 
-async function getEmail(u: TestUser, id: string) {
-  const res = await server.app.inject({ method: 'GET', url: `/api/email/${id}`, headers: u.headers });
-  return res.json();
-}
+const emailOf = (u: TestUser, id: string) => getEmail(server, u, id);
 
 /** The accessible names of a toolbar's width choices, and which one is checked. */
 async function widthChoices(page: Page) {
@@ -137,7 +126,7 @@ describe('versions of an email in the browser', () => {
       await page.getByRole('button', { name: /Version 2 · 2 Versions/ }).waitFor();
 
       // The new version kept every option of the first, with the edited source.
-      const sent = await getEmail(u, v2);
+      const sent = await emailOf(u, v2);
       expect(sent).toMatchObject({
         threadId: v1,
         version: 2,
