@@ -70,6 +70,7 @@ const envSchema = z.object({
   PREVIEWS_PER_MINUTE: int(120, 1),
   PREPARE_PROCESSES: int(0, 0, 64),
   PREPARE_BUDGET_MS: int(10_000, 100, 600_000),
+  SEARCH_BUDGET_MS: int(4_000, 50, 60_000),
   REQUEST_TIMEOUT_MS: int(60_000, 1_000, 600_000),
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
@@ -164,6 +165,8 @@ export interface Config {
   prepareProcesses: number;
   /** Processing time one email's transforms may take before they are stopped (422). */
   prepareBudgetMs: number;
+  /** The time one history search may run in PostgreSQL before it is stopped (422). */
+  searchBudgetMs: number;
   /** The time a client has to send a whole request, its body included (408 beyond). */
   requestTimeoutMs: number;
   stripe:
@@ -392,6 +395,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     previewsPerMinute: e.PREVIEWS_PER_MINUTE,
     prepareProcesses: e.PREPARE_PROCESSES,
     prepareBudgetMs: e.PREPARE_BUDGET_MS,
+    searchBudgetMs: e.SEARCH_BUDGET_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     stripe: e.STRIPE_SECRET_KEY
       ? {

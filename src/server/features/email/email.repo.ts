@@ -261,14 +261,25 @@ function versionMatches({ pattern, recipient, tokens }: SearchPatterns) {
 export async function listEmails(
   db: Db,
   userId: string,
-  options: { limit: number; cursor?: Cursor; q?: string },
+  options: { limit: number; cursor?: Cursor; q?: string; searchTimeoutMs?: number },
 ): Promise<ThreadRow[]> {
-  return historyQuery(db, userId, options).execute();
+  const { searchTimeoutMs, ...query } = options;
+  if (!query.q || searchTimeoutMs === undefined) return historyQuery(db, userId, query).execute();
+  // A search reads HTML, which crafted content can make slow: PostgreSQL stops it at its budget
+  // (SQLSTATE 57014, SEARCH_TIMED_OUT), which the service answers as a 422
+  // (docs/decisions/0126-history-search-bounded.md).
+  return db.transaction().execute(async (trx) => {
+    await sql`select set_config('statement_timeout', ${String(searchTimeoutMs)}, true)`.execute(trx);
+    return historyQuery(trx, userId, query).execute();
+  });
 }
+
+/** PostgreSQL's query_canceled, which a statement over its statement_timeout ends with. */
+export const SEARCH_TIMED_OUT = '57014';
 
 /** The query of `listEmails`, unexecuted (the history bench prints its plan). */
 export function historyQuery(
-  db: Db,
+  db: Executor,
   userId: string,
   options: { limit: number; cursor?: Cursor; q?: string },
 ) {

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { isUuid } from '../../db/uuid.ts';
-import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
 import { PrepareError } from '../../prepare/prepare-error.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import type { Email, EmailSummary, Usage } from '../../../shared/contract/email.ts';
@@ -14,12 +14,14 @@ import {
   findEmail,
   listEmails,
   listVersions,
+  SEARCH_TIMED_OUT,
   type Cursor,
   type EmailRow,
   type EmailRowWithHtml,
   type ThreadRow,
 } from './email.repo.ts';
 import { rollUpDelivery, toRecipientDeliveries } from './delivery-view.ts';
+import type { SearchGate } from './search-gate.ts';
 import { monthOf, nextMonthStart, usageOf } from './usage.repo.ts';
 import { latestDecisions, listReviews } from './review.repo.ts';
 import { toReview, toShareInfo } from './share-view.ts';
@@ -74,10 +76,15 @@ function encodeCursor(row: EmailRow): string {
 function decodeCursor(value: string): Cursor {
   const [at, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');
-  if (!id || !isUuid(id) || Number.isNaN(createdAt.getTime()))
+  // Years PostgreSQL's timestamptz and every real row hold; JavaScript's dates reach much further.
+  const year = createdAt.getUTCFullYear();
+  if (!id || !isUuid(id) || Number.isNaN(year) || year < 1 || year > 9999)
     throw badRequest('Invalid cursor', 'invalid_cursor');
   return { createdAt, id };
 }
+
+export const SEARCH_TOO_SLOW =
+  'This search took too long to finish. Search for a more distinctive word, a subject or a recipient.';
 
 export const PLAN_REQUIRED_HISTORY = 'Email history is a Pro feature. Upgrade to Pro to view your history.';
 export const PLAN_REQUIRED_SHARE = 'Public share links are a Pro feature. Upgrade to Pro to share emails.';
@@ -86,11 +93,23 @@ export async function listHistory(
   deps: Deps,
   user: { id: string; plan: Plan },
   query: { cursor?: string; limit: number; q: string },
+  searches: SearchGate,
 ): Promise<{ items: EmailSummary[]; nextCursor: string | null }> {
   if (user.plan !== 'pro') throw forbidden(PLAN_REQUIRED_HISTORY, 'plan_required');
   const cursor = query.cursor ? decodeCursor(query.cursor) : undefined;
   const q = query.q.trim();
-  const rows = await listEmails(deps.db, user.id, { limit: query.limit + 1, cursor, q: q || undefined });
+  const options = { limit: query.limit + 1, cursor };
+  const rows = q
+    ? await searches.run(user.id, () =>
+        listEmails(deps.db, user.id, { ...options, q, searchTimeoutMs: deps.config.searchBudgetMs }).catch(
+          (err: unknown) => {
+            if ((err as { code?: unknown }).code === SEARCH_TIMED_OUT)
+              throw new AppError(422, SEARCH_TOO_SLOW, 'search_timeout');
+            throw err;
+          },
+        ),
+      )
+    : await listEmails(deps.db, user.id, options);
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
   const now = deps.clock.now();
