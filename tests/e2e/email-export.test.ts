@@ -71,6 +71,14 @@ describe('export menu', () => {
     // The HTML as sent, after the byte order mark that says UTF-8 on disk, where the MIME header
     // does not go (docs/decisions/0121-html-export-says-utf-8.md).
     expect((await bytesOf(html)).toString('utf8')).toBe(`\uFEFF${HTML}`);
+    // The HTML Source tab's button saves the same file.
+    await page.keyboard.press('Escape');
+    await page.getByRole('tab', { name: 'HTML Source' }).click();
+    const [fromTab] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download .html' }).click(),
+    ]);
+    expect((await bytesOf(fromTab)).equals(await bytesOf(html))).toBe(true);
 
     // Forced dark is the preview's approximation: no image of it.
     await page.goto(`/app/email/${email.id}?mode=forced-dark`);

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { emailIdParams } from '../../../shared/contract/email.ts';
+import { htmlFile } from '../../../shared/html-file.ts';
 import {
   compareParams,
   pixelDiffResponse,
@@ -13,14 +14,7 @@ import { AppError } from '../../http/errors.ts';
 import { enforceRateLimits, rateRule, refundRateLimits } from '../../http/rate-limit.ts';
 import { MAX_QUEUED_PER_OWNER } from '../../render/renderer.ts';
 import type { RenderedPage } from '../../render/render-page.ts';
-import {
-  comparePixels,
-  htmlFile,
-  renderSent,
-  requireRenderer,
-  sentHtml,
-  thumbnail,
-} from './export.service.ts';
+import { comparePixels, renderSent, requireRenderer, sentHtml, thumbnail } from './export.service.ts';
 import { deliveredMessage } from './message.service.ts';
 
 /** Renders per user (a pixel comparison is two): plenty for a person, a wall for a script. */

@@ -1,6 +1,7 @@
 import { Check, Copy, Download } from 'lucide-react';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { Email } from '../../../shared/contract/email.ts';
+import { htmlFile } from '../../../shared/html-file.ts';
 import { COPIED_INDICATOR_MS } from '../../../shared/plans.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { SegmentedControl } from '../../components/ui/segmented-control.tsx';
@@ -124,7 +125,9 @@ export function HtmlSourceTab({ email }: { email: Email }) {
         <>
           <CopyButton text={html} what="HTML" />
           <DownloadButton
-            onClick={() => saveFile(new Blob([email.html], { type: 'text/html' }), `email-${email.id}.html`)}
+            onClick={() =>
+              saveFile(new Blob([htmlFile(email.html)], { type: 'text/html' }), `email-${email.id}.html`)
+            }
           >
             Download .html
           </DownloadButton>
