@@ -2,6 +2,7 @@ import type Stripe from 'stripe';
 import type { AccountEvents } from './accounts/account-events.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { ConnectionTurns } from './db/connection-turns.ts';
 import type { Db } from './db/database.ts';
 import type { SessionResolver } from './http/auth.ts';
 import type { MailHandoff } from './mail/handoff.ts';
@@ -60,4 +61,6 @@ export type FeatureDeps = AppDeps & {
   sessions: SessionResolver;
   egress: Egress;
   renderer: Renderer;
+  /** Work that may hold a database connection for seconds takes turns (src/server/db/connection-turns.ts). */
+  slowTurns: ConnectionTurns;
 };

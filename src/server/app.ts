@@ -5,6 +5,7 @@ import { createAccountEvents } from './accounts/account-events.ts';
 import { createApiKeyResolver } from './accounts/api-keys.ts';
 import { createSessionResolver } from './accounts/sessions.ts';
 import type { AppDeps, FeatureDeps } from './app-deps.ts';
+import { connectionTurns } from './db/connection-turns.ts';
 import { createEgress } from './net/egress.ts';
 import { systemClock } from './clock.ts';
 import { registerApiDocsRoutes } from './features/api-docs/api-docs.routes.ts';
@@ -143,7 +144,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   }
   const accountEvents = createAccountEvents((err, what) => app.log.warn({ err }, what));
-  const full: FeatureDeps = { ...deps, clock, transforms, sessions, egress, renderer, accountEvents };
+  // Searches and billing calls hold at most half the pool's connections (connection-turns.ts).
+  const slowTurns = connectionTurns({ slots: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)) });
+  const full: FeatureDeps = {
+    ...deps,
+    clock,
+    transforms,
+    sessions,
+    egress,
+    renderer,
+    accountEvents,
+    slowTurns,
+  };
   registerAuthentication(app, sessions, createApiKeyResolver(full));
   registerSystemRoutes(app, full);
   registerAuthRoutes(app, full);

@@ -23,20 +23,18 @@ import { getEmail, listHistory, removeEmail, removeThread, usageFor } from './em
 import { deliveredMessage } from './message.service.ts';
 import { previewEmail } from './preview.service.ts';
 import { sendTestEmail } from './send.service.ts';
-import { MAX_WAITING_SEARCHES, searchGate } from './search-gate.ts';
+import { MAX_WAITING_TURNS } from '../../db/connection-turns.ts';
 import { registerShareRoutes } from './share.routes.ts';
 
 /** What a client of the history should expect from a search besides the default error answer. */
 const SEARCH_ERRORS: Record<number, string> = {
   422: `The search ran longer than its time budget (\`search_timeout\`): search for something more distinctive.`,
-  429: `More than ${MAX_WAITING_SEARCHES} of your searches already waiting behind your running one (\`too_many_searches\`, with \`Retry-After\`).`,
+  429: `More than ${MAX_WAITING_TURNS} of your searches already waiting behind your running one (\`too_many_searches\`, with \`Retry-After\`).`,
 };
 
 /** Sending, usage, history, sharing and the public view (docs/spec.md §7 email calls). */
 export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  // Searches hold at most half the pool's connections, one per user (search-gate.ts).
-  const searches = searchGate({ slots: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)) });
 
   r.post(
     '/api/email/send',
@@ -98,7 +96,7 @@ export function registerEmailRoutes(app: FastifyInstance, deps: FeatureDeps): vo
       config: { ...API_KEY_ROUTE, errorAnswers: SEARCH_ERRORS },
       schema: { querystring: listEmailsQuery, response: { 200: emailListResponse } },
     },
-    async (request) => listHistory(deps, requireUser(request), request.query, searches),
+    async (request) => listHistory(deps, requireUser(request), request.query),
   );
 
   r.get(

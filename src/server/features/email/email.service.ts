@@ -1,9 +1,10 @@
 import { Buffer } from 'node:buffer';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
+import type { ConnectionTurns } from '../../db/connection-turns.ts';
 import type { Db } from '../../db/database.ts';
 import { isUuid } from '../../db/uuid.ts';
-import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
+import { AppError, badRequest, forbidden, notFound, tooManyRequests } from '../../http/errors.ts';
 import { PrepareError } from '../../prepare/prepare-error.ts';
 import type { TransformPool } from '../../prepare/transform-pool.ts';
 import type { Email, EmailSummary, Usage } from '../../../shared/contract/email.ts';
@@ -21,7 +22,6 @@ import {
   type ThreadRow,
 } from './email.repo.ts';
 import { rollUpDelivery, toRecipientDeliveries } from './delivery-view.ts';
-import type { SearchGate } from './search-gate.ts';
 import { monthOf, nextMonthStart, usageOf } from './usage.repo.ts';
 import { latestDecisions, listReviews } from './review.repo.ts';
 import { toReview, toShareInfo } from './share-view.ts';
@@ -86,28 +86,32 @@ function decodeCursor(value: string): Cursor {
 export const SEARCH_TOO_SLOW =
   'This search took too long to finish. Search for a more distinctive word, a subject or a recipient.';
 
+export const TOO_MANY_SEARCHES = 'Too many searches at once: wait for your last search to finish.';
+
 export const PLAN_REQUIRED_HISTORY = 'Email history is a Pro feature. Upgrade to Pro to view your history.';
 export const PLAN_REQUIRED_SHARE = 'Public share links are a Pro feature. Upgrade to Pro to share emails.';
 
 export async function listHistory(
-  deps: Deps,
+  deps: Deps & { slowTurns: ConnectionTurns },
   user: { id: string; plan: Plan },
   query: { cursor?: string; limit: number; q: string },
-  searches: SearchGate,
 ): Promise<{ items: EmailSummary[]; nextCursor: string | null }> {
   if (user.plan !== 'pro') throw forbidden(PLAN_REQUIRED_HISTORY, 'plan_required');
   const cursor = query.cursor ? decodeCursor(query.cursor) : undefined;
   const q = query.q.trim();
   const options = { limit: query.limit + 1, cursor };
   const rows = q
-    ? await searches.run(user.id, () =>
-        listEmails(deps.db, user.id, { ...options, q, searchTimeoutMs: deps.config.searchBudgetMs }).catch(
-          (err: unknown) => {
-            if ((err as { code?: unknown }).code === SEARCH_TIMED_OUT)
-              throw new AppError(422, SEARCH_TOO_SLOW, 'search_timeout');
-            throw err;
-          },
-        ),
+    ? await deps.slowTurns.run(
+        `search:${user.id}`,
+        () =>
+          listEmails(deps.db, user.id, { ...options, q, searchTimeoutMs: deps.config.searchBudgetMs }).catch(
+            (err: unknown) => {
+              if ((err as { code?: unknown }).code === SEARCH_TIMED_OUT)
+                throw new AppError(422, SEARCH_TOO_SLOW, 'search_timeout');
+              throw err;
+            },
+          ),
+        () => tooManyRequests(TOO_MANY_SEARCHES, 'too_many_searches', 1),
       )
     : await listEmails(deps.db, user.id, options);
   const page = rows.slice(0, query.limit);
