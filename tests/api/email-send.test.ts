@@ -330,6 +330,54 @@ describe('per-minute send rate', () => {
     ctx.clock.advance(60_000);
     expect((await send()).statusCode).toBe(200);
   });
+
+  it('a burst over the rate with sends left this month hears only "too fast", never the monthly limit', async () => {
+    // Ten left this month, three a minute: the refused sends must not make the month look full.
+    const limits = await createTestContext({ env: { FREE_SENDS_PER_MINUTE: '3', FREE_MONTHLY_LIMIT: '10' } });
+    try {
+      limits.clock.set(new Date('2026-03-15T12:00:10Z'));
+      const u = await createUser(limits.db);
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          limits.app.inject({
+            method: 'POST',
+            url: '/api/email/send',
+            headers: u.headers,
+            payload: { to: `b${i}@example.com`, html: `<p>${i}</p>` },
+          }),
+        ),
+      );
+      const codes = results.map((r) => (r.statusCode === 200 ? 'sent' : r.json<{ code: string }>().code));
+      expect(codes.filter((c) => c === 'sent')).toHaveLength(3);
+      expect(codes.filter((c) => c !== 'sent')).toEqual(Array(27).fill('send_rate_limited'));
+      const usage = await limits.app.inject({ method: 'GET', url: '/api/user/usage', headers: u.headers });
+      expect(usage.json().usage).toMatchObject({ emailsThisMonth: 3, remaining: 7 });
+
+      // A send the month refuses gives back the minute's send it took first.
+      limits.clock.advance(60_000);
+      await limits.db
+        .updateTable('usage_counters')
+        .set({ count: 10 })
+        .where('user_id', '=', u.user.id)
+        .execute();
+      const full = await limits.app.inject({
+        method: 'POST',
+        url: '/api/email/send',
+        headers: u.headers,
+        payload: { to: 'late@example.com', html: '<p>late</p>' },
+      });
+      expect(full.json().code).toBe('monthly_limit_reached');
+      const minute = await limits.db
+        .selectFrom('send_rate')
+        .select('count')
+        .where('user_id', '=', u.user.id)
+        .where('minute', '=', new Date('2026-03-15T12:01:00Z'))
+        .execute();
+      expect(minute).toEqual([{ count: 0 }]);
+    } finally {
+      await limits.close();
+    }
+  });
 });
 
 describe('CSS inlining', () => {

@@ -16,7 +16,14 @@ import type { TargetClientId } from '../../../shared/contract/checks.ts';
 import type { Plan } from '../../../shared/plans.ts';
 import { emailRow, findThreadId, THREAD_VERSION_INDEX } from './email.repo.ts';
 import { checkEmailInput, checkTemplate, prepareEmail, type EmailInput } from './email-input.ts';
-import { ledgerRow, monthOf, nextMonthStart, releaseMonthlySend, takeSend } from './usage.repo.ts';
+import {
+  ledgerRow,
+  monthOf,
+  nextMonthStart,
+  releaseMonthlySend,
+  releaseRateSend,
+  takeSend,
+} from './usage.repo.ts';
 
 export interface Sender {
   id: string;
@@ -98,9 +105,12 @@ export async function sendTestEmail(
   };
 
   const taken = await takeSend(db, { userId: sender.id, month, monthlyLimit: monthly, minute, perMinute });
-  if (taken.outcome === 'monthly') throw monthlyLimitReached();
+  if (taken.outcome === 'none') throw monthlyLimitReached();
+  if (taken.outcome === 'monthly') {
+    await releaseRateSend(db, sender.id, minute);
+    throw monthlyLimitReached();
+  }
   if (taken.outcome === 'rate') {
-    await releaseMonthlySend(db, sender.id, month);
     const wait = Math.max(1, Math.ceil((minute.getTime() + 60_000 - now.getTime()) / 1000));
     throw tooManyRequests(
       `Sending too fast: the ${isPro ? 'Pro' : 'Free'} plan allows ${perMinute} sends per minute. ` +

@@ -26,9 +26,21 @@ export async function releaseMonthlySend(db: Executor, userId: string, month: st
     .execute();
 }
 
+/** Gives back the minute's send `takeSend` took for a send the monthly allowance then refused. */
+export async function releaseRateSend(db: Executor, userId: string, minute: Date): Promise<void> {
+  await db
+    .updateTable('send_rate')
+    .set((eb) => ({ count: eb('count', '-', 1) }))
+    .where('user_id', '=', userId)
+    .where('minute', '=', minute)
+    .where('count', '>', 0)
+    .execute();
+}
+
 /** What `takeSend` found: whether the send was taken, and the sender's stored target clients. */
 export interface TakenSend {
-  outcome: 'taken' | 'monthly' | 'rate';
+  /** `none`: the allowance is zero, nothing taken. */
+  outcome: 'taken' | 'monthly' | 'rate' | 'none';
   /**
    * `users.target_clients` as stored (null: the default set), read in the same statement so the
    * checklist costs no round trip of its own (src/server/checks/target-clients.ts `targetClientsOf`).
@@ -38,12 +50,16 @@ export interface TakenSend {
 
 /**
  * Both send limits of `sendTestEmail` in ONE statement (docs/decisions/0071-send-in-two-statements.md):
- * one send of the month's allowance, then, only if that was taken, one of the minute's (past
+ * one send of the minute's rate, then, only if that was taken, one of the month's allowance (past
  * minutes are trimmed by the housekeeping job, src/server/housekeeping). Each is a conditional
  * upsert: it locks the counter row, so concurrent sends (from any process) queue on it and the
- * limits hold exactly; the lock lasts this one statement. `monthly`: none left. `rate`: the
- * monthly send was taken and must be given back (releaseMonthlySend). The same statement reads the
- * sender's target clients, which the send's checklist scores.
+ * limits hold exactly; the lock lasts this one statement. `rate`: over the minute's rate, nothing
+ * taken. `monthly`: none left this month; the minute's send was taken and must be given back
+ * (releaseRateSend). The rate comes first because a send refused for it then holds nothing: taken
+ * the other way round, a burst's refused sends each held one of the month's sends until they gave
+ * it back, and sends beside them heard "monthly limit reached" with sends left
+ * (docs/decisions/0052-limits-before-work.md). The same statement reads the sender's target
+ * clients, which the send's checklist scores.
  *
  * Call it outside any transaction: its commit does not wait for the disk (`synchronous_commit`
  * off for this statement's own transaction only). The store that follows is durable, and its WAL
@@ -54,19 +70,20 @@ export async function takeSend(
   db: Executor,
   entry: { userId: string; month: string; monthlyLimit: number; minute: Date; perMinute: number },
 ): Promise<TakenSend> {
-  if (entry.monthlyLimit <= 0) return { outcome: 'monthly', targetClients: null };
+  // An allowance of none takes nothing (an insert would start the month's counter at one).
+  if (entry.monthlyLimit <= 0) return { outcome: 'none', targetClients: null };
   const { rows } = await sql<{ monthly: boolean; rate: boolean; target_clients: string[] | null }>`
     with no_flush_wait as (select set_config('synchronous_commit', 'off', true)),
-    monthly as (
-      insert into usage_counters (user_id, month, count) values (${entry.userId}, ${entry.month}, 1)
-      on conflict (user_id, month) do update set count = usage_counters.count + 1
-        where usage_counters.count < ${entry.monthlyLimit}
-      returning 1
-    ), rate as (
-      insert into send_rate (user_id, minute, count)
-      select ${entry.userId}::uuid, ${entry.minute}::timestamptz, 1 from monthly
+    rate as (
+      insert into send_rate (user_id, minute, count) values (${entry.userId}, ${entry.minute}, 1)
       on conflict (user_id, minute) do update set count = send_rate.count + 1
         where send_rate.count < ${entry.perMinute}
+      returning 1
+    ), monthly as (
+      insert into usage_counters (user_id, month, count)
+      select ${entry.userId}::uuid, ${entry.month}::date, 1 from rate
+      on conflict (user_id, month) do update set count = usage_counters.count + 1
+        where usage_counters.count < ${entry.monthlyLimit}
       returning 1
     )
     select exists (select 1 from monthly) as monthly, exists (select 1 from rate) as rate,
@@ -74,7 +91,7 @@ export async function takeSend(
       (select target_clients from users where id = ${entry.userId}) as target_clients`.execute(db);
   const row = rows[0]!;
   return {
-    outcome: !row.monthly ? 'monthly' : !row.rate ? 'rate' : 'taken',
+    outcome: !row.rate ? 'rate' : !row.monthly ? 'monthly' : 'taken',
     targetClients: row.target_clients,
   };
 }
