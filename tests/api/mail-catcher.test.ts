@@ -92,6 +92,10 @@ describe('local mail catcher and /api/dev/mailbox', () => {
     // Filter by recipient (case-insensitive).
     const forLinus = await list('?to=LINUS@example.net');
     expect(forLinus.messages.map((m) => m.id)).toEqual([two.id]);
+    // The page lists without the parts (each may be 1 MB) and reads the one it shows.
+    const summaries = await list('?to=linus@example.net&bodies=none');
+    expect(summaries.messages).toEqual([{ ...forLinus.messages[0], html: null, text: null }]);
+    expect(forLinus.messages[0]!.html).toBeTruthy();
     // The catcher stores a mail before it answers 250, and the worker records `sent` after the
     // answer: a mail can be listed while its row still says `sending`.
     const rows = await poll(
@@ -189,6 +193,9 @@ describe('local mail catcher and /api/dev/mailbox', () => {
     transport.close();
     const { messages } = await list(`?to=${encodeURIComponent('ann@xn--bcher-kva.example')}`);
     expect(messages.map((m) => m.to)).toEqual([['ann@xn--bcher-kva.example']]);
+    // Asked for as people write it, it is found too.
+    const unicode = await list(`?to=${encodeURIComponent('Ann@Bücher.example')}`);
+    expect(unicode.messages.map((m) => m.id)).toEqual([messages[0]!.id]);
     const row = await ctx.db
       .selectFrom('caught_mail')
       .select('envelope_from')

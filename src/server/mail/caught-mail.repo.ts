@@ -42,9 +42,25 @@ export async function insertCaughtMail(db: Db, mail: NewCaughtMail): Promise<str
   return row.id;
 }
 
-/** Newest first; `to` narrows to mail for one address (case-insensitive). */
-export async function listCaughtMail(db: Db, args: { limit: number; to?: string }): Promise<CaughtMailRow[]> {
-  let q = db.selectFrom('caught_mail').selectAll();
+/** A listed caught mail: what the list shows, and its parts when asked for. */
+export type CaughtMailListRow = Pick<
+  CaughtMailRow,
+  'id' | 'from_header' | 'to_addresses' | 'subject' | 'html' | 'text' | 'received_at'
+>;
+
+/**
+ * Newest first; `to` narrows to mail for one address (case-insensitive). Without `bodies`, each
+ * row's HTML and text are not read (null): the mailbox page lists, then reads the one it shows.
+ */
+export async function listCaughtMail(
+  db: Db,
+  args: { limit: number; to?: string; bodies: boolean },
+): Promise<CaughtMailListRow[]> {
+  const part = (column: 'html' | 'text') =>
+    (args.bodies ? sql<string | null>`${sql.ref(column)}` : sql<string | null>`null`).as(column);
+  let q = db
+    .selectFrom('caught_mail')
+    .select(['id', 'from_header', 'to_addresses', 'subject', 'received_at', part('html'), part('text')]);
   if (args.to) {
     const to = args.to.toLowerCase();
     q = q.where(sql<boolean>`exists (select 1 from unnest(to_addresses) a where lower(a) = ${to})`);

@@ -26,6 +26,8 @@ export const mailboxQuery = z
     /** Only mail delivered to this address (case-insensitive). */
     to: z.string().max(320).optional(),
     limit: z.coerce.number().int().min(1).max(200).default(50),
+    /** `none`: each message's html and text are null (read one message for them); the page lists so. */
+    bodies: z.enum(['none', 'all']).default('all'),
   })
   .strict();
 

@@ -13,7 +13,7 @@ import type { FeatureDeps } from '../../app-deps.ts';
 import { PUBLIC_ROUTE } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import { isLoopbackAddress } from '../../http/loopback.ts';
-import type { CaughtMailRow } from '../../mail/caught-mail.repo.ts';
+import type { CaughtMailListRow, CaughtMailRow } from '../../mail/caught-mail.repo.ts';
 import { clearMailbox, getMailboxMessage, listMailbox } from './dev-mailbox.service.ts';
 
 /**
@@ -26,7 +26,7 @@ import { clearMailbox, getMailboxMessage, listMailbox } from './dev-mailbox.serv
  * (docs/decisions/0029-dev-mailbox-local-clients-only.md). Anyone else gets the plain 404.
  */
 
-function toMessage(row: CaughtMailRow): CaughtMessage {
+function toMessage(row: CaughtMailListRow): CaughtMessage {
   return {
     id: row.id,
     from: row.from_header,
@@ -65,7 +65,8 @@ export function registerDevMailboxRoutes(app: FastifyInstance, deps: FeatureDeps
       schema: { querystring: mailboxQuery, response: { 200: mailboxResponse } },
     },
     async (request) => {
-      const rows = await listMailbox(deps.db, request.query);
+      const { bodies, ...query } = request.query;
+      const rows = await listMailbox(deps.db, { ...query, bodies: bodies !== 'none' });
       return { messages: rows.map(toMessage) };
     },
   );

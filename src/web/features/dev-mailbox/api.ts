@@ -13,11 +13,15 @@ const MAILBOX_KEY = ['dev-mailbox'] as const;
 /** How many of the newest caught mails the page lists. */
 export const MAILBOX_PAGE_SIZE = 100;
 
-/** Newest first; refreshed every few seconds (while the tab is visible) so new mail shows up. */
+/**
+ * Newest first, without their parts (a caught mail may be 1 MB; MessageView reads the one shown);
+ * refreshed every few seconds (while the tab is visible) so new mail shows up.
+ */
 export function useMailbox() {
   return useQuery({
     queryKey: MAILBOX_KEY,
-    queryFn: ({ signal }) => api<MailboxResponse>(`/api/dev/mailbox?limit=${MAILBOX_PAGE_SIZE}`, { signal }),
+    queryFn: ({ signal }) =>
+      api<MailboxResponse>(`/api/dev/mailbox?limit=${MAILBOX_PAGE_SIZE}&bodies=none`, { signal }),
     refetchInterval: 4_000,
     retry: false,
   });

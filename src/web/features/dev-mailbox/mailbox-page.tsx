@@ -278,11 +278,18 @@ function Notice({
   );
 }
 
+/** A listed mail: its summary from the list, its parts and headers read on their own (one mail may be 1 MB). */
 function MessageView({ message }: { message: CaughtMessage }) {
   const detail = useMailboxMessage(message.id);
-  const full: CaughtMessage & Partial<CaughtMessageDetail> = detail.data ?? message;
-  const [tab, setTab] = useState(message.html ? 'html' : 'text');
-  const links = useMemo(() => linksOf(message.html), [message.html]);
+  const full: Partial<CaughtMessageDetail> = detail.data ?? {};
+  const [chosen, setTab] = useState<string | null>(null);
+  const tab = chosen ?? (detail.data && !detail.data.html ? 'text' : 'html');
+  const links = useMemo(() => linksOf(full.html ?? null), [full.html]);
+  const pending = detail.isPending ? (
+    <Skeleton className="block h-48 w-full" />
+  ) : detail.isError ? (
+    <p className="text-sm text-red-700 dark:text-red-400">{errorMessage(detail.error)}</p>
+  ) : null;
 
   return (
     <article className="mx-auto max-w-4xl" aria-labelledby="message-subject">
@@ -342,30 +349,29 @@ function MessageView({ message }: { message: CaughtMessage }) {
 
       <Tabs value={tab} onValueChange={setTab} className="mt-5">
         <TabsList aria-label="View">
-          <TabsTrigger value="html" disabled={!message.html}>
+          <TabsTrigger value="html" disabled={Boolean(detail.data) && !full.html}>
             HTML
           </TabsTrigger>
-          <TabsTrigger value="text" disabled={!message.text}>
+          <TabsTrigger value="text" disabled={Boolean(detail.data) && !full.text}>
             Text
           </TabsTrigger>
           <TabsTrigger value="headers">Headers</TabsTrigger>
         </TabsList>
         <TabsContent value="html">
-          {message.html ? (
-            <EmailPreview html={message.html} title={`Mail preview: ${message.subject || '(no subject)'}`} />
-          ) : null}
+          {pending ??
+            (full.html ? (
+              <EmailPreview html={full.html} title={`Mail preview: ${message.subject || '(no subject)'}`} />
+            ) : null)}
         </TabsContent>
         <TabsContent value="text">
-          <pre className="max-h-[70vh] overflow-auto rounded-lg border border-slate-200 bg-white p-4 font-mono text-sm whitespace-pre-wrap break-words text-slate-800 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-200">
-            {message.text ?? ''}
-          </pre>
+          {pending ?? (
+            <pre className="max-h-[70vh] overflow-auto rounded-lg border border-slate-200 bg-white p-4 font-mono text-sm whitespace-pre-wrap break-words text-slate-800 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-200">
+              {full.text ?? ''}
+            </pre>
+          )}
         </TabsContent>
         <TabsContent value="headers">
-          {detail.isPending ? (
-            <Skeleton className="block h-48 w-full" />
-          ) : detail.isError ? (
-            <p className="text-sm text-red-700 dark:text-red-400">{errorMessage(detail.error)}</p>
-          ) : (
+          {pending ?? (
             <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
               <table className="w-full text-left font-mono text-xs">
                 <tbody>
