@@ -74,14 +74,23 @@ export function checkAccessibility(ctx: HtmlCheckContext): Check {
   const findings: Finding[] = [];
 
   const html = elements.find((el) => el.name === 'html');
-  if (!html?.attrs.lang?.trim() && !languageWrapsText(elements))
-    findings.push({
-      severity: 'warning',
-      message:
-        'The <html> element has no lang attribute: screen readers may read the email in the wrong language.',
-      hint: 'Add lang="en" (or the email\'s language) to <html>.',
-      ...(html && findingAt(doc, html)),
-    });
+  if (!namesLanguage(html) && !languageWrapsText(elements))
+    findings.push(
+      html?.attrs.lang?.trim()
+        ? {
+            severity: 'warning',
+            message: `The email's language is "${html.attrs.lang.trim()}", undetermined (MJML writes it when <mjml> has no lang): screen readers may read the email in the wrong language.`,
+            hint: 'Add lang="en" (or the email\'s language) to <mjml>, or to <html>.',
+            ...findingAt(doc, html),
+          }
+        : {
+            severity: 'warning',
+            message:
+              'The <html> element has no lang attribute: screen readers may read the email in the wrong language.',
+            hint: 'Add lang="en" (or the email\'s language) to <html>.',
+            ...(html && findingAt(doc, html)),
+          },
+    );
 
   const title = elements.find((el) => el.name === 'title');
   if (!title || !textOf(title))
@@ -226,8 +235,17 @@ function linkName(a: El, byId: Map<string, El>): string {
  * Email Markup Consortium's pattern puts the language on `<body>` or on a wrapper
  * (`<div role="article" lang="en">`) around the whole email.
  */
+/**
+ * The element names a language: a `lang` that is neither empty nor `und`, BCP 47's "undetermined"
+ * (MJML's default, `<html lang="und">`, which tells a screen reader nothing).
+ */
+function namesLanguage(el: El | undefined): boolean {
+  const lang = el?.attrs.lang?.trim().toLowerCase();
+  return Boolean(lang) && lang !== 'und' && !lang!.startsWith('und-');
+}
+
 function languageWrapsText(elements: El[]): boolean {
-  const withLang = new Set(elements.filter((el) => el.attrs.lang?.trim()));
+  const withLang = new Set(elements.filter((el) => namesLanguage(el)));
   if (withLang.size === 0) return false;
   const texts = elements.filter((el) => hasOwnText(el) && !isHidden(el) && !insideHead(el));
   if (texts.length === 0) return false;

@@ -179,6 +179,17 @@ describe('accessibility', () => {
     only(a11y, 'warning', /no lang attribute/);
     only(a11y, 'warning', /no <title>/);
   });
+  it('takes "und" (undetermined, MJML\'s default) for no language', () => {
+    const page = (attrs: string) =>
+      `<!DOCTYPE html><html${attrs}><head><title>T</title></head><body><div${attrs}><p>Hi</p><a href="https://e.com/unsubscribe">Unsubscribe</a></div></body></html>`;
+    const lang = (html: string) => run(html).accessibility.findings.filter((f) => /lang/.test(f.message));
+    expect(lang(page(' lang="und"')).map((f) => f.message)).toEqual([
+      'The email\'s language is "und", undetermined (MJML writes it when <mjml> has no lang): screen readers may read the email in the wrong language.',
+    ]);
+    expect(lang(page(' lang="UND"'))).toHaveLength(1);
+    expect(lang(page(' lang="en"'))).toEqual([]);
+    expect(lang(page(' lang="und-Latn"'))).toHaveLength(1);
+  });
   it('takes the language from <body> or a wrapper around all the text, as webmail drops <html>', () => {
     const page = (body: string, bodyAttrs = '') =>
       `<!DOCTYPE html><html><head><title>T</title></head><body${bodyAttrs}>${body}</body></html>`;
