@@ -128,6 +128,20 @@ describe('versions of an email: resend with parentId, the thread in the detail a
     expect((await get(`/api/email/${v4}`, u)).json()).toMatchObject({ threadId: v1, version: 4 });
   });
 
+  it("never gives a purged version's number again, and forgets a thread once none of it is left", async () => {
+    const u = await createUser(ctx.db, { plan: 'pro' });
+    const { v1, v2, v3 } = await threeVersions(u);
+    // Purged, as the housekeeping job purges a deleted version once its deliveries settled.
+    await ctx.db.deleteFrom('emails').where('id', 'in', [v2, v3]).execute();
+    const v4 = await sent(u, { html: '<p>v4</p>', parentId: v1 });
+    expect((await get(`/api/email/${v4}`, u)).json()).toMatchObject({ threadId: v1, version: 4 });
+    const numbers = () =>
+      ctx.db.selectFrom('email_thread_numbers').select('last_version').where('thread_id', '=', v1).execute();
+    expect(await numbers()).toEqual([{ last_version: 3 }]);
+    await ctx.db.deleteFrom('emails').where('thread_id', '=', v1).execute();
+    expect(await numbers()).toEqual([]);
+  });
+
   it('deleting the first version keeps the thread (its id lives on as threadId)', async () => {
     const u = await createUser(ctx.db, { plan: 'pro' });
     const { v1, v2, v3 } = await threeVersions(u);

@@ -29,6 +29,7 @@ import * as loginAlertDevice from './migrations/0024-login-alert-device.ts';
 import * as emailSourceSubject from './migrations/0025-email-source-subject.ts';
 import * as loginAlertDevices from './migrations/0026-login-alert-devices.ts';
 import * as templateDataAsWritten from './migrations/0027-template-data-as-written.ts';
+import * as threadNumbersKept from './migrations/0028-thread-numbers-kept.ts';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so bundlers, tsx and tests all
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0025-email-source-subject': emailSourceSubject,
   '0026-login-alert-devices': loginAlertDevices,
   '0027-template-data-as-written': templateDataAsWritten,
+  '0028-thread-numbers-kept': threadNumbersKept,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

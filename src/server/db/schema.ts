@@ -251,6 +251,12 @@ export interface EmailReviewsTable {
   created_at: Date;
 }
 
+/** The highest version number a thread has had, kept while any of its versions remains (migration 0028). */
+export interface EmailThreadNumbersTable {
+  thread_id: string;
+  last_version: number;
+}
+
 /** The stored top of an email as sent, one per mode (migration 0021). */
 export interface EmailThumbnailsTable {
   email_id: string;
@@ -305,6 +311,7 @@ export interface Database {
   emails: EmailsTable;
   email_shares: EmailSharesTable;
   email_reviews: EmailReviewsTable;
+  email_thread_numbers: EmailThreadNumbersTable;
   email_thumbnails: EmailThumbnailsTable;
   usage_counters: UsageCountersTable;
   usage_ledger: UsageLedgerTable;

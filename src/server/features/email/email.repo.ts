@@ -74,13 +74,16 @@ export function emailRow(email: NewEmail, id?: string) {
     ...(email.checks && { checks: JSON.stringify(email.checks) }),
     ...(email.threadId && {
       thread_id: email.threadId,
-      // Soft-deleted versions count, so their number is never reused while their row exists, and
-      // so do versions that reviews speak of: a deleted v3's "Approved v3" stays in the thread's
-      // conversation and must never be read as being about a new v3. Two sends racing for the same
-      // number meet the unique index emails_thread_version.
+      // Soft-deleted versions count, so their number is never reused while their row exists; so
+      // do purged ones (migration 0028 keeps their highest number), and versions that reviews
+      // speak of: a deleted v3's "Approved v3" stays in the thread's conversation, and a link's
+      // ?v=3 a client has seen, and must never be read as being about a new v3. Two sends racing
+      // for the same number meet the unique index emails_thread_version.
       version: sql<number>`(select greatest(
           (select coalesce(max(v.version), 0) from emails v where v.thread_id = ${email.threadId}),
-          (select coalesce(max(r.version), 0) from email_reviews r where r.thread_id = ${email.threadId})
+          (select coalesce(max(r.version), 0) from email_reviews r where r.thread_id = ${email.threadId}),
+          (select coalesce(max(n.last_version), 0) from email_thread_numbers n
+            where n.thread_id = ${email.threadId})
         ) + 1)`,
     }),
   };
