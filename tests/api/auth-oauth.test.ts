@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertApiKey } from '../../src/server/accounts/api-keys.repo.ts';
 import { newApiKey } from '../../src/server/accounts/api-keys.ts';
+import { fetchIdentity } from '../../src/server/features/auth/oauth.service.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import {
   FAKE_GOOGLE_CLIENT,
@@ -11,6 +12,9 @@ import {
   type FakeGoogle,
 } from '../support/fake-oauth.ts';
 import { bearer, expectNoSecrets, mailTo, signIn, signUp } from '../support/auth-api.ts';
+import { holdSignIns, whileWaiting } from '../support/lock-wait.ts';
+import { startLoopbackServer } from '../support/loopback-http.ts';
+import { poll } from '../support/poll.ts';
 import { PASSWORD, uniqueEmail } from '../support/users.ts';
 
 const PUBLIC_URL = 'http://proofmail.test';
@@ -227,6 +231,24 @@ describe('social sign-in', () => {
     ).toBe(401);
   });
 
+  it('Google: a sign-in with the squatter’s password read before the takeover opens no session after it', async () => {
+    const squatter = await signUp(ctx);
+    google.setIdentity({ sub: 'g-owner-race', email: squatter.email, email_verified: true });
+    const late = await whileWaiting(ctx.db, {
+      hold: holdSignIns,
+      start: () => signIn(ctx, squatter.email, PASSWORD),
+      meanwhile: () => signInVia('google'),
+    });
+    expect(late.statusCode, late.body).toBe(401);
+    expect(late.json()).toEqual({ error: 'Invalid email or password', code: 'invalid_credentials' });
+    const sessions = await ctx.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('user_id', '=', squatter.userId)
+      .execute();
+    expect(sessions).toHaveLength(1); // the owner's, from the exchange
+  });
+
   it('Google: an id token for another audience is refused', async () => {
     google.setIdentity({ sub: 'g-aud', email: uniqueEmail('g-aud'), email_verified: true });
     google.wrongAudienceOnce();
@@ -322,6 +344,25 @@ describe('social sign-in', () => {
     google.failNextTokenRequest('invalid_grant');
     const { landing } = await flow('google');
     expect(landing.toString()).toBe(`${PUBLIC_URL}/auth/callback?error=auth_failed&provider=google`);
+  });
+
+  it('gives up on a token endpoint that never answers, and closes the connection', async () => {
+    const silent = await startLoopbackServer(() => new Promise<void>(() => undefined));
+    try {
+      for (const provider of ['google', 'github'] as const) {
+        const config = { ...ctx.config, [provider]: { ...ctx.config[provider]!, tokenUrl: silent.url } };
+        const startedAt = Date.now();
+        const closedBefore = silent.closedSockets;
+        await expect(
+          fetchIdentity({ config, clock: ctx.clock }, provider, 'code', 'verifier', 300),
+        ).rejects.toThrow(/timeout/i);
+        expect(Date.now() - startedAt).toBeLessThan(5_000);
+        await poll(() => silent.closedSockets > closedBefore, { what: 'the silent connection closed' });
+      }
+      expect(silent.requests.map((r) => r.method)).toEqual(['POST', 'POST']);
+    } finally {
+      await silent.close();
+    }
   });
 
   describe('POST /api/auth/exchange', () => {

@@ -84,6 +84,17 @@ export async function touchSession(db: Executor, sessionId: string, now: Date): 
   await db.updateTable('sessions').set({ last_seen_at: now }).where('id', '=', sessionId).execute();
 }
 
+/** Whether the user's session still exists: a request's session may end while the request runs. */
+export async function sessionExists(db: Executor, sessionId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('sessions')
+    .select('id')
+    .where('id', '=', sessionId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function deleteSession(db: Executor, sessionId: string): Promise<void> {
   await db.deleteFrom('sessions').where('id', '=', sessionId).execute();
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/executor.ts';
 import type { TokenPurpose } from '../db/schema.ts';
+import { lockAccount, type LockedAccount } from './users.repo.ts';
 
 /** The tokens table: one-time links and tickets, stored only as their SHA-256. */
 
@@ -38,42 +39,54 @@ export interface ConsumedToken {
  * Uses a token exactly once: one atomic update that only matches an unused, unexpired token of
  * one of the given purposes (and, with `payloadMatch`, whose payload holds that value). Two
  * concurrent uses cannot both succeed; a use that does not match leaves the token usable.
+ *
+ * Run it in a transaction: it locks the token's account row first (users.repo.ts lockAccount),
+ * and whatever the caller does with the token in that transaction happens wholly before any
+ * change that takes the account back (which then retires the token or undoes what it did), or
+ * wholly after it (when the token is already retired).
  */
 export async function consumeToken(
-  db: Executor,
+  trx: Executor,
   hash: Buffer,
   purposes: TokenPurpose[],
   now: Date,
   payloadMatch?: { key: string; value: string },
-): Promise<ConsumedToken | undefined> {
-  let q = db
+): Promise<(ConsumedToken & { account: LockedAccount }) | undefined> {
+  const owner = await findTokenOwner(trx, hash, purposes, now);
+  const account = owner === undefined ? undefined : await lockAccount(trx, owner);
+  if (!account) return undefined;
+  let q = trx
     .updateTable('tokens')
     .set({ used_at: now })
     .where('hash', '=', hash)
+    .where('user_id', '=', account.id)
     .where('purpose', 'in', purposes)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now);
   if (payloadMatch) q = q.where(sql`payload ->> ${payloadMatch.key}`, '=', payloadMatch.value);
   const row = await q.returning(['user_id', 'purpose', 'payload']).executeTakeFirst();
-  return row && { userId: row.user_id, purpose: row.purpose, payload: row.payload };
+  return row && { userId: row.user_id, purpose: row.purpose, payload: row.payload, account };
 }
 
-/** Whether a token is currently usable, without using it (to skip work for dead links). */
-export async function isTokenUsable(
+/**
+ * The account an unused, unexpired token belongs to, without using it (to skip work for dead
+ * links, and to know which row to lock before using one).
+ */
+export async function findTokenOwner(
   db: Executor,
   hash: Buffer,
-  purpose: TokenPurpose,
+  purposes: TokenPurpose[],
   now: Date,
-): Promise<boolean> {
+): Promise<string | undefined> {
   const row = await db
     .selectFrom('tokens')
-    .select('id')
+    .select('user_id')
     .where('hash', '=', hash)
-    .where('purpose', '=', purpose)
+    .where('purpose', 'in', purposes)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.user_id;
 }
 
 /**

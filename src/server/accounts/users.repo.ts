@@ -103,6 +103,41 @@ export async function findPasswordHash(db: Executor, userId: string): Promise<st
   return row?.password_hash ?? null;
 }
 
+/** An account's row as it is under its lock: what proves who may act on it. */
+export interface LockedAccount {
+  id: string;
+  email: string;
+  passwordHash: string | null;
+  verified: boolean;
+}
+
+/**
+ * Locks the user's row until the transaction ends and reads it as it is now. FOR NO KEY UPDATE:
+ * what an UPDATE of the row takes, so it waits for one, and it leaves rows that reference the
+ * user free to be written. Every change that takes an account back (a password reset or change, a
+ * provider claiming it, an email change confirmed or undone) takes this lock before it ends the
+ * sessions, and every sign-in takes it to check that what it checked is still current before it
+ * opens one: whichever comes second sees the other
+ * (docs/decisions/0020-provider-email-claims-unverified-account.md). Take it first in the
+ * transaction, before any token or session row, so two of these never wait on each other.
+ */
+export async function lockAccount(db: Executor, userId: string): Promise<LockedAccount | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(['id', 'email', 'password_hash', 'verified_at'])
+    .where('id', '=', userId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  return (
+    row && {
+      id: row.id,
+      email: row.email,
+      passwordHash: row.password_hash,
+      verified: row.verified_at !== null,
+    }
+  );
+}
+
 export async function insertUser(
   db: Executor,
   values: { email: string; passwordHash: string | null; verifiedAt: Date | null; now: Date },

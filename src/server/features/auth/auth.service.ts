@@ -15,14 +15,19 @@ import {
 import { startSession, type ClientInfo } from '../../accounts/sessions.ts';
 import { deleteSession, deleteUserSessions } from '../../accounts/sessions.repo.ts';
 import { deleteUserApiKeys } from '../../accounts/api-keys.repo.ts';
-import { consumeToken, isTokenUsable, retirePendingLinks, retireTokens } from '../../accounts/tokens.repo.ts';
+import {
+  consumeToken,
+  findTokenOwner,
+  retirePendingLinks,
+  retireTokens,
+} from '../../accounts/tokens.repo.ts';
 import {
   claimLoginAlert,
   findCredentialsByEmail,
-  findPasswordHash,
   findUserByEmail,
   findUserById,
   insertUser,
+  lockAccount,
   markVerified,
   setEmail,
   setPasswordHash,
@@ -77,24 +82,31 @@ export function validateSignIn(input: { email: string; password: string }): {
 
 // ---------- sessions ----------
 
-/** A sign-in: new session plus, when the user asked for them, a rate-limited login alert. */
-async function signInAs(deps: FeatureDeps, userId: string, client: ClientInfo): Promise<string> {
-  const now = deps.clock.now();
-  return deps.db.transaction().execute(async (trx) => {
-    const token = await startSession(trx, userId, client, now);
-    const browser = describeUserAgent(client.userAgent);
-    const device = createHash('sha256').update(`${client.ip}\n${browser}`).digest('base64url');
-    const alert = await claimLoginAlert(trx, userId, now, LOGIN_ALERT_MIN_GAP_MS, device);
-    if (alert) {
-      await queueAccountMail(
-        trx,
-        deps.config,
-        alert.email,
-        loginAlertMail({ publicUrl: deps.config.publicUrl, time: now, ip: client.ip, browser }),
-      );
-    }
-    return token;
-  });
+/**
+ * A sign-in's new session plus, when the user asked for them, a rate-limited login alert, in the
+ * caller's transaction, which holds the user's row lock (lockAccount) and has checked under it
+ * that the credential used is still current.
+ */
+async function openSession(
+  trx: Executor,
+  deps: FeatureDeps,
+  userId: string,
+  client: ClientInfo,
+  now: Date,
+): Promise<string> {
+  const token = await startSession(trx, userId, client, now);
+  const browser = describeUserAgent(client.userAgent);
+  const device = createHash('sha256').update(`${client.ip}\n${browser}`).digest('base64url');
+  const alert = await claimLoginAlert(trx, userId, now, LOGIN_ALERT_MIN_GAP_MS, device);
+  if (alert) {
+    await queueAccountMail(
+      trx,
+      deps.config,
+      alert.email,
+      loginAlertMail({ publicUrl: deps.config.publicUrl, time: now, ip: client.ip, browser }),
+    );
+  }
+  return token;
 }
 
 async function reloadUser(db: Executor, userId: string): Promise<AccountUser> {
@@ -162,9 +174,20 @@ export async function signIn(
     deviceHash,
   });
   const ok = await verifyPassword(found?.passwordHash ?? null, input.password);
-  if (!found || !ok) throw unauthorized(AUTH_MESSAGES.invalidCredentials, 'invalid_credentials');
+  const refused = () => unauthorized(AUTH_MESSAGES.invalidCredentials, 'invalid_credentials');
+  if (!found || !ok) throw refused();
+  const now = deps.clock.now();
+  const token = await deps.db.transaction().execute(async (trx) => {
+    // The password was checked against a row read without a lock. A reset, a password change,
+    // a provider claim or an email change since then ended the account's sessions, and this one
+    // must not outlive them: under the row lock they take too, the address and the hash must
+    // still be the ones checked (docs/decisions/0020-provider-email-claims-unverified-account.md).
+    const account = await lockAccount(trx, found.user.id);
+    if (!account || account.passwordHash !== found.passwordHash || account.email !== found.user.email)
+      throw refused();
+    return openSession(trx, deps, found.user.id, client, now);
+  });
   await attempt.succeeded();
-  const token = await signInAs(deps, found.user.id, client);
   const key = deviceHash ? deviceKey! : newSecretToken();
   await rememberDevice(deps.db, found.user.id, hashSecret(key), deps.clock.now());
   return { user: found.user, token, deviceKey: key };
@@ -183,13 +206,19 @@ export async function exchangeTicket(
 ): Promise<{ user: AccountUser; token: string }> {
   const invalid = () => badRequest(AUTH_MESSAGES.invalidTicket, 'invalid_ticket');
   if (!isWellFormedToken(ticket) || !browserKey || !isWellFormedToken(browserKey)) throw invalid();
-  const consumed = await consumeToken(deps.db, hashSecret(ticket), ['oauth_ticket'], deps.clock.now(), {
-    key: 'browser',
-    value: browserBinding(browserKey),
+  const now = deps.clock.now();
+  // Spent and turned into a session under the account's row lock (consumeToken): a reset, a
+  // password change or a claim that retires the ticket and ends the sessions comes wholly before
+  // (the ticket is gone) or after (and ends this session).
+  const { userId, token } = await deps.db.transaction().execute(async (trx) => {
+    const consumed = await consumeToken(trx, hashSecret(ticket), ['oauth_ticket'], now, {
+      key: 'browser',
+      value: browserBinding(browserKey),
+    });
+    if (!consumed) throw invalid();
+    return { userId: consumed.userId, token: await openSession(trx, deps, consumed.userId, client, now) };
   });
-  if (!consumed) throw invalid();
-  const token = await signInAs(deps, consumed.userId, client);
-  return { user: await reloadUser(deps.db, consumed.userId), token };
+  return { user: await reloadUser(deps.db, userId), token };
 }
 
 // ---------- email verification ----------
@@ -231,11 +260,12 @@ export async function verifyEmail(deps: FeatureDeps, token: string): Promise<{ e
   const now = deps.clock.now();
   try {
     const result = await deps.db.transaction().execute(async (trx) => {
+      // Under the account's row lock (consumeToken), like a sign-in: one with the old address
+      // either opens its session before the sessions end here or finds the address changed.
       const consumed = await consumeToken(trx, hashSecret(token), ['verify', 'change_email'], now);
       if (!consumed) throw invalid();
       changed = consumed.userId;
-      const user = await findUserById(trx, consumed.userId);
-      if (!user) throw invalid();
+      const user = consumed.account;
       if (consumed.purpose === 'verify') {
         if (consumed.payload?.email !== user.email.toLowerCase()) throw invalid();
         await markVerified(trx, user.id, now);
@@ -295,14 +325,15 @@ export async function resetPassword(deps: FeatureDeps, token: string, newPasswor
   if (!isWellFormedToken(token)) throw invalid();
   const hash = hashSecret(token);
   // Cheap check first, so dead links do not cost an argon2 hash.
-  if (!(await isTokenUsable(deps.db, hash, 'reset', deps.clock.now()))) throw invalid();
+  if (!(await findTokenOwner(deps.db, hash, ['reset'], deps.clock.now()))) throw invalid();
   const passwordHash = await hashPassword(newPassword);
   const now = deps.clock.now();
   const userId = await deps.db.transaction().execute(async (trx) => {
+    // Under the account's row lock (consumeToken): a sign-in with the old password either
+    // opens its session before the sessions end here or finds the password changed.
     const consumed = await consumeToken(trx, hash, ['reset'], now);
     if (!consumed) throw invalid();
-    const user = await findUserById(trx, consumed.userId);
-    if (!user) throw invalid();
+    const user = consumed.account;
     await setPasswordHash(trx, user.id, passwordHash, now);
     await markVerified(trx, user.id, now);
     await retirePendingLinks(trx, user.id, now);
@@ -341,12 +372,13 @@ export async function cancelEmailChange(
   const now = deps.clock.now();
   try {
     const result = await deps.db.transaction().execute(async (trx) => {
+      // Under the account's row lock (consumeToken), taken before the sessions and keys end:
+      // a sign-in, ticket or API key made meanwhile is either ended here or sees what changed.
       const consumed = await consumeToken(trx, hashSecret(token), ['email_change_cancel'], now);
       const oldEmail = consumed?.payload?.oldEmail;
       const requestedAt = new Date(consumed?.payload?.requestedAt ?? '');
       if (!consumed || !oldEmail || Number.isNaN(requestedAt.getTime())) throw invalid();
-      const user = await findUserById(trx, consumed.userId);
-      if (!user) throw invalid();
+      const user = consumed.account;
       changed = user.id;
       await retirePendingLinks(trx, user.id, now);
       await deleteUserSessions(trx, user.id);
@@ -355,8 +387,7 @@ export async function cancelEmailChange(
         return { restored: false, email: user.email, passwordRemoved: false };
       await setEmail(trx, user.id, oldEmail, now);
       await deleteIdentitiesSince(trx, user.id, requestedAt);
-      const hash = await findPasswordHash(trx, user.id);
-      const passwordRemoved = passwordFingerprint(hash) !== (consumed.payload?.password ?? '');
+      const passwordRemoved = passwordFingerprint(user.passwordHash) !== (consumed.payload?.password ?? '');
       if (passwordRemoved) await setPasswordHash(trx, user.id, null, now);
       return { restored: true, email: oldEmail, passwordRemoved };
     });

@@ -1,4 +1,4 @@
-import { CodeChallengeMethod, OAuth2Client, generateCodeVerifier, generateState } from 'arctic';
+import { CodeChallengeMethod, OAuth2Client, OAuth2Tokens, generateCodeVerifier, generateState } from 'arctic';
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import type { OAuthProvider } from '../../../shared/contract/auth.ts';
@@ -8,7 +8,13 @@ import { browserBinding, newSecretToken } from '../../accounts/credentials.ts';
 import { deleteUserSessions } from '../../accounts/sessions.repo.ts';
 import { deleteUserApiKeys } from '../../accounts/api-keys.repo.ts';
 import { retireTokens } from '../../accounts/tokens.repo.ts';
-import { findUserByEmail, insertUser, markVerified, setPasswordHash } from '../../accounts/users.repo.ts';
+import {
+  findUserByEmail,
+  insertUser,
+  lockAccount,
+  markVerified,
+  setPasswordHash,
+} from '../../accounts/users.repo.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import type { Config } from '../../config.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -46,7 +52,11 @@ const SCOPES: Record<OAuthProvider, string[]> = {
   github: ['read:user', 'user:email'],
 };
 
-const HTTP_TIMEOUT_MS = 10_000;
+/** How long each request to a provider may take, from connecting to the end of its answer. */
+export const HTTP_TIMEOUT_MS = 10_000;
+
+/** What the code exchange reads: the providers' settings, and the clock id tokens are checked at. */
+type IdentityDeps = Pick<FeatureDeps, 'config' | 'clock'>;
 
 export function isProviderEnabled(config: Config, provider: OAuthProvider): boolean {
   return Boolean(config[provider]);
@@ -56,17 +66,10 @@ export function redirectUri(config: Config, provider: OAuthProvider): string {
   return `${config.publicUrl}/api/auth/${provider}/callback`;
 }
 
-function clientFor(
-  config: Config,
-  provider: OAuthProvider,
-): { client: OAuth2Client; tokenUrl: string; authorizationUrl: string } {
+function settingsOf<P extends OAuthProvider>(config: Config, provider: P): NonNullable<Config[P]> {
   const settings = config[provider];
   if (!settings) throw new OAuthFlowError('auth_failed', `${provider} sign-in is not configured`);
-  return {
-    client: new OAuth2Client(settings.clientId, settings.clientSecret, redirectUri(config, provider)),
-    tokenUrl: settings.tokenUrl,
-    authorizationUrl: settings.authorizationUrl,
-  };
+  return settings;
 }
 
 /** Where to send the browser, plus the state and PKCE verifier to keep until it comes back. */
@@ -74,11 +77,12 @@ export function startAuthorization(
   config: Config,
   provider: OAuthProvider,
 ): { url: string; state: string; codeVerifier: string } {
-  const { client, authorizationUrl } = clientFor(config, provider);
+  const settings = settingsOf(config, provider);
+  const client = new OAuth2Client(settings.clientId, settings.clientSecret, redirectUri(config, provider));
   const state = generateState();
   const codeVerifier = generateCodeVerifier();
   const url = client.createAuthorizationURLWithPKCE(
-    authorizationUrl,
+    settings.authorizationUrl,
     state,
     CodeChallengeMethod.S256,
     codeVerifier,
@@ -86,6 +90,67 @@ export function startAuthorization(
   );
   if (provider === 'google') url.searchParams.set('prompt', 'select_account');
   return { url: url.toString(), state, codeVerifier };
+}
+
+/**
+ * One request to a provider and its JSON answer, bounded by `timeoutMs` from connecting to the
+ * end of the body. Anything but a 200, a body that is not JSON, or a refusal (`{ error }`, which
+ * GitHub's token endpoint sends with a 200) throws, naming the status and the provider's error
+ * code, never the body.
+ */
+async function providerJson(
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+  what: string,
+): Promise<unknown> {
+  const res = await fetch(url, {
+    ...init,
+    headers: { Accept: 'application/json', 'User-Agent': 'Proofmail', ...init.headers },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new Error(`${what} answered ${res.status} without JSON`);
+  }
+  const error = typeof data === 'object' && data !== null && 'error' in data ? data.error : undefined;
+  if (res.status !== 200 || error !== undefined) {
+    const code = typeof error === 'string' && /^[a-z0-9_]{1,64}$/i.test(error) ? ` ${error}` : '';
+    throw new Error(`${what} answered ${res.status}${code}`);
+  }
+  return data;
+}
+
+/**
+ * Trades the authorization code for the provider's tokens (RFC 6749 §4.1.3, with the PKCE
+ * verifier and the client's credentials in Basic auth), as arctic's
+ * OAuth2Client.validateAuthorizationCode sends it, but bounded like every other request to a
+ * provider: arctic's takes no signal, and a token endpoint that never answered held the callback
+ * until Node's fetch gave up, 5 minutes later.
+ */
+async function exchangeCode(
+  config: Config,
+  provider: OAuthProvider,
+  code: string,
+  codeVerifier: string,
+  timeoutMs: number,
+): Promise<OAuth2Tokens> {
+  const settings = settingsOf(config, provider);
+  const credentials = Buffer.from(`${settings.clientId}:${settings.clientSecret}`).toString('base64');
+  const body = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri(config, provider),
+    code_verifier: codeVerifier,
+  });
+  const init = { method: 'POST', headers: { Authorization: `Basic ${credentials}` }, body };
+  const data = await providerJson(settings.tokenUrl, init, timeoutMs, `${provider} token endpoint`);
+  if (typeof data !== 'object' || data === null)
+    throw new Error(`${provider} token endpoint answered no object`);
+  return new OAuth2Tokens(data);
 }
 
 // One remote key set per JWKS URL: jose caches the keys and refetches on an unknown `kid`.
@@ -107,13 +172,13 @@ const googleClaims = z.object({
 });
 
 async function googleIdentity(
-  deps: FeatureDeps,
+  deps: IdentityDeps,
   code: string,
   codeVerifier: string,
+  timeoutMs: number,
 ): Promise<ProviderIdentity> {
-  const settings = deps.config.google!;
-  const { client, tokenUrl } = clientFor(deps.config, 'google');
-  const tokens = await client.validateAuthorizationCode(tokenUrl, code, codeVerifier);
+  const settings = settingsOf(deps.config, 'google');
+  const tokens = await exchangeCode(deps.config, 'google', code, codeVerifier, timeoutMs);
   const issuers =
     settings.issuer === 'https://accounts.google.com'
       ? [settings.issuer, 'accounts.google.com']
@@ -139,35 +204,28 @@ const githubEmails = z.array(
   z.object({ email: z.string().max(254), primary: z.boolean(), verified: z.boolean() }),
 );
 
-async function githubGet(apiUrl: string, path: string, accessToken: string): Promise<unknown> {
-  const res = await fetch(`${apiUrl}${path}`, {
-    headers: {
-      Authorization: `Bearer ${accessToken}`,
-      Accept: 'application/vnd.github+json',
-      'X-GitHub-Api-Version': '2022-11-28',
-      'User-Agent': 'Proofmail',
-    },
-    signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
-  });
-  if (!res.ok) {
-    await res.body?.cancel();
-    throw new Error(`GitHub API ${path} answered ${res.status}`);
-  }
-  return res.json();
+function githubGet(apiUrl: string, path: string, accessToken: string, timeoutMs: number): Promise<unknown> {
+  const headers = {
+    Authorization: `Bearer ${accessToken}`,
+    Accept: 'application/vnd.github+json',
+    'X-GitHub-Api-Version': '2022-11-28',
+  };
+  return providerJson(`${apiUrl}${path}`, { headers }, timeoutMs, `GitHub API ${path}`);
 }
 
 async function githubIdentity(
-  deps: FeatureDeps,
+  deps: IdentityDeps,
   code: string,
   codeVerifier: string,
+  timeoutMs: number,
 ): Promise<ProviderIdentity> {
-  const settings = deps.config.github!;
-  const { client, tokenUrl } = clientFor(deps.config, 'github');
-  // GitHub reports a bad code as 200 { error }; accessToken() then throws, which we treat as failure.
-  const tokens = await client.validateAuthorizationCode(tokenUrl, code, codeVerifier);
+  const settings = settingsOf(deps.config, 'github');
+  // GitHub reports a bad code as 200 { error }, which providerJson refuses.
+  const tokens = await exchangeCode(deps.config, 'github', code, codeVerifier, timeoutMs);
   const accessToken = tokens.accessToken();
-  const user = githubUser.parse(await githubGet(settings.apiUrl, '/user', accessToken));
-  const emails = githubEmails.parse(await githubGet(settings.apiUrl, '/user/emails', accessToken));
+  const get = (path: string) => githubGet(settings.apiUrl, path, accessToken, timeoutMs);
+  const user = githubUser.parse(await get('/user'));
+  const emails = githubEmails.parse(await get('/user/emails'));
   const primary = emails.find((e) => e.primary && e.verified);
   return {
     provider: 'github',
@@ -177,16 +235,21 @@ async function githubIdentity(
   };
 }
 
-/** Trades the authorization code for the provider's account (id and email). */
+/**
+ * Trades the authorization code for the provider's account (id and email). Each request to the
+ * provider may take `timeoutMs` (the Google key set keeps HTTP_TIMEOUT_MS); a provider that does
+ * not answer in time fails the sign-in like any other provider failure.
+ */
 export function fetchIdentity(
-  deps: FeatureDeps,
+  deps: IdentityDeps,
   provider: OAuthProvider,
   code: string,
   codeVerifier: string,
+  timeoutMs = HTTP_TIMEOUT_MS,
 ): Promise<ProviderIdentity> {
   return provider === 'google'
-    ? googleIdentity(deps, code, codeVerifier)
-    : githubIdentity(deps, code, codeVerifier);
+    ? googleIdentity(deps, code, codeVerifier, timeoutMs)
+    : githubIdentity(deps, code, codeVerifier, timeoutMs);
 }
 
 /** How long a sign-in ticket (and the cookie binding it to the browser) lives. */
@@ -221,7 +284,14 @@ export async function ticketForIdentity(
             'the provider has no verified email for this account',
           );
         }
-        const existing = await findUserByEmail(trx, identity.email);
+        const found = await findUserByEmail(trx, identity.email);
+        // Judged under its row lock, taken before its sessions end: a sign-in with the squatter's
+        // password either opens its session first (and it ends here) or finds the password gone
+        // (docs/decisions/0020-provider-email-claims-unverified-account.md).
+        const existing = found && (await lockAccount(trx, found.id));
+        if (existing && existing.email !== found.email) {
+          throw new OAuthFlowError('auth_failed', 'the account changed its email during sign-in');
+        }
         if (existing) {
           if (!existing.verified) {
             await setPasswordHash(trx, existing.id, null, now);

@@ -3,17 +3,19 @@ import { isPlainAddress } from '../../../shared/recipients.ts';
 import { issueToken, queueAccountMail } from '../../accounts/account-mail.ts';
 import { normaliseEmail, validateNewPassword } from '../../accounts/account-rules.ts';
 import { hashPassword, passwordFingerprint, verifyPassword } from '../../accounts/credentials.ts';
-import { deleteUserSessions } from '../../accounts/sessions.repo.ts';
+import { deleteUserSessions, sessionExists } from '../../accounts/sessions.repo.ts';
 import { retirePendingLinks, retireTokens } from '../../accounts/tokens.repo.ts';
 import {
   findPasswordHash,
   findUserByEmail,
+  lockAccount,
   setPasswordHash,
   type AccountUser,
 } from '../../accounts/users.repo.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import type { RequestAuth } from '../../http/auth.ts';
-import { badRequest, forbidden } from '../../http/errors.ts';
+import type { Executor } from '../../db/executor.ts';
+import { badRequest, forbidden, unauthorized } from '../../http/errors.ts';
 import {
   emailChangeNoticeMail,
   emailChangeVerificationMail,
@@ -91,6 +93,7 @@ export async function requestEmailChange(
   const { publicUrl } = deps.config;
   const newEmail = input.newEmail;
   await deps.db.transaction().execute(async (trx) => {
+    await lockCurrentCredentials(trx, auth, currentHash);
     await retireTokens(trx, user.id, now, ['change_email']); // only the latest request counts
     if (taken) {
       await queueAccountMail(trx, deps.config, taken.email, emailInUseNoticeMail({ publicUrl, time: now }));
@@ -128,6 +131,24 @@ export async function requestEmailChange(
   });
 }
 
+/**
+ * Takes the account's row lock (users.repo.ts lockAccount) for the rest of the transaction and
+ * checks that what the request proved still holds: its session was not ended and the password
+ * checked (or its absence) is still the account's. Both were read without the lock; a password
+ * reset, a provider claim or "this wasn't me" since then took the account back, and a change
+ * made now would outlive it (docs/decisions/0020-provider-email-claims-unverified-account.md).
+ */
+async function lockCurrentCredentials(
+  trx: Executor,
+  auth: { user: { id: string }; sessionId: string },
+  checkedHash: string | null,
+): Promise<void> {
+  const account = await lockAccount(trx, auth.user.id);
+  if (!account || !(await sessionExists(trx, auth.sessionId, auth.user.id))) throw unauthorized();
+  if (account.passwordHash !== checkedHash)
+    throw badRequest(USER_MESSAGES.currentPasswordIncorrect, 'wrong_password');
+}
+
 export function validatePasswordChange(input: { currentPassword: string; newPassword: string }): void {
   if (!input.currentPassword || !input.newPassword)
     throw badRequest(AUTH_MESSAGES.fillAllFields, 'missing_fields');
@@ -151,6 +172,7 @@ export async function changePassword(
   const passwordHash = await hashPassword(input.newPassword);
   const now = deps.clock.now();
   await deps.db.transaction().execute(async (trx) => {
+    await lockCurrentCredentials(trx, auth, currentHash);
     await setPasswordHash(trx, auth.user.id, passwordHash, now);
     // A stolen session may have left links behind (an email change above all): none survives.
     await retirePendingLinks(trx, auth.user.id, now);
