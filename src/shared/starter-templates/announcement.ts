@@ -50,7 +50,7 @@ const html = `<!DOCTYPE html>
 </html>
 `;
 
-const mjml = `<mjml>
+const mjml = `<mjml lang="en">
   <mj-head>
     <mj-title>${subject}</mj-title>
     <mj-preview>*|FEATURE|* are here: invite your team and keep your files in one place.</mj-preview>

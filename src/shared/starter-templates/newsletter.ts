@@ -84,7 +84,7 @@ const html = `<!DOCTYPE html>
 </html>
 `;
 
-const mjml = `<mjml>
+const mjml = `<mjml lang="en">
   <mj-head>
     <mj-title>${subject}</mj-title>
     <mj-preview>Issue {{ issue.number }}: {{ stories[0].title }}, and three more stories for people who build email.</mj-preview>

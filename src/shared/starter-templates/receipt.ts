@@ -71,7 +71,7 @@ const html = `<!DOCTYPE html>
 </html>
 `;
 
-const mjml = `<mjml>
+const mjml = `<mjml lang="en">
   <mj-head>
     <mj-title>${subject}</mj-title>
     <mj-preview>Order {{order.number}}: {{order.total}} paid. Your receipt and order details.</mj-preview>
