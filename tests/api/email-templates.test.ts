@@ -95,6 +95,89 @@ describe('MJML and merge tags over the API', () => {
     expect(plain.json().html).toBe('<p>{{x}}</p>');
   });
 
+  it('sends the markup a Liquid template makes as markup, escaping only the sample data', async () => {
+    const res = await post('preview', {
+      subject: 'cap',
+      html: '{% capture button %}<a href="https://x.invalid/{{ id }}">Track your order</a>{% endcapture %}<p>{{ button }}</p>{% assign bold = "<b>Sale</b>" %}<p>{{ bold }}</p><p>{{ note | newline_to_br }}</p>',
+      template: { syntax: 'liquid', data: { id: 'A1', note: 'Tom & Jerry\nfor <you>' } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().html).toBe(
+      '<p><a href="https://x.invalid/A1">Track your order</a></p><p><b>Sale</b></p><p>Tom &amp; Jerry<br />\nfor &lt;you&gt;</p>',
+    );
+  });
+
+  it('reports a Handlebars field any #each item lacks and a lookup that finds nothing', async () => {
+    const each = await post('preview', {
+      html: '<p>[{{#each items}}{{name}}|{{/each}}]</p>',
+      template: { syntax: 'handlebars', data: { items: [{ name: 'a' }, { nom: 'b' }] } },
+    });
+    expect(each.statusCode, each.body).toBe(200);
+    expect(each.json()).toMatchObject({ html: '<p>[a||]</p>', notes: { unfilled: ['name'] } });
+    const lookup = await post('preview', {
+      html: '<p>[{{lookup map key}}] [{{lookup map "zz"}}]</p>',
+      template: { syntax: 'handlebars', data: { map: { a: 'A' }, key: 'zzz' } },
+    });
+    expect(lookup.json()).toMatchObject({ html: '<p>[] []</p>', notes: { unfilled: ['map.zzz', 'map.zz'] } });
+  });
+
+  it('does not report a tag in an HTML comment no reader sees, but does in an Outlook conditional comment', async () => {
+    const cases = [
+      {
+        syntax: 'handlebars',
+        format: 'html',
+        html: '<!-- {{secret}} -->\n<p>Hi</p><!--[if mso]>{{mso}}<![endif]-->',
+      },
+      {
+        syntax: 'handlebars',
+        format: 'mjml',
+        html: MJML.replace(
+          '<mj-body>',
+          '<mj-body>\n<!-- note {{secret}} -->\n<mj-raw><!--[if mso]>{{mso}}<![endif]--></mj-raw>',
+        ),
+      },
+      { syntax: 'liquid', format: 'html', html: '<!-- {{ secret }} --><!--[if mso]>{{ mso }}<![endif]-->' },
+      { syntax: 'mailchimp', format: 'html', html: '<!-- *|secret|* --><!--[if mso]>*|mso|*<![endif]-->' },
+    ];
+    for (const { syntax, format, html } of cases) {
+      const res = await post('preview', {
+        html,
+        format,
+        template: { syntax, data: { name: 'x', url: 'y' } },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().notes.unfilled, `${syntax} ${format}`).toEqual(['mso']);
+    }
+  });
+
+  it('refuses a very long path or blocks nested too deeply at once with 422 template_too_large at its line', async () => {
+    const cases = [
+      {
+        syntax: 'handlebars',
+        html: `<p>\n{{${'a.'.repeat(100_000)}a}}</p>`,
+        message: /^Line 2: The path "a\.a\.a.*" has more than 100 parts/,
+      },
+      {
+        syntax: 'handlebars',
+        html: `${'{{#if a}}\n'.repeat(2_400)}x${'{{/if}}'.repeat(2_400)}`,
+        message: /^Line 101: Blocks are nested more than 100 deep here/,
+      },
+      {
+        syntax: 'liquid',
+        html: `${'{% for i in l %}\n'.repeat(2_400)}x${'{% endfor %}'.repeat(2_400)}`,
+        message: /^Line 101: Tags are nested more than 100 deep here/,
+      },
+    ];
+    for (const { syntax, html, message } of cases) {
+      // Before any engine reads it: not the budget's processing_timeout, nor a crashed process.
+      const res = await post('preview', { html, template: { syntax, data: { a: {}, l: [1] } } });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().code).toBe('template_too_large');
+      expect(res.json().error).toMatch(message);
+      expect(res.json().problems[0].line).toBe(Number(/^Line (\d+)/.exec(res.json().error)![1]));
+    }
+  });
+
   it("evaluates Mailchimp's conditional blocks in the HTML and the subject, and refuses one left open", async () => {
     const body = {
       subject: '*|IF:FNAME|**|FNAME|*, your*|ELSE:|*Your*|END:IF|* receipt',

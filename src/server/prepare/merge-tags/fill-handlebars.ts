@@ -1,6 +1,9 @@
 import Handlebars from 'handlebars';
 import { PrepareError } from '../prepare-error.ts';
 import type { FillOptions, Filled } from './filled.ts';
+import { unfilledHandlebars } from './handlebars-unfilled.ts';
+import { htmlCommentsHidden } from './html-comments.ts';
+import { outOfStack, refuseDeepHandlebars } from './template-bounds.ts';
 import {
   isForbiddenName,
   outOfRoom,
@@ -9,7 +12,6 @@ import {
   reasonOf,
   templateInvalid,
   templateNotAllowed,
-  valueAt,
 } from './template-problem.ts';
 
 /**
@@ -19,9 +21,7 @@ import {
  * object inherits (`constructor`, `__proto__`…) refused before rendering. The CPU budget is the
  * transform pool's.
  *
- * Unfilled tags are found on the syntax tree: each path is looked up in the sample data along the
- * contexts the blocks give it (`#with`, `#each`'s first item, with or without block params, `../`,
- * `@root`), in the branches the sample data takes (`#if`, `#unless`, an else of `#each`/`#with`).
+ * Unfilled tags are found on the syntax tree before it renders (handlebars-unfilled.ts).
  *
  * The built-in helpers read no clock and draw nothing at random: the same source and data fill to
  * the same bytes. Handlebars' compiler is made linear in the tags (`GROUP`, `IndexedCompiler`), and
@@ -96,10 +96,16 @@ interface JavaScriptCompiler {
   matchExistingProgram(child: OpcodeProgram): OpcodeProgram | undefined;
 }
 const keys = new WeakMap<OpcodeProgram, string>();
+/**
+ * A body's opcodes, then its children's keys as they are: stringifying them again as JSON strings
+ * escaped their quotes once more per level, doubling the key at each level of nesting (20 nested
+ * `{{#if}}` made a 25 MB key, 24 took 2 s to compile).
+ */
 function keyOf(program: OpcodeProgram): string {
   let key = keys.get(program);
   if (key === undefined) {
-    key = JSON.stringify([program.opcodes.map((o) => [o.opcode, o.args]), program.children.map(keyOf)]);
+    const opcodes = JSON.stringify(program.opcodes.map((o) => [o.opcode, o.args]));
+    key = `${opcodes}(${program.children.map(keyOf).join(',')})`;
     keys.set(program, key);
   }
   return key;
@@ -135,35 +141,9 @@ const isNullContext = (context: unknown): boolean =>
   Object.keys(context).length === 0;
 
 type Node = hbs.AST.Node;
-type Expression = hbs.AST.Expression;
-
-/** A context we cannot know (inside `#each` over nothing): paths under it are not reported. */
-const UNKNOWN = Symbol('unknown');
-
-interface Scope {
-  /** Contexts from the root (index 0) to the current one. */
-  contexts: unknown[];
-  /** Block params (`as |item index|`) in reach, nearest last. */
-  params: Map<string, unknown>;
-}
 
 function lineOf(node: Node): number {
   return node.loc?.start.line ?? 1;
-}
-
-/** Handlebars' test of `if`, `unless`, `with` and `#each`'s else: false, empty and 0 are not. */
-function truthy(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length > 0;
-  return Boolean(value);
-}
-
-function firstItem(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length > 0 ? value[0] : UNKNOWN;
-  if (value !== null && typeof value === 'object') {
-    const values = Object.values(value);
-    return values.length > 0 ? values[0] : UNKNOWN;
-  }
-  return UNKNOWN;
 }
 
 /** A helper this sandbox does not have: not built in, or one of Handlebars' hooks. */
@@ -174,167 +154,62 @@ const notBuiltIn = (name: string, line: number | null) =>
     line,
   );
 
-class Walker {
-  readonly unfilled = new Set<string>();
-
-  /** `lines`: name lines in problems (FillOptions.lines). */
-  constructor(
-    private readonly root: unknown,
-    private readonly lines: boolean,
-  ) {}
-
-  private line(node: Node): number | null {
-    return this.lines ? lineOf(node) : null;
-  }
-
-  /** The value of a path in a scope; UNKNOWN when it cannot be known here. */
-  resolve(path: hbs.AST.PathExpression, scope: Scope): unknown {
-    if (path.data) {
-      // @root.x reads the data; @index, @key, @first… are the loop's, always there.
-      return path.parts[0] === 'root' ? valueAt(this.root, path.parts.slice(1)) : UNKNOWN;
+/**
+ * Refuses forbidden names, partials, decorators, helpers that are not built in and built-in
+ * helpers used in a way Handlebars would fail on while rendering, anywhere, with their line
+ * (`lines`: FillOptions.lines): the runtime's own errors are JavaScript's ("Cannot read properties
+ * of undefined (reading 'call')" for `{{helperMissing}}`, "options.fn is not a function" for
+ * `{{if a}}`) and have no line.
+ */
+function guard(node: Node, lines: boolean): void {
+  const at = lines ? lineOf(node) : null;
+  switch (node.type) {
+    case 'PartialStatement':
+    case 'PartialBlockStatement':
+      throw templateNotAllowed(
+        'Partials ({{> name}}) are not available: there are no files or registered partials to include. Put their content in the template.',
+        at,
+      );
+    case 'Decorator':
+    case 'DecoratorBlock':
+      throw templateNotAllowed('Decorators ({{* name}}) are not available.', at);
+    case 'PathExpression': {
+      const path = node as hbs.AST.PathExpression;
+      const bad = path.parts.find((part) => isForbiddenName(part));
+      if (bad !== undefined) throw prototypeAccess(bad, at);
+      if (path.parts[0] === GROUP) throw notBuiltIn(GROUP, at);
+      return;
     }
-    const head = path.parts[0];
-    if (path.depth === 0 && head !== undefined && scope.params.has(head)) {
-      const bound = scope.params.get(head);
-      return bound === UNKNOWN ? UNKNOWN : valueAt(bound, path.parts.slice(1));
-    }
-    const context = scope.contexts[scope.contexts.length - 1 - path.depth];
-    if (context === UNKNOWN) return UNKNOWN;
-    return valueAt(context, path.parts);
-  }
-
-  /** Reports a path the data does not fill; returns its value. */
-  check(expr: Expression, scope: Scope): unknown {
-    if (expr.type === 'SubExpression') {
-      this.expressions((expr as hbs.AST.SubExpression).params, scope);
-      return UNKNOWN;
-    }
-    if (expr.type !== 'PathExpression') return UNKNOWN;
-    const path = expr as hbs.AST.PathExpression;
-    const value = this.resolve(path, scope);
-    if (value === undefined) this.unfilled.add(path.original);
-    return value;
-  }
-
-  expressions(params: Expression[], scope: Scope): void {
-    for (const param of params) this.check(param, scope);
-  }
-
-  /**
-   * Refuses forbidden names, partials, decorators, helpers that are not built in and built-in
-   * helpers used in a way Handlebars would fail on while rendering, anywhere, with their line: the
-   * runtime's own errors are JavaScript's ("Cannot read properties of undefined (reading 'call')"
-   * for `{{helperMissing}}`, "options.fn is not a function" for `{{if a}}`) and have no line.
-   */
-  guard(node: Node): void {
-    switch (node.type) {
-      case 'PartialStatement':
-      case 'PartialBlockStatement':
-        throw templateNotAllowed(
-          'Partials ({{> name}}) are not available: there are no files or registered partials to include. Put their content in the template.',
-          this.line(node),
+    case 'MustacheStatement':
+    case 'BlockStatement':
+    case 'SubExpression': {
+      const call = node as hbs.AST.MustacheStatement;
+      if (call.path.type !== 'PathExpression') return;
+      const name = (call.path as hbs.AST.PathExpression).original;
+      const isCall = call.params.length > 0 || (call.hash?.pairs.length ?? 0) > 0;
+      if (HOOKS.has(name) || (isCall && !BUILT_IN.has(name))) throw notBuiltIn(name, at);
+      const takes = BLOCK_HELPERS.get(name);
+      if (takes !== undefined && node.type !== 'BlockStatement') {
+        throw templateInvalid('Handlebars', `{{${name}}} works only as a block, with ${takes}`, at);
+      }
+      if (takes !== undefined && call.params.length !== 1) {
+        throw templateInvalid('Handlebars', `{{#${name}}} takes exactly ${takes}`, at);
+      }
+      if (name === 'lookup' && call.params.length !== 2) {
+        throw templateInvalid(
+          'Handlebars',
+          '{{lookup}} takes an object and a key, as in {{lookup prices plan}}',
+          at,
         );
-      case 'Decorator':
-      case 'DecoratorBlock':
-        throw templateNotAllowed('Decorators ({{* name}}) are not available.', this.line(node));
-      case 'PathExpression': {
-        const path = node as hbs.AST.PathExpression;
-        const bad = path.parts.find((part) => isForbiddenName(part));
-        if (bad !== undefined) throw prototypeAccess(bad, this.line(node));
-        if (path.parts[0] === GROUP) throw notBuiltIn(GROUP, this.line(node));
-        return;
       }
-      case 'MustacheStatement':
-      case 'BlockStatement':
-      case 'SubExpression': {
-        const call = node as hbs.AST.MustacheStatement;
-        if (call.path.type !== 'PathExpression') return;
-        const name = (call.path as hbs.AST.PathExpression).original;
-        const line = this.line(node);
-        const isCall = call.params.length > 0 || (call.hash?.pairs.length ?? 0) > 0;
-        if (HOOKS.has(name) || (isCall && !BUILT_IN.has(name))) throw notBuiltIn(name, line);
-        const takes = BLOCK_HELPERS.get(name);
-        if (takes !== undefined && node.type !== 'BlockStatement') {
-          throw templateInvalid('Handlebars', `{{${name}}} works only as a block, with ${takes}`, line);
+      if (name === 'lookup') {
+        const key = call.params[1];
+        if (key?.type === 'StringLiteral' && isForbiddenName((key as hbs.AST.StringLiteral).value)) {
+          throw prototypeAccess((key as hbs.AST.StringLiteral).value, at);
         }
-        if (takes !== undefined && call.params.length !== 1) {
-          throw templateInvalid('Handlebars', `{{#${name}}} takes exactly ${takes}`, line);
-        }
-        if (name === 'lookup' && call.params.length !== 2) {
-          throw templateInvalid(
-            'Handlebars',
-            '{{lookup}} takes an object and a key, as in {{lookup prices plan}}',
-            line,
-          );
-        }
-        if (name === 'lookup') {
-          const key = call.params[1];
-          if (key?.type === 'StringLiteral' && isForbiddenName((key as hbs.AST.StringLiteral).value)) {
-            throw prototypeAccess((key as hbs.AST.StringLiteral).value, line);
-          }
-        }
-        return;
       }
-    }
-  }
-
-  program(program: hbs.AST.Program | undefined, scope: Scope): void {
-    for (const statement of program?.body ?? []) this.statement(statement, scope);
-  }
-
-  statement(node: hbs.AST.Statement, scope: Scope): void {
-    if (node.type === 'MustacheStatement') {
-      const mustache = node as hbs.AST.MustacheStatement;
-      const name = (mustache.path as hbs.AST.PathExpression).original;
-      if (mustache.params.length > 0 && BUILT_IN.has(name)) this.expressions(mustache.params, scope);
-      else this.check(mustache.path, scope);
       return;
     }
-    if (node.type !== 'BlockStatement') return;
-    const block = node as hbs.AST.BlockStatement;
-    const name = (block.path as hbs.AST.PathExpression).original;
-    const inner = (context: unknown): Scope => {
-      const params = new Map(scope.params);
-      const names = block.program.blockParams ?? [];
-      if (names[0] !== undefined) params.set(names[0], context);
-      if (names[1] !== undefined) params.set(names[1], UNKNOWN);
-      // Block params name the item, and the block's context is still the item (`{{title}}`,
-      // `{{../name}}` read as without them): Handlebars' `each` and `with` pass it either way.
-      return { contexts: [...scope.contexts, context], params };
-    };
-    const subject = block.params[0];
-    if (name === 'if' || name === 'unless') {
-      // A condition on missing data is what conditions are for: not reported. Where the sample
-      // data decides it, only the branch it takes renders, so only that one is read.
-      const value =
-        subject?.type === 'PathExpression' && !block.hash
-          ? this.resolve(subject as hbs.AST.PathExpression, scope)
-          : UNKNOWN;
-      const taken = value === UNKNOWN ? undefined : truthy(value) === (name === 'if');
-      if (taken !== false) this.program(block.program, scope);
-      if (taken !== true) this.program(block.inverse, scope);
-      return;
-    } else if ((name === 'with' || name === 'each') && subject) {
-      const value = this.check(subject, scope);
-      const context = value === undefined ? UNKNOWN : name === 'each' ? firstItem(value) : value;
-      this.program(block.program, inner(context));
-      // The else branch renders only for nothing to show.
-      if (value === UNKNOWN || !truthy(value)) this.program(block.inverse, scope);
-      return;
-    } else {
-      // A block on a data path: a section over a list, an object or a flag.
-      const value = this.check(block.path, scope);
-      const context =
-        value === undefined || value === UNKNOWN
-          ? UNKNOWN
-          : Array.isArray(value)
-            ? firstItem(value)
-            : typeof value === 'object'
-              ? value
-              : scope.contexts[scope.contexts.length - 1];
-      this.program(block.program, inner(context));
-    }
-    this.program(block.inverse, scope);
   }
 }
 
@@ -390,21 +265,36 @@ function groupOf(body: hbs.AST.Statement[]): hbs.AST.BlockStatement {
   };
 }
 
+/**
+ * Whether a node of an HTML source's tree stands in an HTML comment no reader sees
+ * (html-comments.ts); plain text (`html` false: the subject, a text part) has no comments.
+ */
+function hiddenNode(source: string, html: boolean): (node: Node) => boolean {
+  const hidden = html ? htmlCommentsHidden(source) : null;
+  if (!hidden) return () => false;
+  const starts = [0];
+  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) starts.push(i + 1);
+  // Handlebars counts lines from 1 and columns from 0.
+  return (node) => hidden((starts[node.loc.start.line - 1] ?? 0) + node.loc.start.column);
+}
+
 export function fillHandlebars(
   source: string,
   data: Record<string, unknown>,
   { escape = true, lines = escape }: FillOptions = {},
 ): Filled {
+  refuseDeepHandlebars(source, lines);
   let ast: hbs.AST.Program;
   try {
     ast = hb.parse(source);
   } catch (err) {
+    const deep = outOfStack(err, 'handlebars');
+    if (deep) throw deep;
     const problem = parseProblem(source, err, lines);
     throw templateInvalid('Handlebars', problem.reason, lines ? problem.line : null);
   }
-  const walker = new Walker(data, lines);
-  visitAll(ast, (node) => walker.guard(node));
-  walker.program(ast, { contexts: [data], params: new Map() });
+  visitAll(ast, (node) => guard(node, lines));
+  const unfilled = unfilledHandlebars(ast, data, hiddenNode(source, escape));
   grouped(ast);
 
   let output: string;
@@ -421,12 +311,12 @@ export function fillHandlebars(
     output = template(data, { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });
   } catch (err) {
     if (err instanceof PrepareError) throw err;
-    const tooLarge = outOfRoom(err);
+    const tooLarge = outOfRoom(err) ?? outOfStack(err, 'handlebars');
     if (tooLarge) throw tooLarge;
     const line = lines ? ((err as { lineNumber?: number }).lineNumber ?? null) : null;
     throw templateInvalid('Handlebars', reasonOf(err), line);
   }
-  return { output, unfilled: [...walker.unfilled] };
+  return { output, unfilled };
 }
 
 // ---------------------------------------------------------------------------------------------

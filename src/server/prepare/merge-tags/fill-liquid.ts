@@ -13,14 +13,16 @@ import {
   toValueSync,
   TypeGuards,
   type Emitter,
-  type FilterImplOptions,
   type LiquidOptions,
   type Template,
   type TopLevelToken,
 } from 'liquidjs';
 import { PrepareError } from '../prepare-error.ts';
 import type { FillOptions, Filled } from './filled.ts';
+import { htmlCommentsHidden } from './html-comments.ts';
+import { keepMarkup, markLiterals, writtenAsHtml, type FilterImpl } from './liquid-markup.ts';
 import { seededRandom } from '../seeded-random.ts';
+import { outOfStack, refuseDeepLiquid } from './template-bounds.ts';
 import {
   inErrorChain,
   isForbiddenName,
@@ -33,11 +35,13 @@ import {
 } from './template-problem.ts';
 
 /**
- * Liquid (liquidjs 10) merge tags, sandboxed: own properties only (`ownPropertyOnly`), output
- * HTML-escaped like Handlebars' `{{ }}` (`| raw` opts out), and no files: `include`, `render` and
- * `layout` are replaced by tags that refuse at parse time, and the file system it is given answers
- * nothing. Paths naming a property every object inherits are refused before rendering. The CPU
- * budget is the transform pool's (an endless `{% for %}` is stopped with the process).
+ * Liquid (liquidjs 10) merge tags, sandboxed: own properties only (`ownPropertyOnly`), values
+ * HTML-escaped like Handlebars' `{{ }}` (`| raw` opts out) while the markup the template makes
+ * stays markup (liquid-markup.ts), and no files: `include`, `render` and `layout` are replaced by
+ * tags that refuse at parse time, and the file system it is given answers nothing. Paths naming a
+ * property every object inherits are refused before rendering, and blocks nested too deeply before
+ * parsing (template-bounds.ts). The CPU budget is the transform pool's (an endless `{% for %}` is
+ * stopped with the process).
  *
  * Unfilled tags are what the render itself looked up for an output and did not find
  * (`ReadingContext` below); the static analysis is only for the names a template may not read.
@@ -49,9 +53,6 @@ import {
  */
 
 class FileNotAllowed extends Error {}
-
-/** What a filter is called on: its context, token and engine (liquidjs's FilterImpl). */
-type FilterImpl = ThisParameterType<Extract<FilterImplOptions, (...args: never[]) => unknown>>;
 
 /** `include`, `render` or `layout` met while parsing, at its line. */
 class RefusedTag extends Error {
@@ -126,11 +127,17 @@ class TokenQueue {
     return this.next < this.tokens.length ? this.tokens[this.next++] : undefined;
   }
 }
-function queueParser(engine: Liquid): Parser {
+function queueParser(engine: Liquid, lines: boolean): Parser {
   const parser = new Parser(engine);
   const parseTokens = parser.parseTokens.bind(parser);
-  parser.parseTokens = (tokens) =>
-    parseTokens(Array.isArray(tokens) ? (new TokenQueue(tokens) as unknown as TopLevelToken[]) : tokens);
+  let first = true;
+  parser.parseTokens = (tokens) => {
+    if (!Array.isArray(tokens)) return parseTokens(tokens);
+    // The source's tokens, before any is parsed (a `{% liquid %}` tag's come later, read already).
+    if (first) refuseDeepLiquid(tokens, engine.options, lines);
+    first = false;
+    return parseTokens(new TokenQueue(tokens) as unknown as TopLevelToken[]);
+  };
   return parser;
 }
 
@@ -173,7 +180,8 @@ function* countedLoop<R>(
   emitter: Emitter,
   render: (emitter: Emitter) => Generator<unknown, R>,
 ): Generator<unknown, R> {
-  yield* readCollection(loop.collection, ctx);
+  const hidden = ctx instanceof ReadingContext && ctx.fill.hidden(loop.token.begin);
+  if (!hidden) yield* readCollection(loop.collection, ctx);
   const count = outputCounter();
   const write = (html: unknown) => {
     count(typeof html === 'string' ? html.length : String(html ?? '').length);
@@ -244,44 +252,20 @@ function* readCollection(collection: ForTag['collection'], ctx: Context): Iterab
   }
 }
 
-/** Liquid's own HTML escapes: an output that uses one escapes as its author wrote it. */
-const ESCAPING_FILTERS = new Set(['escape', 'escape_once']);
-
 /**
- * Takes the engine's escaping off the outputs that escape by hand anywhere in their filters
- * (`{{ name | escape | strip }}`): stock Liquid escapes nothing, so its templates escape with
- * `| escape`, and escaping its answer again sent "Tom &amp;amp; Jerry". (As the last filter,
- * `escape` is raw already; the engine adds its escaping as one more filter, the last.)
+ * Marks the outputs of a parse whose lookups are reported: all but those with a `default` filter
+ * and those in an HTML comment no reader sees (`hidden`, html-comments.ts).
  */
-function escapeOnce(templates: Template[], outputEscape: unknown): void {
-  for (const template of templates) {
-    if (template instanceof Output) {
-      const filters = template.value.filters;
-      // The engine's own is named after its function's type (liquidjs Output), a name no
-      // template can write; the author's `| escape` shares its function.
-      const last = filters[filters.length - 1] as unknown as { name: string; handler?: unknown } | undefined;
-      const added =
-        last !== undefined &&
-        last.handler === outputEscape &&
-        last.name === Object.prototype.toString.call(outputEscape);
-      if (added && filters.some((f) => ESCAPING_FILTERS.has(f.name))) filters.pop();
-    } else if (template.children) {
-      escapeOnce(toValueSync(template.children(false, true)), outputEscape);
-    }
-  }
-}
-
-/** Marks the outputs of a parse whose lookups are reported (all but those with a `default` filter). */
-function watchOutputs(templates: Template[]): void {
+function watchOutputs(templates: Template[], hidden: (offset: number) => boolean): void {
   for (const template of templates) {
     if (template instanceof Output || template instanceof EchoTag) {
       const filters = (template as Output).value?.filters ?? [];
-      if (filters.some((f) => f.name === 'default')) continue;
+      if (filters.some((f) => f.name === 'default') || hidden(template.token.begin)) continue;
       const render = template.render.bind(template);
       template.render = (ctx, emitter) =>
         reading(ctx, () => render(ctx, emitter) as IterableIterator<unknown>);
     } else if (template.children) {
-      watchOutputs(toValueSync(template.children(false, true)));
+      watchOutputs(toValueSync(template.children(false, true)), hidden);
     }
   }
 }
@@ -293,6 +277,8 @@ interface FillState {
   random: () => number;
   /** Name lines in problems (FillOptions.lines). */
   lines: boolean;
+  /** Whether an offset of the source is in an HTML comment no reader sees (html-comments.ts). */
+  hidden: (offset: number) => boolean;
 }
 
 /** The fill a filter runs in. */
@@ -361,8 +347,11 @@ function sample(this: FilterImpl, input: unknown, count: unknown = 1): unknown {
   return count === 1 ? items[0] : items.slice(0, count as number);
 }
 
-/** HTML sources get escaped values; the subject, plain text, gets them as they are. */
-const htmlEngine = new Liquid({ ...options, outputEscape: 'escape' });
+/**
+ * HTML sources get escaped values and the template's own markup as written (liquid-markup.ts); the
+ * subject, plain text, gets them as they are.
+ */
+const htmlEngine = new Liquid({ ...options, outputEscape: writtenAsHtml });
 const plainEngine = new Liquid(options);
 
 for (const engine of [htmlEngine, plainEngine]) {
@@ -376,18 +365,7 @@ for (const engine of [htmlEngine, plainEngine]) {
   }
   engine.registerFilter('sample', sample);
 }
-/**
- * `{{ name | escape }}`, Liquid's own idiom (its stock engines escape nothing), is escaped once:
- * as the last filter of an output, `escape` and `escape_once` are raw, as `| raw` is, instead of
- * having the engine's escaping done again on their answer ("Tom &amp;amp; Jerry"); earlier in the
- * filters, see escapeOnce.
- */
-for (const name of ESCAPING_FILTERS) {
-  htmlEngine.registerFilter(name, {
-    handler: filters[name] as (this: FilterImpl, ...args: unknown[]) => unknown,
-    raw: true,
-  });
-}
+keepMarkup(htmlEngine);
 for (const [tag, each] of ['include', 'render', 'layout'].flatMap((t) =>
   [htmlEngine, plainEngine].map((e) => [t, e] as const),
 )) {
@@ -416,8 +394,10 @@ export function fillLiquid(
   };
   let templates: Template[];
   try {
-    templates = queueParser(engine).parse(source);
+    templates = queueParser(engine, lines).parse(source);
   } catch (err) {
+    const stopped = prepareErrorIn(err) ?? outOfStack(err, 'liquid');
+    if (stopped) throw stopped;
     const refused = inErrorChain(err, (at) => at instanceof RefusedTag) as RefusedTag | undefined;
     if (refused) {
       throw templateNotAllowed(
@@ -435,19 +415,21 @@ export function fillLiquid(
       if (bad !== undefined) throw prototypeAccess(String(bad), lines ? variable.location.row : null);
     }
   }
-  if (escape) escapeOnce(templates, engine.options.outputEscape);
-  watchOutputs(templates);
+  if (escape) markLiterals(templates);
+  const hidden = (escape && htmlCommentsHidden(source)) || (() => false);
+  watchOutputs(templates, hidden);
   const ctx = new ReadingContext(data, engine.options, { sync: true }, { liquid: engine });
   ctx.fill = {
     now: Object.prototype.hasOwnProperty.call(data, 'now') ? data.now : undefined,
     random: seededRandom(`${source}\u0000${JSON.stringify(data)}`),
     lines,
+    hidden,
   };
   let output: string;
   try {
     output = String(toValueSync(engine.renderer.renderTemplates(templates, ctx)));
   } catch (err) {
-    const stopped = prepareErrorIn(err);
+    const stopped = prepareErrorIn(err) ?? outOfStack(err, 'liquid');
     if (stopped) throw stopped;
     const tooLarge = outOfRoom(err);
     if (tooLarge) throw tooLarge;

@@ -1,5 +1,6 @@
 import type { FillOptions, Filled } from './filled.ts';
 import { escapeHtml } from './escape-html.ts';
+import { htmlCommentsHidden } from './html-comments.ts';
 import { outputCounter, templateInvalid } from './template-problem.ts';
 
 /**
@@ -12,7 +13,7 @@ import { outputCounter, templateInvalid } from './template-problem.ts';
  *     *|IFNOT:COUPON|*…*|END:IF|*
  *
  * nested as deep as written. A tag without a value is listed as unfilled and left as written; a
- * tag in a branch not taken is not. System tags (`*|UNSUB|*`, `*|MC:SUBJECT|*`…) are tags like any
+ * tag in a branch not taken, or in an HTML comment no reader sees, is not. System tags (`*|UNSUB|*`, `*|MC:SUBJECT|*`…) are tags like any
  * other: the sample data may give them a value.
  */
 const TAG = /\*\|([^|*\s]{1,100})\|\*/g;
@@ -58,10 +59,12 @@ export function fillMailchimp(
   // Every tag may repeat a long value: past the size limit there is no point building the rest.
   const count = outputCounter();
   count(kept.length);
-  const output = kept.replace(TAG, (whole, name: string) => {
+  // A tag in an HTML comment no reader sees is not reported (html-comments.ts).
+  const hidden = escape ? htmlCommentsHidden(kept) : null;
+  const output = kept.replace(TAG, (whole, name: string, at: number) => {
     const value = valueOf(name);
     if (value === undefined) {
-      unfilled.add(name);
+      if (!hidden?.(at)) unfilled.add(name);
       return whole;
     }
     const filled = escape ? escapeHtml(String(value)) : String(value);

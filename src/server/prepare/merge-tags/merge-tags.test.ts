@@ -807,3 +807,217 @@ describe('a template with very many tags', () => {
     );
   });
 });
+
+describe('Liquid keeps the markup the template makes, escaping only the sample data', () => {
+  it('writes a captured block, an assigned literal and an output literal as markup', () => {
+    const source =
+      '{% capture button %}<a href="https://x.invalid/{{ id }}">Track your order</a>{% endcapture %}<p>{{ button }}</p>' +
+      '{% assign bold = "<b>Sale</b>" %}<p>{{ bold }}</p>{{ "<i>new</i>" }}{% echo "<u>u</u>" %}';
+    // These went out as text: "&lt;a href=&#34;…&#34;&gt;Track your order&lt;/a&gt;".
+    expect(fill('liquid', source, { id: 'A1' })).toEqual({
+      output:
+        '<p><a href="https://x.invalid/A1">Track your order</a></p><p><b>Sale</b></p><i>new</i><u>u</u>',
+      unfilled: [],
+    });
+  });
+
+  it('escapes a value once, inside a capture or through newline_to_br', () => {
+    const d = { name: 'Tom & Jerry', note: 'Line <1>\nLine 2' };
+    expect(
+      fill('liquid', '{% capture c %}<b>{{ name }}</b>{% endcapture %}{{ c }}|{{ c | upcase }}', d).output,
+    ).toBe('<b>Tom &amp; Jerry</b>|<B>TOM &AMP; JERRY</B>');
+    expect(fill('liquid', '{{ note | newline_to_br }}', d).output).toBe('Line &lt;1&gt;<br />\nLine 2');
+    expect(
+      fill('liquid', '{% capture c %}<i>{{ note }}</i>{% endcapture %}{{ c | newline_to_br }}', d).output,
+    ).toBe('<i>Line &lt;1&gt;<br />\nLine 2</i>');
+  });
+
+  it('builds markup from the template’s text and escaped values with append, prepend, replace, join and default', () => {
+    const d = { name: 'Tom & Jerry', note: 'a\n<b>', items: ['x<', 'y'] };
+    for (const [source, output] of [
+      ['{{ name | prepend: "<b>" | append: "</b>" }}', '<b>Tom &amp; Jerry</b>'],
+      ['{{ note | replace: "\n", "<br>" }}', 'a<br>&lt;b&gt;'],
+      ['{{ name | replace: "&", "and" }}', 'Tom and Jerry'],
+      ['{{ name | append: "!" }}', 'Tom &amp; Jerry!'],
+      ['{{ items | join: "<br>" }}', 'x&lt;<br>y'],
+      [
+        '{{ missing | default: "<em>n/a</em>" }} {{ name | default: "<em>n/a</em>" }}',
+        '<em>n/a</em> Tom &amp; Jerry',
+      ],
+      ['{% cycle "<b>", "<i>" %}{% cycle "<b>", "<i>" %}{% cycle name, "x" %}', '<b><i>Tom &amp; Jerry'],
+      // Liquid's own escaping is done once; `raw` is not escaped; a filter that answers a value is.
+      [
+        '{{ name | escape }} {{ name | escape | append: name }} {{ name | raw }}',
+        'Tom &amp; Jerry Tom &amp; JerryTom &amp; Jerry Tom & Jerry',
+      ],
+      ['{{ name | size }} {{ note | strip_html }}', '11 a\n'],
+    ] as const) {
+      expect(fill('liquid', source, d).output, source).toBe(output);
+    }
+    // Conditions and sizes read the text of markup.
+    expect(
+      fill(
+        'liquid',
+        '{% assign c = "<b>x</b>" %}{% if c == "<b>x</b>" and c contains "x" %}{{ c.size }}{% endif %}',
+        {},
+      ).output,
+    ).toBe('8');
+  });
+
+  it('fills HTML exactly as stock liquidjs does when the sample data has nothing to escape', () => {
+    const stock = new Liquid();
+    const d = {
+      id: 'A1',
+      name: 'Ada',
+      note: 'one\ntwo',
+      items: [
+        { title: 'Pen', price: 3 },
+        { title: 'Ink', price: 5 },
+      ],
+    };
+    const source = [
+      '{% capture button %}<a href="https://x.invalid/{{ id }}" style="color:#333">Track</a>{% endcapture %}{{ button }}{{ button | upcase }}',
+      '{% assign bold = "<b>Sale</b>" %}{{ bold }}{{ bold | size }}{{ "<i>x</i>" | append: name }}{% echo "<u>" | append: "</u>" %}',
+      '{{ note | newline_to_br }}{{ note | replace: "\n", "<br/>" }}{{ name | prepend: "<strong>" | append: "</strong>" }}',
+      '<ul>{% for item in items %}<li class="{% cycle "odd", "even" %}">{{ item.title | truncate: 2, "&hellip;" }}: {{ item.price | times: 2 }}</li>{% endfor %}</ul>',
+      '{% capture rows %}{% for item in items %}<tr><td>{{ item.title }}</td></tr>{% endfor %}{% endcapture %}<table>{{ rows }}</table>',
+      '{{ items | map: "title" | join: "<br>" }}{{ missing | default: "<em>none</em>" }}{{ "<b>a,b</b>" | split: "," | last }}',
+      '{% tablerow i in (1..3) cols:2 %}<b>{{ i }}</b>{% endtablerow %}{{ name | escape }}{{ "&amp; <x>" | escape_once }}',
+      '{%- liquid\n  assign tag = "<hr>"\n  echo tag\n-%}',
+    ].join('\n');
+    expect(fill('liquid', source, d).output).toBe(stock.parseAndRenderSync(source, d));
+  });
+});
+
+describe('Handlebars reports what renders blank in any context', () => {
+  it('reports a field any item of an #each lacks, once, and not one a branch the item does not take reads', () => {
+    const d = { items: [{ name: 'a', sale: true, price: 1 }, { nom: 'b' }, { name: 'c' }] };
+    expect(fill('handlebars', '<p>[{{#each items}}{{name}}|{{/each}}]</p>', d)).toEqual({
+      output: '<p>[a||c|]</p>',
+      unfilled: ['name'],
+    });
+    for (const [source, unfilled] of [
+      ['{{#each items}}{{#if sale}}{{price}}{{/if}}{{/each}}', []],
+      ['{{#each items}}{{#unless sale}}{{price}}{{/unless}}{{/each}}', ['price']],
+      ['{{#each items as |it|}}{{it.name}}{{/each}}', ['it.name']],
+      ['{{#each groups}}{{#each rows}}{{cell}}{{/each}}{{/each}}', ['cell']],
+      ['{{#each groups}}{{#each rows}}{{../title}}{{/each}}{{/each}}', []],
+      ['{{#each empty}}{{name}}{{/each}}', []],
+    ] as const) {
+      const nested = {
+        ...d,
+        empty: [],
+        groups: [
+          { title: 't', rows: [{ cell: 1 }, {}] },
+          { title: 'u', rows: [] },
+        ],
+      };
+      expect(fill('handlebars', source, nested).unfilled, source).toEqual(unfilled);
+    }
+  });
+
+  it('reports a lookup that finds nothing, as the path it reads', () => {
+    const d = { map: { a: 'A', 'two words': 'W' }, key: 'zzz', keys: [{ k: 'a' }, { k: 'b' }] };
+    expect(
+      fill('handlebars', '<p>[{{lookup map key}}] [{{lookup map "zz"}}] [{{lookup map "a"}}]</p>', d),
+    ).toEqual({
+      output: '<p>[] [] [A]</p>',
+      unfilled: ['map.zzz', 'map.zz'],
+    });
+    expect(fill('handlebars', '{{lookup map "two words"}}{{lookup map "x y"}}', d).unfilled).toEqual([
+      'map.[x y]',
+    ]);
+    expect(fill('handlebars', '{{#each keys}}{{lookup ../map k}}{{/each}}', d)).toEqual({
+      output: 'A',
+      unfilled: ['../map.b'],
+    });
+    // A lookup in a condition tests; one without an object to read is reported as that path.
+    expect(fill('handlebars', '{{#if (lookup map key)}}x{{/if}}{{lookup nothing key}}', d).unfilled).toEqual([
+      'nothing',
+    ]);
+  });
+});
+
+describe('merge tags in an HTML comment', () => {
+  it('are not reported unfilled in any syntax, but those in Outlook’s conditional comments and in CSS are', () => {
+    for (const [syntax, tag] of [
+      ['handlebars', (n: string) => `{{${n}}}`],
+      ['liquid', (n: string) => `{{ ${n} }}`],
+      ['mailchimp', (n: string) => `*|${n}|*`],
+    ] as const) {
+      const source = [
+        `<!-- ${tag('HIDDEN')} -->`,
+        `<p>${tag('SHOWN')}</p>`,
+        `<!--[if mso]><p>${tag('OUTLOOK')}</p><![endif]-->`,
+        `<style><!-- .a { color: ${tag('CSS')}; } --></style>`,
+        `<a title="<!--">${tag('TITLE')}</a>`,
+        `<!-- note\n${tag('HIDDEN2')} -->`,
+      ].join('\n');
+      expect(fill(syntax, source, {}).unfilled, syntax).toEqual(['SHOWN', 'OUTLOOK', 'CSS', 'TITLE']);
+      // Plain text (the subject, a text part) has no comments: a tag there is read.
+      expect(fillMergeTags(`<!-- ${tag('X')} -->`, { syntax, data: {} }, { escape: false }).unfilled).toEqual(
+        ['X'],
+      );
+    }
+    expect(fill('liquid', '<!-- {% for o in orders %}{{ o }}{% endfor %} -->', {}).unfilled).toEqual([]);
+  });
+});
+
+describe('how deep a template nests', () => {
+  it('refuses a Handlebars path of more than 100 parts before parsing it, at its line', () => {
+    expect(fill('handlebars', `{{${'a.'.repeat(99)}a}}`, { a: {} }).unfilled).toHaveLength(1);
+    for (const parts of [101, 100_000]) {
+      const started = Date.now();
+      const err = refusal(() => fill('handlebars', `<p>\n{{${'a.'.repeat(parts - 1)}a}}</p>`, { a: {} }));
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(err.code).toBe('template_too_large');
+      expect(err.message).toMatch(/^Line 2: The path "a\.a\.a.*" has more than 100 parts/);
+      expect(err.problems?.[0]?.line).toBe(2);
+    }
+  });
+
+  it('fills 100 nested blocks at once and refuses 101, at the line of the one too deep, in Handlebars and Liquid', () => {
+    const nested = (open: string, close: string, n: number) => `${open}\n`.repeat(n) + 'x' + close.repeat(n);
+    for (const [syntax, open, close, words] of [
+      ['handlebars', '{{#if a}}', '{{/if}}', /^Line 101: Blocks are nested more than 100 deep here/],
+      [
+        'handlebars',
+        '{{#each @root.l}}',
+        '{{/each}}',
+        /^Line 101: Blocks are nested more than 100 deep here/,
+      ],
+      ['liquid', '{% if a %}', '{% endif %}', /^Line 101: Tags are nested more than 100 deep here/],
+      ['liquid', '{% for i in l %}', '{% endfor %}', /^Line 101: Tags are nested more than 100 deep here/],
+    ] as const) {
+      const started = Date.now();
+      expect(fill(syntax, nested(open, close, 100), { a: 1, l: [1] }).output.trim()).toBe('x');
+      expect(Date.now() - started, `${syntax} ${open}`).toBeLessThan(2_000);
+      for (const n of [101, 2_500]) {
+        const err = refusal(() => fill(syntax, nested(open, close, n), { a: 1, l: [1] }));
+        expect(err.code).toBe('template_too_large');
+        expect(err.message).toMatch(words);
+      }
+    }
+    // Each {{else if}} is a block inside the one before; subexpressions nest too; so do a
+    // {% liquid %} tag's lines.
+    for (const [syntax, source] of [
+      ['handlebars', `{{#if a}}${'{{else if a}}'.repeat(100)}{{/if}}`],
+      ['handlebars', `{{lookup ${'(lookup '.repeat(101)}a${' b)'.repeat(101)} c}}`],
+      ['liquid', `{% liquid\n${'if a\n'.repeat(101)}${'endif\n'.repeat(101)}%}`],
+      ['liquid', `{% liquid ${'liquid '.repeat(3_000)}echo 1 %}`],
+    ] as const) {
+      expect(refusal(() => fill(syntax, source, { a: 1 })).code, source.slice(0, 40)).toBe(
+        'template_too_large',
+      );
+    }
+    // The subject names no line.
+    const subject = refusal(() =>
+      fillMergeTags(
+        nested('{% if a %}', '{% endif %}', 101),
+        { syntax: 'liquid', data: {} },
+        { escape: false },
+      ),
+    );
+    expect(subject.message).toMatch(/^Tags are nested more than 100 deep here/);
+  });
+});
