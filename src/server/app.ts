@@ -125,6 +125,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const sessions = deps.sessions ?? createSessionResolver({ db: deps.db, clock });
   // The live link and image checks and the renderer's requests go out only through this guard.
   const egress = deps.egress ?? createEgress({ allowLoopback: config.egressAllowLoopback });
+  const rendererOff = (reason: string | null | undefined) =>
+    app.log.warn(
+      `Renderer off (PNG and PDF exports, pixel diffs, thumbnails): ${reason}. ` +
+        'Install chromium (apt-get install -y chromium) or set CHROMIUM_PATH.',
+    );
   let renderer = deps.renderer;
   if (!renderer) {
     const own = createRenderer({
@@ -133,16 +138,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       egress,
       pages: config.renderPages,
       budgetMs: config.renderBudgetMs,
+      // A Chromium that runs but cannot start a browser turns the renderer off while running.
+      onOff: rendererOff,
     });
     app.addHook('onClose', () => own.close());
     renderer = own;
   }
-  if (!renderer.available) {
-    app.log.warn(
-      `Renderer off (PNG and PDF exports, pixel diffs, thumbnails): ${renderer.unavailableReason}. ` +
-        'Install chromium (apt-get install -y chromium) or set CHROMIUM_PATH.',
-    );
-  }
+  if (!renderer.available) rendererOff(renderer.unavailableReason);
   const accountEvents = createAccountEvents((err, what) => app.log.warn({ err }, what));
   // Searches and billing calls hold at most half the pool's connections (connection-turns.ts).
   const slowTurns = connectionTurns({ slots: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)) });

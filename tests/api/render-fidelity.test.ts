@@ -250,6 +250,65 @@ describe('the renderer loads the email as the preview does', () => {
     expect(rendered.height).toBeGreaterThanOrEqual(1200);
   });
 
+  it.each([
+    [
+      'min-height: 100vh, then a footer',
+      '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0">' +
+        '<div style="min-height:100vh;background:#fde;font:24px Arial">Hero section</div>' +
+        '<div style="background:#333;color:#fff;padding:20px;font:14px Arial">FOOTER after hero</div></body></html>',
+      856,
+    ],
+    [
+      'html, body { height: 100% } and a <table height="100%">, then a footer table',
+      '<!DOCTYPE html><html><head><style>html,body{height:100%;margin:0}</style></head><body>' +
+        '<table height="100%" width="100%" cellpadding="0" cellspacing="0" style="background:#fde"><tr><td>Main</td></tr></table>' +
+        '<table width="100%" cellpadding="0" cellspacing="0" style="background:#333"><tr><td style="height:60px">Footer</td></tr></table></body></html>',
+      860,
+    ],
+    [
+      '100vh, then 50vh',
+      '<style>html,body{margin:0}.h{min-height:100vh;background:#fde}.half{height:50vh;background:#333}</style>' +
+        '<div class="h">100vh</div><div class="half">50vh</div>',
+      1200,
+    ],
+  ])('%s: the whole email as it is in an 800 px window, its end included', async (_name, html, height) => {
+    // The preview's frame is that window (frame-behaviour.ts): the email scrolls in it.
+    expect((await preview(html)).height).toBe(height);
+    const rendered = await render(html);
+    expect([rendered.height, rendered.truncated]).toEqual([height, false]);
+    const image = PNG.sync.read(rendered.body);
+    expect(image.height).toBe(height);
+    const at = (y: number) => {
+      const i = (y * image.width + 300) * 4;
+      return [image.data[i], image.data[i + 1], image.data[i + 2]];
+    };
+    // The window tall hero, then the footer to the picture's end.
+    expect(at(795)).toEqual([255, 221, 238]);
+    expect(at(805)).toEqual([51, 51, 51]);
+    expect(at(height - 2)).toEqual([51, 51, 51]);
+    const pdf = await renderer.render({
+      html,
+      width: WIDTH,
+      mode: 'light',
+      format: 'pdf',
+      userId: 'fidelity',
+    });
+    expect([pdf.height, pdf.body.subarray(0, 5).toString()]).toEqual([height, '%PDF-']);
+  });
+
+  it('is on a desktop’s screen, as the preview is seen: max-device-width rules do not apply, whatever the width', async () => {
+    const html =
+      '<style>body{margin:0}.c{background:#0a0;width:560px;height:100px}' +
+      '@media only screen and (max-device-width:640px){.c{background:#c00;width:auto}}</style><div class="c">x</div>';
+    for (const width of [600, 375]) {
+      const image = PNG.sync.read(
+        (await renderer.render({ html, width, mode: 'light', format: 'png', userId: 'fidelity' })).body,
+      );
+      const i = (50 * image.width + 200) * 4;
+      expect([image.data[i], image.data[i + 1], image.data[i + 2]], `${width}`).toEqual([0, 170, 0]);
+    }
+  });
+
   it('says how wide content that overflows the frame is, as the preview can scroll to it', async () => {
     const html =
       '<!DOCTYPE html><html><body style="margin:0"><table width="1000" cellpadding="0" cellspacing="0">' +

@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Browser, BrowserContext, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { PREVIEW_MIN_HEIGHT_PX } from '../../shared/plans.ts';
 import { DARK_CANVAS, LIGHT_CANVAS } from '../../shared/preview/canvas.ts';
 import { leadingDoctypeEnd } from '../../shared/preview/leading-markup.ts';
 import type { RenderMode } from '../../shared/contract/render.ts';
 import type { Egress } from '../net/egress.ts';
+import {
+  captureByWindows,
+  heightInWindow,
+  imagesIn,
+  measureHeight,
+  type WindowCapture,
+} from './window-capture.ts';
 
 /**
  * One render in its own browser context (docs/decisions/0080-renderer-locked-down.md). The page is
@@ -27,6 +34,9 @@ import type { Egress } from '../net/egress.ts';
  * the egress guard (src/server/net/egress.ts) and handed to the page, everything else (documents,
  * so no navigation, scripts, media, fetches, objects) is refused. Chromium itself never opens a
  * connection for the email: its proxy is a dead loopback port (renderer.ts).
+ *
+ * Like the preview's frame, ours is as tall as the email, unless the email's height depends on the
+ * frame's (viewport units): it is then taken in an 800 px window, scrolled (window-capture.ts).
  */
 
 export interface RenderPageJob {
@@ -83,6 +93,14 @@ export interface RenderPageDeps {
    */
   resourcesBy: number;
 }
+
+/**
+ * The screen a render is on (`device-width`, `device-height`, `screen.*`): a common desktop
+ * monitor's, whatever the width asked, as the preview is seen on a desktop
+ * (docs/decisions/0120-renderer-as-the-preview-and-fair.md, amended 2026-11-28: the preview's frame
+ * cannot change the screen, so neither shows a phone's `max-device-width` layout).
+ */
+export const RENDER_SCREEN = { width: 1920, height: 1080 } as const;
 
 const CANVAS: Record<RenderMode, string> = { light: LIGHT_CANVAS, dark: DARK_CANVAS };
 /** Bytes one resource of the email may have. */
@@ -212,6 +230,14 @@ async function handle(
   }
 }
 
+/** Our frame and the page's viewport, `height` CSS pixels tall. */
+async function sizeFrame(page: Page, width: number, height: number): Promise<void> {
+  await page.evaluate((h) => {
+    document.querySelector('iframe')!.style.height = `${h}px`;
+  }, height);
+  await page.setViewportSize({ width, height });
+}
+
 export async function renderInContext(
   browser: Browser,
   job: RenderPageJob,
@@ -221,6 +247,9 @@ export async function renderInContext(
   const context = await browser.newContext({
     javaScriptEnabled: false,
     viewport: { width: job.width, height: PREVIEW_MIN_HEIGHT_PX },
+    // A desktop's screen, as the preview's frame has its reader's: without it the screen is the
+    // viewport, and `max-device-width` rules took every export for a phone's.
+    screen: RENDER_SCREEN,
     deviceScaleFactor: job.scale ?? 1,
     // No emulation: the iframe's color-scheme decides, as in the preview.
     colorScheme: null,
@@ -262,33 +291,41 @@ export async function renderInContext(
         timeout: Math.max(1, Math.min(deps.deadline, deps.resourcesBy + 250) - Date.now()),
       })
       .catch(() => undefined);
-    // Measured with the built-in getters: the email's markup can name an element `documentElement`
-    // or `images` (`<form name>`, `<img name>`), which shadows the document's own properties.
-    const measured = await frame.evaluate(() => {
-      const own = Object.getOwnPropertyDescriptor;
-      const root = own(Document.prototype, 'documentElement')!.get!.call(document) as Element | null;
-      const body = own(Document.prototype, 'body')!.get!.call(document) as Element | null;
-      const scrollHeight = own(Element.prototype, 'scrollHeight')!.get!;
-      return Math.ceil(Math.max(root ? scrollHeight.call(root) : 0, body ? scrollHeight.call(body) : 0));
-    });
-    const height = Math.max(1, Math.min(measured, job.maxHeight));
-    await page.evaluate((h) => {
-      document.querySelector('iframe')!.style.height = `${h}px`;
-    }, height);
-    await page.setViewportSize({ width: job.width, height });
-    // Images the taller viewport brought into view get the rest of the time for resources.
-    await frame
-      .waitForFunction(
-        () => {
-          const own = Object.getOwnPropertyDescriptor;
-          const list = own(Document.prototype, 'images')!.get!.call(document) as HTMLCollection;
-          const complete = own(HTMLImageElement.prototype, 'complete')!.get!;
-          return Array.from(list).every((img) => complete.call(img));
-        },
-        undefined,
-        { timeout: Math.max(1, deps.resourcesBy - Date.now()), polling: 50 },
-      )
-      .catch(() => undefined);
+    // Measured with the built-in getters (measureHeight): the email's markup can name an element
+    // `documentElement` or `images` (`<form name>`, `<img name>`), which shadows the document's own
+    // properties. The frame is one window tall (PREVIEW_MIN_HEIGHT_PX), as the preview's frame starts.
+    const measured = await measureHeight(frame);
+    let height = Math.max(1, Math.min(measured, job.maxHeight));
+    const capture: WindowCapture = {
+      context,
+      page,
+      frame,
+      width: job.width,
+      window: PREVIEW_MIN_HEIGHT_PX,
+      maxHeight: job.maxHeight,
+      canvas: CANVAS[job.mode],
+      format: job.format,
+      resourcesBy: deps.resourcesBy,
+      timeout,
+    };
+    // Grown to the email's height, as the preview's frame grows, unless the email grows with it:
+    // its height then depends on the window's (viewport units, `height: 100%` on the root), and it
+    // is taken in a window of fixed height, scrolled (window-capture.ts), as the preview shows it.
+    let inWindow = false;
+    if (height > PREVIEW_MIN_HEIGHT_PX) {
+      await sizeFrame(page, job.width, height);
+      inWindow = Math.abs((await measureHeight(frame)) - measured) > 1;
+      if (inWindow) await sizeFrame(page, job.width, PREVIEW_MIN_HEIGHT_PX);
+    }
+    let truncated = measured > job.maxHeight;
+    if (inWindow) {
+      const full = await heightInWindow(capture);
+      height = Math.max(1, Math.min(full, job.maxHeight));
+      truncated = full > job.maxHeight;
+    } else {
+      // Images the taller viewport brought into view get the rest of the time for resources.
+      await imagesIn(frame, deps.resourcesBy);
+    }
     const contentWidth = await frame.evaluate(() => {
       const own = Object.getOwnPropertyDescriptor;
       const root = own(Document.prototype, 'documentElement')!.get!.call(document) as Element | null;
@@ -299,11 +336,12 @@ export async function renderInContext(
     const shown = {
       width: job.width,
       height,
-      truncated: measured > job.maxHeight,
+      truncated,
       contentWidth: Math.max(job.width, contentWidth),
       // Counted before the capture: an image that arrives during it may not be in it.
       imagesFailed: [...images.values()].filter((arrived) => !arrived).length,
     };
+    if (inWindow) return { body: await captureByWindows(capture, height), ...shown };
     if (job.format === 'pdf') {
       await page.emulateMedia({ media: 'screen' });
       const body = await page.pdf({

@@ -28,9 +28,12 @@ import {
 export type RenderJob = Omit<RenderPageJob, 'maxHeight'> & { maxHeight?: number };
 
 export interface Renderer {
-  /** False when no Chromium was found: every render then fails with 503 renderer_unavailable. */
+  /**
+   * False when no Chromium that runs was found, or when it stopped starting (LAUNCH_FAILURES_TO_OFF
+   * in a row): every render then fails with 503 renderer_unavailable.
+   */
   readonly available: boolean;
-  /** Why the renderer is off (for the start-up log line), null when it is on. */
+  /** Why the renderer is off (for the log line), null when it is on. */
   readonly unavailableReason: string | null;
   render(job: RenderJob): Promise<RenderedPage>;
   close(): Promise<void>;
@@ -52,6 +55,11 @@ export interface RendererOptions {
   /** The most pixels one render may have (width × height × scale²). */
   maxPixels?: number;
   onRequest?: (event: RenderRequestEvent) => void;
+  /**
+   * Called once when Chromium stopped starting and the renderer turned itself off (not when it was
+   * off from the start: `available` says so then), with the reason, for the log.
+   */
+  onOff?: (reason: string) => void;
 }
 
 export const MAX_RENDER_HEIGHT = 20_000;
@@ -96,6 +104,13 @@ const overBudget = (ms: number) =>
 const failed = (why: string) =>
   new AppError(503, `The renderer failed (${why}). Try again in a few seconds.`, 'render_failed', 5);
 
+/**
+ * Launches that fail in a row before the renderer turns itself off, until the process restarts
+ * (docs/decisions/0080-renderer-locked-down.md, amended 2026-11-28): one may be passing (memory, a
+ * full /dev/shm) and the next render tries again; three in a row is a Chromium that cannot start.
+ */
+export const LAUNCH_FAILURES_TO_OFF = 3;
+
 /** Renders of one user that may wait: a pixel comparison is two, history asks for two thumbnails. */
 export const MAX_QUEUED_PER_OWNER = 4;
 
@@ -115,6 +130,9 @@ interface Waiting {
 
 export function createRenderer(options: RendererOptions): Renderer {
   const lookup = findChromium(options);
+  let executable = lookup.path;
+  let offReason = lookup.path === null ? lookup.reason : null;
+  let launchFailures = 0;
   const maxQueue = options.maxQueue ?? 16;
   const maxQueuedPerOwner = options.maxQueuedPerOwner ?? MAX_QUEUED_PER_OWNER;
   const maxHeightBudget = options.maxHeight ?? MAX_RENDER_HEIGHT;
@@ -131,9 +149,10 @@ export function createRenderer(options: RendererOptions): Renderer {
   let closed = false;
 
   function launch(path: string): Promise<Browser> {
+    if (browser) return browser;
     // playwright-core is loaded with the first render: it is a quarter of the server's import time
     // and memory, and many processes never render (a worker, an install without Chromium).
-    browser ??= import('playwright-core')
+    const starting = import('playwright-core')
       .then(({ chromium }) =>
         chromium.launch({
           executablePath: path,
@@ -144,14 +163,20 @@ export function createRenderer(options: RendererOptions): Renderer {
         }),
       )
       .then((b) => {
+        launchFailures = 0;
         // A crashed or killed browser is started again by the next render.
         b.on('disconnected', () => {
           if (browser && !closed) browser = undefined;
         });
         return b;
       });
-    browser.catch(() => (browser = undefined));
-    return browser;
+    // Counted once per launch, however many renders were waiting for it.
+    starting.catch(() => {
+      browser = undefined;
+      launchFailures++;
+    });
+    browser = starting;
+    return starting;
   }
 
   function begin(owner: string): () => void {
@@ -235,11 +260,25 @@ export function createRenderer(options: RendererOptions): Renderer {
     );
   }
 
+  /** A launch failed: after LAUNCH_FAILURES_TO_OFF in a row, Chromium is taken to be unable to start. */
+  function launchFailed(message: string): AppError {
+    if (executable === null) return unavailable();
+    if (launchFailures < LAUNCH_FAILURES_TO_OFF) return failed(`Chromium did not start: ${message}`);
+    offReason = `Chromium (${executable}) did not start ${LAUNCH_FAILURES_TO_OFF} times in a row: ${message}`;
+    executable = null;
+    options.onOff?.(offReason);
+    return unavailable();
+  }
+
   return {
-    available: lookup.path !== null,
-    unavailableReason: lookup.path === null ? lookup.reason : null,
+    get available() {
+      return executable !== null;
+    },
+    get unavailableReason() {
+      return offReason;
+    },
     async render(job) {
-      if (lookup.path === null) throw unavailable();
+      if (executable === null) throw unavailable();
       if (closed) throw busy();
       const scale = job.scale ?? 1;
       const pixelCap = Math.floor(maxPixels / (job.width * scale * scale));
@@ -253,12 +292,12 @@ export function createRenderer(options: RendererOptions): Renderer {
       // budget starts once the browser is there.
       let b: Browser;
       try {
-        b = await launch(lookup.path);
+        if (executable === null) throw unavailable();
+        b = await launch(executable);
       } catch (err) {
         release();
-        throw failed(
-          `Chromium did not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-        );
+        if (err instanceof AppError) throw err;
+        throw launchFailed(err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : String(err));
       }
       const controller = new AbortController();
       const deadline = Date.now() + options.budgetMs;

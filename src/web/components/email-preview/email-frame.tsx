@@ -14,7 +14,9 @@ import type { ViewTransforms } from './view-transforms.ts';
  *   navigation; this page reads the layout to size the frame and opens clicked links itself.
  * - Its viewport is exactly `width` CSS pixels (no border or padding); when the room is narrower
  *   the frame is scaled down with a transform, so the email never reflows.
- * - It is as tall as the email (at least the spec's 800 px): no inner scrollbar.
+ * - It is as tall as the email (at least the spec's 800 px): no inner scrollbar; unless the email's
+ *   height depends on the frame's (viewport units), which scrolls in an 800 px window
+ *   (frame-behaviour.ts).
  * - Its `color-scheme` decides the email's `prefers-color-scheme` in Chromium, whatever the app's
  *   theme or the system's: light for Light and Dark (forced), dark for Dark.
  */

@@ -1,9 +1,12 @@
+import { PREVIEW_MIN_HEIGHT_PX } from '../../../shared/plans.ts';
+
 /**
  * What the app does for the email inside the preview frame
  * (docs/decisions/0045-preview-frame-same-origin-without-scripts.md). The frame is sandboxed with
  * `allow-same-origin` and nothing else: the email runs no script and can open, submit or navigate
  * nothing, while this page can read its layout. So this page:
- * - measures the email's full height, for a frame without an inner scrollbar;
+ * - measures the email's full height, for a frame without an inner scrollbar (unless the email's
+ *   height depends on the frame's: it then scrolls in a window, see watchDocument);
  * - opens the links a reader clicks, itself, in a new tab with no opener and no referrer, and only
  *   for http(s) and mailto URLs (never javascript:, data: or anything else);
  * - stops form submissions (the sandbox would block them with a console error).
@@ -138,39 +141,55 @@ function onLinkClick(event: MouseEvent, doc: Document, handlers: FrameHandlers):
 /**
  * Starts measuring and handling one parsed document of the frame; returns the function that
  * stops.
+ *
+ * The frame is as tall as the email, unless the email's height depends on the frame's: viewport
+ * units (`min-height: 100vh`), `height: 100%` on `html, body` and a `<table height="100%">` size it
+ * by the viewport, so a frame grown to the email grows the email with it and leaves its end below
+ * the frame (and chasing it runs to MAX_HEIGHT). Such an email is shown in a window of the spec's
+ * 800 px (PREVIEW_MIN_HEIGHT_PX) and scrolls in it, as a mail client's window scrolls it, and as the
+ * renderer takes it (src/server/render/window-capture.ts): viewport units always mean that window
+ * (docs/decisions/0045-preview-frame-same-origin-without-scripts.md, amended 2026-11-28).
  */
-function watchDocument(doc: Document, handlers: FrameHandlers): () => void {
+function watchDocument(doc: Document, iframe: HTMLIFrameElement, handlers: FrameHandlers): () => void {
   const b = dom();
   const win = b.defaultView.call(doc);
   let frame = 0;
-  let lastOverflow = -1;
-  let runaway = 0;
 
-  const measure = () => {
-    frame = 0;
+  /**
+   * The height the email needs in a frame `height` CSS pixels tall. The frame is set to that height
+   * for the reading (reading the email's layout lays both documents out at once; nothing is
+   * painted in between), and the caller puts it back.
+   */
+  const neededAt = (height: number): number | null => {
+    iframe.style.height = `${height}px`;
     const root = b.documentElement.call(doc);
     const scroller = b.scrollingElement.call(doc) ?? root;
-    if (!win || !root || !scroller) return;
-    const viewport = innerHeightOf(win);
+    if (!win || !root || !scroller) return null;
     const scrollHeight = b.scrollHeight.call(scroller);
     const clientHeight = b.clientHeight.call(scroller);
     // A horizontal scrollbar (an email wider than the frame) takes height from the viewport.
-    const bar = Math.max(0, viewport - clientHeight);
+    const bar = Math.max(0, innerHeightOf(win) - clientHeight);
     const content =
       scrollHeight > clientHeight ? scrollHeight : Math.ceil(b.getBoundingClientRect.call(root).height);
-    const needed = Math.min(MAX_HEIGHT, content + bar);
-    const overflow = needed - viewport;
-    if (overflow > 0) {
-      // Content sized by the viewport (min-height: 100vh plus a margin) grows with the frame:
-      // the same overflow after each growth means chasing it would never end.
-      runaway = overflow === lastOverflow ? runaway + 1 : 0;
-      lastOverflow = overflow;
-      if (runaway >= 3) return;
-    } else {
-      runaway = 0;
-      lastOverflow = -1;
+    return content + bar;
+  };
+
+  const measure = () => {
+    frame = 0;
+    const shown = iframe.style.height;
+    let height: number | null;
+    try {
+      const inWindow = neededAt(PREVIEW_MIN_HEIGHT_PX);
+      if (inWindow === null || inWindow <= PREVIEW_MIN_HEIGHT_PX) height = inWindow;
+      else {
+        // Grown to the email's height, the email must keep that height: else it grows with the frame.
+        const grown = neededAt(Math.min(MAX_HEIGHT, inWindow));
+        height = grown !== null && Math.abs(grown - inWindow) <= 1 ? inWindow : PREVIEW_MIN_HEIGHT_PX;
+      }
+    } finally {
+      iframe.style.height = shown;
     }
-    handlers.onHeight(needed);
+    if (height !== null) handlers.onHeight(Math.min(MAX_HEIGHT, height));
   };
   const schedule = () => {
     if (!frame) frame = requestAnimationFrame(measure);
@@ -223,7 +242,7 @@ export function showInFrame(iframe: HTMLIFrameElement, url: string, handlers: Fr
     const doc = iframe.contentDocument;
     const b = dom();
     if (doc && b.URL.call(doc) === url && b.readyState.call(doc) !== 'loading') {
-      stopDocument = watchDocument(doc, handlers);
+      stopDocument = watchDocument(doc, iframe, handlers);
       return;
     }
     // Bounded: the load listener catches a document that takes longer, and a background tab
