@@ -1,9 +1,15 @@
 import { PLANS, type Plan } from '../shared/plans.ts';
-import { isLiveStatus } from './accounts/effective-plan.ts';
+import {
+  endsAtPeriodEnd,
+  isLiveStatus,
+  operatorPlanState,
+  type PlanState,
+} from './accounts/effective-plan.ts';
 import { deleteAccount, findUserByEmail, markVerified, setPlan } from './accounts/users.repo.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
 import { createDb, createPool, openDatabase, type Db } from './db/database.ts';
+import type { Executor } from './db/executor.ts';
 import { runningEmbeddedConnectionString } from './db/embedded-postgres.ts';
 import { migrateToLatest } from './db/migrate.ts';
 
@@ -52,6 +58,90 @@ async function connect(config: Config): Promise<Connection> {
   return { db: opened.db, close: opened.close };
 }
 
+/** The account's plan and the subscription Stripe last reported, as billing stored them. */
+async function billingOf(
+  db: Executor,
+  userId: string,
+): Promise<PlanState & { subscriptionId: string | null }> {
+  const row = await db
+    .selectFrom('users')
+    .select([
+      'plan',
+      'subscription_status',
+      'stripe_subscription_id',
+      'cancel_at_period_end',
+      'current_period_end',
+    ])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return {
+    plan: row.plan,
+    subscriptionStatus: row.subscription_status,
+    subscriptionId: row.stripe_subscription_id,
+    cancelAtPeriodEnd: row.cancel_at_period_end,
+    currentPeriodEnd: row.current_period_end,
+  };
+}
+
+/** A subscription Stripe still bills: live, and not cancelled with its period over. */
+function stillBilled(billing: PlanState & { subscriptionId: string | null }, now: Date): boolean {
+  const ended = endsAtPeriodEnd(billing) && billing.currentPeriodEnd.getTime() <= now.getTime();
+  return billing.subscriptionId !== null && isLiveStatus(billing.subscriptionStatus) && !ended;
+}
+
+const day = (date: Date) => date.toISOString().slice(0, 10);
+
+/**
+ * set-plan: the operator's word wins (docs/decisions/0017-billing-off.md). Pro over a subscription
+ * cancelled at its period end also records that subscription as over, or the period-end rule
+ * (src/server/accounts/effective-plan.ts) would end the grant with it, or ignore it once ended.
+ */
+async function setPlanCommand(
+  db: Db,
+  email: string,
+  plan: Plan,
+  now: Date,
+  billingOn: boolean,
+  out: (line: string) => void,
+): Promise<number> {
+  const changed = await db.transaction().execute(async (trx) => {
+    const found = await findUserByEmail(trx, email);
+    if (!found) return undefined;
+    const before = await billingOf(trx, found.id);
+    const after = operatorPlanState(before, plan);
+    if (
+      after.subscriptionStatus !== before.subscriptionStatus ||
+      after.cancelAtPeriodEnd !== before.cancelAtPeriodEnd
+    )
+      await trx
+        .updateTable('users')
+        .set({ subscription_status: after.subscriptionStatus, cancel_at_period_end: after.cancelAtPeriodEnd })
+        .where('id', '=', found.id)
+        .execute();
+    const user = await setPlan(trx, email, plan, now);
+    return user && { user, before, after };
+  });
+  if (!changed) {
+    console.error(`No account with the email ${email}.`);
+    return 1;
+  }
+  const { user, before, after } = changed;
+  out(`The plan of ${user.email} is now ${plan}.`);
+  if (endsAtPeriodEnd(before) && !endsAtPeriodEnd(after)) {
+    const end = before.currentPeriodEnd;
+    out(
+      `Its Stripe subscription was cancelled and ${end.getTime() <= now.getTime() ? 'ended' : 'ends'} on ${day(end)}; Pro is granted now and does not end with it.`,
+    );
+  } else if (billingOn && stillBilled(before, now)) {
+    out(
+      plan === 'free'
+        ? `Note: ${user.email} has a live Stripe subscription, so its next Stripe event makes the plan pro again: cancel the subscription in Stripe to end Pro.`
+        : `Note: ${user.email} pays for Pro through a live Stripe subscription; should it end, Pro ends with it unless you grant it again.`,
+    );
+  }
+  return 0;
+}
+
 async function run(args: string[], out: (line: string) => void): Promise<number> {
   const [command, ...rest] = args;
   if (!command || ['help', '--help', '-h'].includes(command)) {
@@ -79,16 +169,7 @@ async function run(args: string[], out: (line: string) => void): Promise<number>
   const connection = await connect(config);
   try {
     const now = systemClock.now();
-    if (plan) {
-      const user = await setPlan(connection.db, email, plan, now);
-      if (!user) {
-        console.error(`No account with the email ${email}.`);
-        return 1;
-      }
-      out(`The plan of ${user.email} is now ${user.plan}.`);
-      if (config.stripe) out('Note: billing is on, so Stripe events may change this plan again.');
-      return 0;
-    }
+    if (plan) return await setPlanCommand(connection.db, email, plan, now, Boolean(config.stripe), out);
     const user = await findUserByEmail(connection.db, email);
     if (!user) {
       console.error(`No account with the email ${email}.`);
@@ -98,16 +179,7 @@ async function run(args: string[], out: (line: string) => void): Promise<number>
       // Stripe would keep billing an account that no longer exists: whatever the plan says (an
       // operator's set-plan free leaves the subscription as it is), a subscription Stripe still
       // reports live, and not cancelled with its period over, is refused.
-      const billing = await connection.db
-        .selectFrom('users')
-        .select(['stripe_subscription_id', 'cancel_at_period_end', 'current_period_end'])
-        .where('id', '=', user.id)
-        .executeTakeFirstOrThrow();
-      const ended =
-        billing.cancel_at_period_end &&
-        billing.current_period_end !== null &&
-        billing.current_period_end.getTime() <= now.getTime();
-      if (billing.stripe_subscription_id !== null && isLiveStatus(user.subscriptionStatus) && !ended) {
+      if (stillBilled(await billingOf(connection.db, user.id), now)) {
         console.error(
           `${user.email} has a live Stripe subscription: cancel it in Stripe first, then delete the account.`,
         );

@@ -34,6 +34,51 @@ describe('admin CLI against DATABASE_URL', { timeout: 120_000 }, () => {
     expect((await userRow(account.userId)).plan).toBe('free');
   });
 
+  it('set-plan EMAIL pro over a Stripe subscription cancelled at its period end grants Pro, ended or not', async () => {
+    const DAY = 86_400_000;
+    for (const [tense, offset] of [
+      ['ended', -DAY],
+      ['ends', 3600_000],
+    ] as const) {
+      const u = await createUser(ctx.db, { plan: 'pro' });
+      const end = new Date(Date.now() + offset);
+      // What billing stored: Stripe still says active, cancelled at the end of the period.
+      await ctx.db
+        .updateTable('users')
+        .set({
+          stripe_customer_id: `cus_${u.user.id}`,
+          stripe_subscription_id: `sub_${u.user.id}`,
+          cancel_at_period_end: true,
+          current_period_end: end,
+        })
+        .where('id', '=', u.user.id)
+        .execute();
+      const plan = async () =>
+        (await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: u.headers })).json().user.plan;
+      expect(await plan()).toBe(tense === 'ended' ? 'free' : 'pro');
+
+      const run = await runAdmin(['set-plan', u.user.email, 'pro'], env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim().split('\n')).toEqual([
+        `The plan of ${u.user.email} is now pro.`,
+        `Its Stripe subscription was cancelled and ${tense} on ${end.toISOString().slice(0, 10)}; Pro is granted now and does not end with it.`,
+      ]);
+      expect(await plan(), tense).toBe('pro');
+      const start = ctx.clock.now();
+      try {
+        ctx.clock.set(new Date(end.getTime() + DAY)); // past the period end
+        expect(await plan(), tense).toBe('pro');
+      } finally {
+        ctx.clock.set(start);
+      }
+      expect(await userRow(u.user.id)).toMatchObject({
+        plan: 'pro',
+        subscription_status: 'canceled',
+        cancel_at_period_end: false,
+      });
+    }
+  });
+
   it('verify EMAIL marks the address verified, once', async () => {
     const account = await signUp(ctx);
     const first = await runAdmin(['verify', account.email], env);

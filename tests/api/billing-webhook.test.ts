@@ -6,6 +6,7 @@ import {
   type FakeStripe,
   type FakeSubscription,
 } from '../support/fake-stripe.ts';
+import { runAdmin } from '../support/child-process.ts';
 import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
@@ -128,6 +129,40 @@ describe('billing: webhooks and plan rules', () => {
     expect(await me(u)).toMatchObject({ plan: 'pro' });
   });
 
+  it('answers a validly signed body without an id or a data.object 400, naming what is missing', async () => {
+    const { u, customer } = await customerUser();
+    const sub = stripe.createSubscription(customer);
+    const signedBody = (body: unknown) => {
+      const payload = JSON.stringify(body);
+      const header = Stripe.webhooks.generateTestHeaderString({
+        payload,
+        secret: FAKE_STRIPE_WEBHOOK_SECRET,
+      });
+      return send(payload, { 'content-type': 'application/json', 'stripe-signature': header });
+    };
+    const type = 'customer.subscription.updated';
+    for (const [body, error] of [
+      [{ object: 'event', type, data: { object: sub } }, 'The Stripe event has no id'],
+      [{ id: null, object: 'event', type, data: { object: sub } }, 'The Stripe event has no id'],
+      [{ id: 'evt_no_data', object: 'event', type }, 'The Stripe event has no data.object'],
+      [{ id: 'evt_null_data', object: 'event', type, data: null }, 'The Stripe event has no data.object'],
+      [{ id: 'evt_no_object', object: 'event', type, data: {} }, 'The Stripe event has no data.object'],
+      [
+        { id: 'evt_string_object', object: 'event', type, data: { object: 'sub' } },
+        'The Stripe event has no data.object',
+      ],
+      [null, 'The Stripe event is not a JSON object'],
+      [['evt_in_an_array'], 'The Stripe event is not a JSON object'],
+    ] as const) {
+      const res = await signedBody(body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json()).toEqual({ error, code: 'invalid_event' });
+    }
+    expect(await me(u)).toMatchObject({ plan: 'free' });
+    for (const id of ['evt_no_data', 'evt_null_data', 'evt_no_object', 'evt_string_object'])
+      expect(await eventRows(id)).toEqual([]);
+  });
+
   it('applies the same event delivered 5 times concurrently exactly once', async () => {
     const { u, customer } = await customerUser();
     const sub = stripe.createSubscription(customer);
@@ -190,6 +225,30 @@ describe('billing: webhooks and plan rules', () => {
     } finally {
       ctx.clock.set(start);
     }
+  });
+
+  it("an operator's Pro granted over a cancelled subscription stands when Stripe reports it over", async () => {
+    const { u, sub } = await proUser();
+    // Cancelled at the end of a period that is now over; Stripe still says active.
+    stripe.updateSubscription(sub.id, {
+      cancelAtPeriodEnd: true,
+      currentPeriodEnd: Date.now() / 1000 - 3600,
+    });
+    const current = () => ({ ...stripe.subscriptions.get(sub.id)! });
+    expect((await webhook('customer.subscription.updated', current())).statusCode).toBe(200);
+    expect(await me(u)).toMatchObject({ plan: 'free' });
+
+    const granted = await runAdmin(['set-plan', u.user.email, 'pro'], { DATABASE_URL: ctx.databaseUrl });
+    expect(granted.code, granted.stderr).toBe(0);
+    expect(await me(u)).toMatchObject({ plan: 'pro' });
+    // Stripe's events and a sync re-read the subscription: no Pro in force there, the grant stands.
+    expect((await webhook('customer.subscription.updated', current())).statusCode).toBe(200);
+    const synced = await ctx.app.inject({ method: 'POST', url: '/api/billing/sync', headers: u.headers });
+    expect(synced.json().user).toMatchObject({ plan: 'pro' });
+    stripe.updateSubscription(sub.id, { status: 'canceled' });
+    expect((await webhook('customer.subscription.deleted', current())).statusCode).toBe(200);
+    expect(await me(u)).toMatchObject({ plan: 'pro' });
+    expect(await historyStatus(u)).toBe(200);
   });
 
   it('past_due keeps Pro with the past_due status; unpaid then ends it', async () => {

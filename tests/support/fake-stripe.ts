@@ -9,8 +9,10 @@ import Stripe from 'stripe';
  * requests, JSON objects, `{ error }` answers, bearer secret key):
  *
  *   POST /v1/customers                 GET /v1/customers/:id     POST /v1/customers/:id (update)
+ *   DELETE /v1/customers/:id
  *   POST /v1/checkout/sessions         GET /v1/checkout/sessions (by customer and status)
- *   POST /v1/checkout/sessions/:id/expire                         POST /v1/billing_portal/sessions
+ *   GET /v1/checkout/sessions/:id      POST /v1/checkout/sessions/:id/expire
+ *   POST /v1/billing_portal/sessions
  *   GET  /v1/subscriptions?customer=   GET  /v1/subscriptions/:id
  *
  * plus the pages a browser visits: a checkout page (`/pay/:session`) whose Pay button creates the
@@ -135,6 +137,10 @@ export interface FakeStripe {
   subscriptionsOf: (customerId: string) => FakeSubscription[];
   /** Marks a customer deleted (as the dashboard would). */
   deleteCustomer: (customerId: string) => void;
+  /** Every API call from now on answers after `ms` (0: at once), as a slow Stripe would. */
+  delayCalls: (ms: number) => void;
+  /** API calls that have arrived and wait out that delay. */
+  delayedCalls: () => number;
   /** The next `count` API calls to a matching path answer 500 (Stripe's client retries twice). */
   failCalls: (path: string | RegExp, count: number) => void;
   /** The API calls to one path (optionally one method). */
@@ -214,6 +220,8 @@ export async function startFakeStripe(
   let checkoutOutcome: FakeSubscriptionStatus = 'active';
   let webhookTarget: string | null = null;
   let failures: { path: string | RegExp; left: number } | null = null;
+  let delayMs = 0;
+  let delayed = 0;
   let base = '';
 
   const createSubscription = (
@@ -353,6 +361,17 @@ export async function startFakeStripe(
       if (str(body.email) !== undefined) customer.email = str(body.email)!;
       if (body.metadata) customer.metadata = { ...customer.metadata, ...meta(body.metadata) };
       return customer;
+    }
+    if (method === 'DELETE' && (m = /^\/v1\/customers\/([^/]+)$/.exec(path))) {
+      const customer = customers.get(m[1]!);
+      if (!customer || customer.deleted) throw missing('customer', m[1]!, 'id');
+      customer.deleted = true;
+      return { id: customer.id, object: 'customer', deleted: true };
+    }
+    if (method === 'GET' && (m = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path))) {
+      const session = checkoutSessions.get(m[1]!);
+      if (!session) throw missing('checkout.session', m[1]!, 'session');
+      return session;
     }
     if (method === 'GET' && path === '/v1/checkout/sessions') {
       const customerId = str(query.customer);
@@ -553,6 +572,15 @@ export async function startFakeStripe(
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (delayMs > 0 && req.url?.startsWith('/v1/')) {
+        delayed += 1;
+        setTimeout(() => {
+          delayed -= 1;
+          answer();
+        }, delayMs);
+      } else answer();
+    });
+    const answer = () => {
       const url = new URL(req.url ?? '/', 'http://fake-stripe');
       const method = req.method ?? 'GET';
       const path = url.pathname;
@@ -613,7 +641,7 @@ export async function startFakeStripe(
         return sendHtml(200, portalPage(session));
       }
       sendHtml(404, html('Not found', '<h1>Not found</h1>'));
-    });
+    };
   });
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -645,6 +673,10 @@ export async function startFakeStripe(
       const c = customers.get(customerId);
       if (c) c.deleted = true;
     },
+    delayCalls: (ms) => {
+      delayMs = ms;
+    },
+    delayedCalls: () => delayed,
     failCalls: (path, count) => {
       failures = { path, left: count };
     },

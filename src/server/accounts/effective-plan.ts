@@ -25,20 +25,39 @@ export interface PlanState {
   currentPeriodEnd: Date | null;
 }
 
+/** A live subscription cancelled at its period end: it ends then, whatever the stored plan says. */
+export function endsAtPeriodEnd(state: PlanState): state is PlanState & { currentPeriodEnd: Date } {
+  return state.cancelAtPeriodEnd && state.currentPeriodEnd !== null && isLiveStatus(state.subscriptionStatus);
+}
+
 /**
  * The plan in force at `now`. The stored plan is authoritative (billing or an operator's
  * set-plan wrote it) except for one case: a live subscription cancelled at the period end keeps
  * Pro only until that end, even if Stripe's final "deleted" event is late or never arrives.
  */
 export function effectivePlan(state: PlanState, now: Date): Plan {
-  if (
-    state.plan === 'pro' &&
-    state.cancelAtPeriodEnd &&
-    state.currentPeriodEnd !== null &&
-    isLiveStatus(state.subscriptionStatus) &&
-    state.currentPeriodEnd.getTime() <= now.getTime()
-  ) {
+  if (state.plan === 'pro' && endsAtPeriodEnd(state) && state.currentPeriodEnd.getTime() <= now.getTime()) {
     return 'free';
   }
   return state.plan;
+}
+
+/**
+ * Pro granted by an operator (`npm run admin -- set-plan EMAIL pro`): Pro that no live
+ * subscription explains, since billing stores Pro only under a live status. A refresh from Stripe
+ * that finds no Pro in force leaves it alone (docs/decisions/0017-billing-off.md).
+ */
+export function isGrantedPro(state: PlanState): boolean {
+  return state.plan === 'pro' && !isLiveStatus(state.subscriptionStatus);
+}
+
+/**
+ * What an operator's set-plan writes over `state`. Pro over a subscription cancelled at its period
+ * end also records that subscription as over (canceled, what Stripe reports once the period ends):
+ * the grant then stands on its own instead of ending with it (docs/decisions/0017-billing-off.md).
+ */
+export function operatorPlanState(state: PlanState, plan: Plan): PlanState {
+  if (plan === 'pro' && endsAtPeriodEnd(state))
+    return { ...state, plan, subscriptionStatus: 'canceled', cancelAtPeriodEnd: false };
+  return { ...state, plan };
 }

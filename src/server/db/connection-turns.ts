@@ -13,7 +13,7 @@ export interface ConnectionTurns {
 /**
  * Work that may hold a database connection for seconds takes turns
  * (docs/decisions/0126-history-search-bounded.md): a history search (crafted HTML can make one
- * slow) and a billing call (it waits for Stripe while it holds the user's row). Each key runs one
+ * slow) and a billing call (it may wait for Stripe while it holds a connection under the user's billing lock). Each key runs one
  * at a time, in order, and the process at most `slots` at once, so such work never holds the
  * connections everyone's sends, sign-ins and pages need. Waiting is bounded because each turn is
  * (a statement timeout, Stripe's client timeout).

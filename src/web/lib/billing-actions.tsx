@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { RedirectUrlResponse } from '../../shared/contract/billing.ts';
 import { PRO_PRICE_ID } from '../../shared/plans.ts';
@@ -5,6 +6,7 @@ import { BillingDisabledDialog } from '../components/billing/billing-disabled-di
 import { toast } from '../components/ui/toast.tsx';
 import { ApiError, api, errorMessage } from './api.ts';
 import { usePublicConfig } from './public-config.ts';
+import { isUserData } from './query-keys.ts';
 
 /**
  * The actions that leave the app for Stripe (docs/spec.md §7): Checkout to upgrade, the billing portal to
@@ -55,6 +57,7 @@ export interface BillingActions {
 
 export function useBillingActions(context: BillingContext): BillingActions {
   const config = usePublicConfig();
+  const queryClient = useQueryClient();
   const [busy, setBusy] = useState<BillingAction | null>(null);
   const busyRef = useRef<BillingAction | null>(null);
   const [explainOpen, setExplainOpen] = useState(false);
@@ -90,9 +93,13 @@ export function useBillingActions(context: BillingContext): BillingActions {
         setBusy(null);
         if (err instanceof ApiError && err.code === 'billing_disabled') setExplainOpen(true);
         else toast.error(FAILURE_TITLES[context][action], errorMessage(err));
+        // Pro already (paid in another tab, its webhook not in yet: the server has stored it now):
+        // every view of the account reloads, as after the return from a payment (payment-return.tsx).
+        if (err instanceof ApiError && err.code === 'already_pro')
+          void queryClient.invalidateQueries({ predicate: isUserData });
       }
     },
-    [billingEnabled, context],
+    [billingEnabled, context, queryClient],
   );
 
   return {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Plan, SubscriptionStatus } from '../../../shared/plans.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { BillingState } from './plan-rules.ts';
@@ -54,48 +55,61 @@ export async function findBillingRow(db: Executor, userId: string): Promise<Bill
 }
 
 /**
- * The user's billing fields with the row locked until the transaction ends: customer creation,
- * sync and webhooks for one user run one at a time, so the last writer has read Stripe last.
+ * The user's billing fields, read after taking the user's billing lock (a PostgreSQL advisory lock
+ * held until the transaction ends): refreshes from Stripe (sync, webhooks, a checkout paid before
+ * its webhook) for one user run one at a time, so the last writer has read Stripe last. Not the
+ * row's lock: the user's sends, sign-ins and settings never wait for Stripe
+ * (docs/decisions/0126-history-search-bounded.md, amended).
  */
-export async function lockBillingRow(trx: Executor, userId: string): Promise<BillingRow | undefined> {
-  const row = await trx
-    .selectFrom('users')
-    .select(columns)
-    .where('id', '=', userId)
-    .forUpdate()
-    .executeTakeFirst();
-  return row && toRow(row);
+export async function lockBilling(trx: Executor, userId: string): Promise<BillingRow | undefined> {
+  await sql`select pg_advisory_xact_lock(hashtext('billing'), hashtext(${userId}))`.execute(trx);
+  return findBillingRow(trx, userId);
 }
 
-export async function lockBillingRowByCustomer(
+/** lockBilling for the user whose Stripe customer this is; undefined if it is no user's. */
+export async function lockBillingByCustomer(
   trx: Executor,
   customerId: string,
 ): Promise<BillingRow | undefined> {
-  const row = await trx
+  const owner = await trx
     .selectFrom('users')
-    .select(columns)
+    .select('id')
     .where('stripe_customer_id', '=', customerId)
-    .forUpdate()
     .executeTakeFirst();
-  return row && toRow(row);
+  if (!owner) return undefined;
+  const row = await lockBilling(trx, owner.id);
+  return row?.stripeCustomerId === customerId ? row : undefined;
 }
 
-export async function setCustomerId(
+/**
+ * Stores the user's Stripe customer if the stored one is still `expected` (null: none yet), and
+ * answers the account's email then; undefined when another request stored a customer first (or
+ * the account is gone). One customer per user without holding anything while Stripe answers.
+ */
+export async function claimCustomerId(
   db: Executor,
   userId: string,
+  expected: string | null,
   customerId: string,
   now: Date,
-): Promise<void> {
-  await db
+): Promise<{ email: string } | undefined> {
+  return db
     .updateTable('users')
     .set({ stripe_customer_id: customerId, updated_at: now })
     .where('id', '=', userId)
-    .execute();
+    .where(sql<boolean>`stripe_customer_id is not distinct from ${expected}`)
+    .returning('email')
+    .executeTakeFirst();
 }
 
+/**
+ * Writes what Stripe reported for the user's customer over the row as `read` (in the billing lock),
+ * unless it changed since: a deleted customer replaced meanwhile (that customer's subscriptions no
+ * longer count), or an operator's set-plan, which wins (src/server/admin.ts).
+ */
 export async function writeBillingState(
   db: Executor,
-  userId: string,
+  read: BillingRow & { stripeCustomerId: string },
   state: BillingState,
   now: Date,
 ): Promise<void> {
@@ -109,7 +123,11 @@ export async function writeBillingState(
       current_period_end: state.currentPeriodEnd,
       updated_at: now,
     })
-    .where('id', '=', userId)
+    .where('id', '=', read.id)
+    .where('stripe_customer_id', '=', read.stripeCustomerId)
+    .where('plan', '=', read.plan)
+    .where('subscription_status', '=', read.subscriptionStatus)
+    .where('cancel_at_period_end', '=', read.cancelAtPeriodEnd)
     .execute();
 }
 

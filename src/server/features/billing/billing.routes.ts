@@ -12,6 +12,7 @@ import {
 import { toUserResponse } from '../../accounts/user-view.ts';
 import type { FeatureDeps } from '../../app-deps.ts';
 import { requireUser, PUBLIC_ROUTE } from '../../http/auth.ts';
+import { MAX_WAITING_TURNS } from '../../db/connection-turns.ts';
 import { enforceRateLimits, rateRule } from '../../http/rate-limit.ts';
 import {
   billingDisabled,
@@ -33,6 +34,11 @@ export const BILLING_RATE_RULES = {
   sync: rateRule('billing-sync-account', 60, 10 * MINUTE, 'billing refreshes'),
 } as const;
 
+/** What a client should expect from the calls that wait for Stripe besides the default error answer. */
+const STRIPE_CALL_ERRORS: Record<number, string> = {
+  429: `More than ${MAX_WAITING_TURNS} of your billing requests already waiting behind your running one (\`too_many_billing_requests\`, with \`Retry-After\`).`,
+};
+
 /** Stripe events are small; anything far larger is not from Stripe. */
 const WEBHOOK_BODY_LIMIT = 512 * 1024;
 
@@ -43,6 +49,7 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
     clock: deps.clock,
     stripe: deps.stripe,
     sessions: deps.sessions,
+    turns: deps.slowTurns,
   };
   deps.accountEvents.onEmailChanged((change) => updateCustomerEmail(billing, change, app.log));
   const refuseBilling = (request: FastifyRequest, action: string) => {
@@ -87,7 +94,10 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
 
     r.post(
       '/api/billing/create-checkout',
-      { schema: { body: createCheckoutRequest, response: { 200: redirectUrlResponse } } },
+      {
+        config: { errorAnswers: STRIPE_CALL_ERRORS },
+        schema: { body: createCheckoutRequest, response: { 200: redirectUrlResponse } },
+      },
       async (request, reply) => {
         const user = requireUser(request);
         if (!billing.stripe) throw refuseBilling(request, 'Checkout');
@@ -119,7 +129,10 @@ export function registerBillingRoutes(app: FastifyInstance, deps: FeatureDeps): 
 
     r.post(
       '/api/billing/sync',
-      { schema: { body: emptyRequest, response: { 200: syncResponse } } },
+      {
+        config: { errorAnswers: STRIPE_CALL_ERRORS },
+        schema: { body: emptyRequest, response: { 200: syncResponse } },
+      },
       async (request, reply) => {
         const user = requireUser(request);
         if (!billing.stripe) throw refuseBilling(request, 'Billing sync');

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { effectivePlan, planForStatus } from '../../accounts/effective-plan.ts';
+import { effectivePlan, operatorPlanState, planForStatus } from '../../accounts/effective-plan.ts';
 import {
   billingStateFor,
   pickSubscription,
+  stateToStore,
   statusFromStripe,
   type SubscriptionSnapshot,
 } from './plan-rules.ts';
@@ -83,5 +84,35 @@ describe('plan rules', () => {
       subscriptionStatus: 'canceled',
       cancelAtPeriodEnd: false,
     });
+  });
+
+  it("an operator's Pro outlasts a cancelled subscription, and stands until Stripe has Pro in force", () => {
+    const end = new Date('2026-03-01T00:00:00Z');
+    const after = new Date('2026-03-02T00:00:00Z');
+    const cancelled = {
+      plan: 'pro' as const,
+      subscriptionStatus: 'active' as const,
+      cancelAtPeriodEnd: true,
+      currentPeriodEnd: end,
+    };
+    const granted = operatorPlanState(cancelled, 'pro');
+    expect(granted).toEqual({ ...cancelled, subscriptionStatus: 'canceled', cancelAtPeriodEnd: false });
+    expect(effectivePlan(granted, after)).toBe('pro');
+    // Nothing else is touched: a plain grant, or a free plan.
+    const paying = { ...cancelled, cancelAtPeriodEnd: false };
+    expect(operatorPlanState(paying, 'pro')).toEqual(paying);
+    expect(operatorPlanState(cancelled, 'free')).toEqual({ ...cancelled, plan: 'free' });
+
+    const endS = end.getTime() / 1000;
+    const over = [sub({ cancel_at_period_end: true, itemPeriodEnds: [endS] })];
+    expect(stateToStore(granted, over, after)).toBeUndefined();
+    expect(stateToStore(granted, [sub({ status: 'canceled' })], after)).toBeUndefined();
+    // A subscription in force again (renewed in the portal) is stored; a paying user's state always is.
+    expect(stateToStore(granted, [sub()], after)).toMatchObject({
+      plan: 'pro',
+      subscriptionStatus: 'active',
+    });
+    expect(stateToStore(paying, over, after)).toMatchObject({ plan: 'pro', cancelAtPeriodEnd: true });
+    expect(stateToStore(paying, [sub({ status: 'canceled' })], after)).toMatchObject({ plan: 'free' });
   });
 });

@@ -1,5 +1,11 @@
 import type { Plan, SubscriptionStatus } from '../../../shared/plans.ts';
-import { isLiveStatus, planForStatus } from '../../accounts/effective-plan.ts';
+import {
+  effectivePlan,
+  isGrantedPro,
+  isLiveStatus,
+  planForStatus,
+  type PlanState,
+} from '../../accounts/effective-plan.ts';
 
 /**
  * How a Stripe subscription maps to our plan (docs/spec.md §1). Pure functions, no I/O: the
@@ -101,4 +107,18 @@ export function billingStateFor(subscriptions: readonly SubscriptionSnapshot[]):
     cancelAtPeriodEnd: cancelling,
     currentPeriodEnd: end === null ? null : new Date(end * 1000),
   };
+}
+
+/**
+ * What a refresh stores over `stored`: the state for the customer's subscriptions, except that
+ * one with no Pro in force at `now` leaves an operator's grant alone (undefined: store nothing).
+ */
+export function stateToStore(
+  stored: PlanState,
+  subscriptions: readonly SubscriptionSnapshot[],
+  now: Date,
+): BillingState | undefined {
+  const state = billingStateFor(subscriptions);
+  if (state && isGrantedPro(stored) && effectivePlan(state, now) !== 'pro') return undefined;
+  return state;
 }

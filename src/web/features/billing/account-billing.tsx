@@ -68,6 +68,10 @@ export function AccountBillingActions({ user }: { user: PlanUser }) {
   );
 }
 
+/** What the account page and /plan say for Pro without a billing account. */
+export const GRANTED_PLAN_NOTE =
+  'Your Pro plan was granted by an administrator of this server; there is nothing to bill.';
+
 function formatDay(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime())
@@ -95,7 +99,7 @@ export function SubscriptionDetails({ user }: { user: PlanUser }) {
   } else if (user.subscriptionStatus === 'active' && end) {
     text = `Renews on ${end}.`;
   } else if (isPro(user) && !data.hasBillingAccount) {
-    text = 'Your Pro plan was granted by an administrator of this server; there is nothing to bill.';
+    text = GRANTED_PLAN_NOTE;
   }
   if (!text) return null;
   return (

@@ -13,9 +13,11 @@ export function syncBilling(signal?: AbortSignal): Promise<SyncResponse> {
   return api<SyncResponse>('/api/billing/sync', { method: 'POST', signal });
 }
 
-export function useSubscriptionInfo() {
+/** The subscription details; `enabled: false` asks nothing (e.g. until they can matter). */
+export function useSubscriptionInfo({ enabled = true }: { enabled?: boolean } = {}) {
   return useQuery({
     queryKey: SUBSCRIPTION_KEY,
+    enabled,
     queryFn: ({ signal }) => api<SubscriptionInfo>('/api/billing/subscription', { signal }),
   });
 }

@@ -64,7 +64,7 @@ const FAQ: Faq[] = [
 
 export interface PlanPageViewProps extends Pick<
   PricingCardsProps,
-  'plan' | 'onUpgrade' | 'onManageBilling' | 'busy'
+  'plan' | 'proNote' | 'onUpgrade' | 'onManageBilling' | 'busy'
 > {
   /** Shown between the cards and the FAQ (e.g. "billing is not enabled on this server"). */
   notice?: ReactNode;

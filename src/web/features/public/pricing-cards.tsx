@@ -14,6 +14,8 @@ export interface PricingCardsProps {
   onUpgrade?: () => void;
   /** Pro users: opens the billing portal. */
   onManageBilling?: () => void;
+  /** Pro users: a note in place of Manage Billing (a plan an administrator granted has no billing). */
+  proNote?: ReactNode;
   /** Which action is running, to show a spinner on its button. */
   busy?: 'upgrade' | 'billing' | null;
   /** Heading level of the plan names, to fit the page outline. */
@@ -146,14 +148,28 @@ function PlanCard({
   );
 }
 
+/** A line in place of a card's button. */
+function CardNote({ children, testId }: { children: ReactNode; testId?: string }) {
+  return (
+    <p
+      data-testid={testId}
+      className="flex min-h-12 items-center justify-center rounded-lg bg-slate-50 px-4 py-2 text-center text-sm text-slate-600 dark:bg-slate-800/60 dark:text-slate-400"
+    >
+      {children}
+    </p>
+  );
+}
+
 /**
  * The Free and Pro cards. Anonymous visitors get "Get Started" (→ /signup); a signed-in free user
- * sees "Current Plan" (disabled) on Free and "Upgrade to Pro" on Pro; a Pro user gets "Manage Billing".
+ * sees "Current Plan" (disabled) on Free and "Upgrade to Pro" on Pro; a Pro user gets "Manage Billing",
+ * or the note the page gives instead.
  */
 export function PricingCards({
   plan,
   onUpgrade,
   onManageBilling,
+  proNote,
   busy = null,
   headingLevel = 'h3',
   className,
@@ -170,9 +186,7 @@ export function PricingCards({
         Current Plan
       </Button>
     ) : (
-      <p className="flex h-12 items-center justify-center rounded-lg bg-slate-50 text-sm text-slate-600 dark:bg-slate-800/60 dark:text-slate-400">
-        Everything in Free is included in Pro
-      </p>
+      <CardNote>Everything in Free is included in Pro</CardNote>
     );
 
   const proAction =
@@ -184,6 +198,8 @@ export function PricingCards({
       <Button size="lg" className="w-full" onClick={onUpgrade} busy={busy === 'upgrade'}>
         Upgrade to Pro
       </Button>
+    ) : proNote ? (
+      <CardNote testId="pro-note">{proNote}</CardNote>
     ) : (
       <Button
         variant="outline"
