@@ -98,7 +98,9 @@ describe('the public email view', () => {
     const sizes = new Map<string, number>();
     page.on('response', async (r) => {
       if (r.request().resourceType() !== 'script') return;
-      sizes.set(r.url(), gzipSync(await r.body(), { level: 9 }).length);
+      // A body still arriving when the test's page closes is not one of the page's loads.
+      const body = await r.body().catch(() => null);
+      if (body) sizes.set(r.url(), gzipSync(body, { level: 9 }).length);
     });
     await page.goto(`/s/${slug}`, { waitUntil: 'networkidle' });
     await page.getByRole('heading', { level: 1, name: SUBJECT }).waitFor();
@@ -113,8 +115,10 @@ describe('the public email view', () => {
     // runtime chunk (~0.4 KB), hence 21 KB rather than 20. The total was 130 KB until 2026-11-28,
     // when the preview frame began to read the email's document through the prototypes and to
     // find a leading doctype in one pass (src/shared/preview/leading-markup.ts, which replaced an
-    // exponential regular expression): 130.2 KB; hence 131 KB.
-    expect(total, report).toBeLessThanOrEqual(131_000);
+    // exponential regular expression): 130.2 KB; hence 131 KB. Later that day the frame learnt to
+    // tell an email sized by its frame (100vh) and keep it in an 800 px window
+    // (src/web/components/email-preview/frame-behaviour.ts): 131.0 KB; hence 132 KB.
+    expect(total, report).toBeLessThanOrEqual(132_000);
     expect(own, report).toBeLessThanOrEqual(21_000);
   });
 
