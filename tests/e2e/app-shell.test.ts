@@ -349,7 +349,10 @@ describe('account', () => {
         return route.continue();
       });
       const focused = () => page.evaluate(() => document.activeElement?.id ?? '');
-      const scrolled = () => page.evaluate(() => window.scrollY);
+      // Where the switch stands in the window: a Space that scrolled would move it by a screen,
+      // while a section above it that finishes loading moves the page, not the switch (scroll
+      // anchoring), as window.scrollY alone did once under load.
+      const scrolled = () => toggle.evaluate((el) => Math.round(el.getBoundingClientRect().top));
       await toggle.focus();
       const top = await scrolled();
 
