@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+import { handlebarsTokens } from './handlebars-lexer.ts';
 import { PrepareError } from '../prepare-error.ts';
 import type { FillOptions, Filled } from './filled.ts';
 import { unfilledHandlebars } from './handlebars-unfilled.ts';
@@ -322,18 +323,6 @@ export function fillHandlebars(
 // ---------------------------------------------------------------------------------------------
 // Syntax errors, in the email developer's terms.
 
-/** The jison lexer and parser Handlebars parses with (`Handlebars.Parser`, untyped). */
-interface JisonParser {
-  lexer: {
-    setInput(input: string, yy: object): void;
-    lex(): number | string;
-    yytext: string;
-    yylloc: { first_line: number; first_column: number; last_line: number; last_column: number };
-  };
-  terminals_: Record<number, string>;
-}
-const jison = (hb as unknown as { Parser: JisonParser }).Parser;
-
 interface ParseProblem {
   line: number | null;
   reason: string;
@@ -396,20 +385,8 @@ function parseProblem(source: string, err: unknown, lines: boolean): ParseProble
   let tag: OpenTag | undefined;
   /** Where the last token the lexer read ends. */
   let read = 0;
-  const lexer = jison.lexer;
-  lexer.setInput(source, {
-    parser: {
-      parseError: (message: string) => {
-        throw new Error(message);
-      },
-    },
-  });
-  for (;;) {
-    let kind: string;
-    try {
-      const token = lexer.lex();
-      kind = typeof token === 'number' ? (jison.terminals_[token] ?? '') : token;
-    } catch {
+  for (const { kind, text: tokenText, at } of handlebarsTokens(source)) {
+    if (kind === 'LEX_ERROR') {
       // A lexical error: a comment never closed, or else the parser's message below.
       const comment = /^\{\{~?!--/.exec(source.slice(read));
       if (comment) {
@@ -417,7 +394,6 @@ function parseProblem(source: string, err: unknown, lines: boolean): ParseProble
       }
       break;
     }
-    const at = lexer.yylloc;
     read = offset(at.last_line, at.last_column);
     if (kind === 'EOF') {
       if (tag) return unclosed(tag, source.length);
@@ -447,7 +423,7 @@ function parseProblem(source: string, err: unknown, lines: boolean): ParseProble
     if (kind === 'INVERSE') {
       // `{{else}}` or `{{^}}`, a whole tag.
       const open = blocks.at(-1);
-      const text = lexer.yytext.replace(/\s+/g, '');
+      const text = tokenText.replace(/\s+/g, '');
       if (!open) {
         return {
           line: at.first_line,
@@ -477,9 +453,9 @@ function parseProblem(source: string, err: unknown, lines: boolean): ParseProble
       kind === 'ID' &&
       (tag.name === '' || tag.name.endsWith('.') || tag.name.endsWith('/'))
     ) {
-      tag.name += lexer.yytext;
+      tag.name += tokenText;
     } else if (tag.naming && kind === 'SEP' && tag.name !== '') {
-      tag.name += lexer.yytext;
+      tag.name += tokenText;
     } else {
       tag.naming = false;
     }
@@ -499,7 +475,7 @@ function parseProblem(source: string, err: unknown, lines: boolean): ParseProble
   }
 
   function closed(tag: OpenTag, kind: string): ParseProblem | undefined {
-    const text = excerpt(tag.from, offset(lexer.yylloc.last_line, lexer.yylloc.last_column));
+    const text = excerpt(tag.from, read);
     if (tag.invalid) {
       return {
         line: tag.line,

@@ -1,6 +1,6 @@
-import Handlebars from 'handlebars';
 import { Tokenizer, TypeGuards, type LiquidOptions, type TagToken, type TopLevelToken } from 'liquidjs';
 import { PrepareError } from '../prepare-error.ts';
+import { handlebarsTokens } from './handlebars-lexer.ts';
 import { inErrorChain } from './template-problem.ts';
 
 /**
@@ -38,47 +38,21 @@ export function outOfStack(err: unknown, syntax: keyof typeof NESTING): PrepareE
 // ---------------------------------------------------------------------------------------------
 // Handlebars, read with its own lexer (linear, no recursion).
 
-interface JisonParser {
-  lexer: {
-    setInput(input: string, yy: object): void;
-    lex(): number | string;
-    yytext: string;
-    yylloc: { first_line: number };
-  };
-  terminals_: Record<number, string>;
-}
-const jison = (Handlebars as unknown as { Parser: JisonParser }).Parser;
-
 /**
  * Refuses a block, `{{else if …}}` or subexpression nested past `MAX_NESTING`, and a path of more
  * than `MAX_PATH_PARTS` parts, at its line (`lines`: FillOptions.lines). A source the lexer cannot
  * read is left to the parser, which names the problem.
  */
 export function refuseDeepHandlebars(source: string, lines: boolean): void {
-  const lexer = jison.lexer;
-  lexer.setInput(source, {
-    parser: {
-      parseError: (message: string) => {
-        throw new Error(message);
-      },
-    },
-  });
   /** For each open block, the levels it adds: 1, and 1 per `{{else if …}}` (nested in the tree). */
   const blocks: number[] = [];
   let depth = 0;
   let parts = 0;
   let path = '';
   let previous = '';
-  for (;;) {
-    let kind: string;
-    try {
-      const token = lexer.lex();
-      kind = typeof token === 'number' ? (jison.terminals_[token] ?? '') : token;
-    } catch {
-      return;
-    }
-    if (kind === 'EOF') return;
-    const line = lines ? lexer.yylloc.first_line : null;
+  for (const { kind, text, at } of handlebarsTokens(source)) {
+    if (kind === 'EOF' || kind === 'LEX_ERROR') return;
+    const line = lines ? at.first_line : null;
     switch (kind) {
       case 'OPEN_BLOCK':
       case 'OPEN_INVERSE':
@@ -104,10 +78,10 @@ export function refuseDeepHandlebars(source: string, lines: boolean): void {
       case 'ID':
         if (previous === 'SEP') {
           parts++;
-          if (path.length < 40) path += `.${lexer.yytext}`;
+          if (path.length < 40) path += `.${text}`;
         } else {
           parts = 1;
-          path = lexer.yytext;
+          path = text;
         }
         if (parts > MAX_PATH_PARTS) {
           throw tooDeep(
