@@ -5,6 +5,14 @@ import { DARK_CANVAS, LIGHT_CANVAS } from '../../shared/preview/canvas.ts';
 import { leadingDoctypeEnd } from '../../shared/preview/leading-markup.ts';
 import type { RenderMode } from '../../shared/contract/render.ts';
 import type { Egress } from '../net/egress.ts';
+import { imageDimensions } from './image-dimensions.ts';
+import {
+  boundInlineImages,
+  boundInlineImagesIn,
+  MAX_IMAGE_PIXELS,
+  placeholderSvg,
+  tooLarge,
+} from './image-limit.ts';
 import {
   captureByWindows,
   heightInWindow,
@@ -34,6 +42,10 @@ import {
  * the egress guard (src/server/net/egress.ts) and handed to the page, everything else (documents,
  * so no navigation, scripts, media, fetches, objects) is refused. Chromium itself never opens a
  * connection for the email: its proxy is a dead loopback port (renderer.ts).
+ *
+ * Images too large to decode are not given to Chromium (image-limit.ts): a fetched one whose header
+ * declares more than MAX_IMAGE_PIXELS, and the `data:` images of the email and of its style sheets
+ * and SVG images, are drawn as empty SVGs of their size and counted as not in the render.
  *
  * Like the preview's frame, ours is as tall as the email, unless the email's height depends on the
  * frame's (viewport units): it is then taken in an 800 px window, scrolled (window-capture.ts).
@@ -65,8 +77,9 @@ export interface RenderedPage {
    */
   contentWidth: number;
   /**
-   * Images (of `<img>` and CSS) fetched through the egress guard that are not in the render:
-   * refused, failed, answered with an error status, or not there within the render's time.
+   * Images (of `<img>` and CSS) that are not in the render: fetched through the egress guard and
+   * refused, failed, answered with an error status, or not there within the render's time; or, at
+   * a URL or inline (`data:`), over the decoded size limit (image-limit.ts MAX_IMAGE_PIXELS).
    */
   imagesFailed: number;
 }
@@ -162,7 +175,7 @@ function allowedKind(resourceType: string, url: URL): boolean {
   return false;
 }
 
-/** The images of one render: each URL, and whether it arrived. */
+/** The images of one render: each URL, and whether it arrived (a `data:` URL left out did not). */
 type ImageLedger = Map<string, boolean>;
 
 async function refuse(route: Route, resourceType: string): Promise<void> {
@@ -212,14 +225,32 @@ async function handle(
       maxBytes: MAX_RESOURCE_BYTES,
       totalTimeoutMs: remaining,
     });
-    report('fetched');
     const contentType = res.headers['content-type'];
+    const ok = res.status >= 200 && res.status < 300;
+    // Too large to decode: an empty SVG of its size takes its place (image-limit.ts); the image stays
+    // counted as not arrived.
+    const declared = ok && isImage ? imageDimensions(res.body) : undefined;
+    if (tooLarge(declared)) {
+      report(
+        'failed',
+        `an image of ${declared.width} × ${declared.height} pixels, more than ${MAX_IMAGE_PIXELS / 1e6} million`,
+      );
+      await route.fulfill({ status: 200, contentType: 'image/svg+xml', body: placeholderSvg(declared) });
+      return;
+    }
+    report('fetched');
+    // A style sheet's or an SVG image's own `data:` images are bounded alike.
+    const bounded =
+      ok && (resourceType === 'stylesheet' || (isImage && !declared && /svg/i.test(contentType ?? '')))
+        ? boundInlineImagesIn(res.body)
+        : { body: res.body, leftOut: [] };
+    for (const inline of bounded.leftOut) images.set(inline, false);
     await route.fulfill({
       status: res.status,
       headers: contentType ? { 'content-type': contentType } : {},
-      body: res.body,
+      body: bounded.body,
     });
-    if (isImage && res.status >= 200 && res.status < 300) images.set(url.href, true);
+    if (isImage && ok) images.set(url.href, true);
   } catch (err) {
     const kind = (err as { kind?: string }).kind ?? '';
     report(
@@ -261,6 +292,9 @@ export async function renderInContext(
     const pageUrl = `${RENDER_ORIGIN}/${randomUUID()}/`;
     let pageServed = false;
     const images: ImageLedger = new Map();
+    // The email's `data:` images too large to decode are drawn as empty SVGs of their size.
+    const inline = boundInlineImages(job.html);
+    for (const url of inline.leftOut) images.set(url, false);
     await context.route('**/*', (route) => {
       const request = route.request();
       if (!pageServed && request.url() === pageUrl && request.resourceType() === 'document') {
@@ -282,7 +316,7 @@ export async function renderInContext(
     await page.evaluate((doc) => {
       const url = URL.createObjectURL(new Blob([doc], { type: 'text/html;charset=utf-8' }));
       document.querySelector('iframe')!.src = url;
-    }, frameDocument(job.html));
+    }, frameDocument(inline.text));
     await frame.waitForURL((url) => url.protocol === 'blob:', { waitUntil: 'commit', timeout: timeout() });
     // Its load event comes after its images, style sheets and fonts, each of which arrives or is
     // given up by resourcesBy; should it not come, what has arrived is rendered.
