@@ -50,6 +50,26 @@ describe('connectionTurns', () => {
     await Promise.all(runs);
   });
 
+  it('gives a free slot to the key that waited without a turn, not to the one with most waiting', async () => {
+    const turns = connectionTurns({ slots: 1 });
+    const started: string[] = [];
+    const jobs = ['a1', 'a2', 'a3', 'b1'].map((name) => ({ name, ...held() }));
+    const runs = jobs.map((j) => turns.run(j.name[0]!, () => (started.push(j.name), j.work()), full));
+    await settle();
+    expect(started).toEqual(['a1']);
+    jobs[0]!.end();
+    await settle();
+    // b arrived after a2 and a3, and goes before them: a has had a turn, b none.
+    expect(started).toEqual(['a1', 'b1']);
+    jobs[3]!.end();
+    await settle();
+    jobs[1]!.end();
+    await settle();
+    jobs[2]!.end();
+    await Promise.all(runs);
+    expect(started).toEqual(['a1', 'b1', 'a2', 'a3']);
+  });
+
   it("refuses a key once its waiting turns are full, and frees the key's turn after a failure", async () => {
     const turns = connectionTurns({ slots: 4, maxWaiting: 2 });
     const first = held();

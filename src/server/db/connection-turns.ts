@@ -27,15 +27,35 @@ export function connectionTurns({
 }): ConnectionTurns {
   const running = new Set<string>();
   const waiting: { key: string; start: () => void }[] = [];
+  /** When each key with a turn waiting or running last had one started (a count of starts). */
+  const lastStart = new Map<string, number>();
+  let starts = 0;
 
+  /**
+   * Fair between keys: a free slot goes to the waiting key whose last turn started longest ago (a
+   * key that has had none first), then in order of arrival. A user keeping four searches waiting
+   * does not hold a newcomer behind all four.
+   */
   function startNext(): void {
     while (running.size < slots) {
-      const next = waiting.findIndex((w) => !running.has(w.key));
+      let next = -1;
+      for (let i = 0; i < waiting.length; i++) {
+        const key = waiting[i]!.key;
+        if (running.has(key)) continue;
+        if (next < 0 || (lastStart.get(key) ?? 0) < (lastStart.get(waiting[next]!.key) ?? 0)) next = i;
+      }
       if (next < 0) return;
       const [w] = waiting.splice(next, 1);
       running.add(w!.key);
+      lastStart.set(w!.key, ++starts);
       w!.start();
     }
+  }
+
+  function finish(key: string): void {
+    running.delete(key);
+    if (!waiting.some((w) => w.key === key)) lastStart.delete(key);
+    startNext();
   }
 
   return {
@@ -48,8 +68,7 @@ export function connectionTurns({
       try {
         return await work();
       } finally {
-        running.delete(key);
-        startNext();
+        finish(key);
       }
     },
   };
