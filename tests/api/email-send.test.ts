@@ -367,6 +367,7 @@ describe('per-minute send rate', () => {
         payload: { to: 'late@example.com', html: '<p>late</p>' },
       });
       expect(full.json().code).toBe('monthly_limit_reached');
+
       const minute = await limits.db
         .selectFrom('send_rate')
         .select('count')
@@ -374,6 +375,16 @@ describe('per-minute send rate', () => {
         .where('minute', '=', new Date('2026-03-15T12:01:00Z'))
         .execute();
       expect(minute).toEqual([{ count: 0 }]);
+      // With the minute's sends used up as well, the answer is still the month's: waiting a minute
+      // would not help.
+      await limits.db.updateTable('send_rate').set({ count: 3 }).where('user_id', '=', u.user.id).execute();
+      const both = await limits.app.inject({
+        method: 'POST',
+        url: '/api/email/send',
+        headers: u.headers,
+        payload: { to: 'later@example.com', html: '<p>later</p>' },
+      });
+      expect(both.json().code).toBe('monthly_limit_reached');
     } finally {
       await limits.close();
     }

@@ -167,6 +167,8 @@ describe('the statements of a send', () => {
     // The minute's send is taken first: the month refuses with it held (the caller gives it back).
     expect(await take(1, 5)).toBe('monthly');
     expect(await take(5, 2)).toBe('rate');
+    // Over the rate with the month full: the month, the refusal a minute's wait does not lift.
+    expect(await take(1, 2)).toBe('none');
     expect(await take(0, 5)).toBe('none');
   });
 });

@@ -39,7 +39,10 @@ export async function releaseRateSend(db: Executor, userId: string, minute: Date
 
 /** What `takeSend` found: whether the send was taken, and the sender's stored target clients. */
 export interface TakenSend {
-  /** `none`: the allowance is zero, nothing taken. */
+  /**
+   * `none`: the month refuses and nothing was taken: the allowance is zero, or the month is full
+   * while the minute is too (the month is the refusal that will still hold in a minute).
+   */
   outcome: 'taken' | 'monthly' | 'rate' | 'none';
   /**
    * `users.target_clients` as stored (null: the default set), read in the same statement so the
@@ -72,7 +75,12 @@ export async function takeSend(
 ): Promise<TakenSend> {
   // An allowance of none takes nothing (an insert would start the month's counter at one).
   if (entry.monthlyLimit <= 0) return { outcome: 'none', targetClients: null };
-  const { rows } = await sql<{ monthly: boolean; rate: boolean; target_clients: string[] | null }>`
+  const { rows } = await sql<{
+    monthly: boolean;
+    rate: boolean;
+    month_full: boolean;
+    target_clients: string[] | null;
+  }>`
     with no_flush_wait as (select set_config('synchronous_commit', 'off', true)),
     rate as (
       insert into send_rate (user_id, minute, count) values (${entry.userId}, ${entry.minute}, 1)
@@ -87,11 +95,13 @@ export async function takeSend(
       returning 1
     )
     select exists (select 1 from monthly) as monthly, exists (select 1 from rate) as rate,
+      exists (select 1 from usage_counters u where u.user_id = ${entry.userId}
+               and u.month = ${entry.month}::date and u.count >= ${entry.monthlyLimit}) as month_full,
       exists (select 1 from no_flush_wait) as applied,
       (select target_clients from users where id = ${entry.userId}) as target_clients`.execute(db);
   const row = rows[0]!;
   return {
-    outcome: !row.rate ? 'rate' : !row.monthly ? 'monthly' : 'taken',
+    outcome: !row.rate ? (row.month_full ? 'none' : 'rate') : !row.monthly ? 'monthly' : 'taken',
     targetClients: row.target_clients,
   };
 }
