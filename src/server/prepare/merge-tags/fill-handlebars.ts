@@ -271,7 +271,7 @@ function groupOf(body: hbs.AST.Statement[]): hbs.AST.BlockStatement {
  * (html-comments.ts); plain text (`html` false: the subject, a text part) has no comments.
  */
 function hiddenNode(source: string, html: boolean): (node: Node) => boolean {
-  const hidden = html ? htmlCommentsHidden(source) : null;
+  const hidden = html ? htmlCommentsHidden(source, 'handlebars') : null;
   if (!hidden) return () => false;
   const starts = [0];
   for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) starts.push(i + 1);

@@ -416,7 +416,7 @@ export function fillLiquid(
     }
   }
   if (escape) markLiterals(templates);
-  const hidden = (escape && htmlCommentsHidden(source)) || (() => false);
+  const hidden = (escape && htmlCommentsHidden(source, 'liquid')) || (() => false);
   watchOutputs(templates, hidden);
   const ctx = new ReadingContext(data, engine.options, { sync: true }, { liquid: engine });
   ctx.fill = {

@@ -60,7 +60,7 @@ export function fillMailchimp(
   const count = outputCounter();
   count(kept.length);
   // A tag in an HTML comment no reader sees is not reported (html-comments.ts).
-  const hidden = escape ? htmlCommentsHidden(kept) : null;
+  const hidden = escape ? htmlCommentsHidden(kept, 'mailchimp') : null;
   const output = kept.replace(TAG, (whole, name: string, at: number) => {
     const value = valueOf(name);
     if (value === undefined) {

@@ -182,7 +182,12 @@ class UnfilledWalker {
       return;
     }
     if ((name === 'each' || name === 'with') && subject) {
-      const value = this.check(subject, scope);
+      // With an {{else}} the author has written what shows without it: missing data is tested,
+      // as a condition's is, and not reported.
+      const value =
+        block.inverse && subject.type === 'PathExpression'
+          ? this.resolve(subject as hbs.AST.PathExpression, scope)
+          : this.check(subject, scope);
       const contexts = (v: unknown): unknown[] =>
         v === UNKNOWN ? [UNKNOWN] : name === 'each' ? itemsOf(v) : isEmpty(v) ? [] : [v];
       this.program(block.program, inner(scope, block, unique(value.values.flatMap(contexts))));

@@ -10,12 +10,25 @@ import { commentEnd, RAW_TEXT, rawTextEnd, readTag } from '../html-tokens.ts';
  *
  * Returns whether an offset of the source is inside such a comment, or null when there is none.
  */
-export function htmlCommentsHidden(source: string): ((offset: number) => boolean) | null {
+export function htmlCommentsHidden(
+  written: string,
+  syntax: 'handlebars' | 'liquid' | 'mailchimp',
+): ((offset: number) => boolean) | null {
+  // The template's own comments render nothing: a `<!--` inside one opens no HTML comment.
+  const source = syntax === 'mailchimp' ? written : withoutTemplateComments(written, syntax);
   /** Starts and ends of the comments, in order. */
   const starts: number[] = [];
   const ends: number[] = [];
   let at = source.indexOf('<');
   while (at !== -1) {
+    // `<![CDATA[…]]>`, `<!DOCTYPE …>`, `<?…>`: HTML's bogus comments and declarations end at the
+    // first `>`, and hide nothing a merge tag would be in (a `<!--` inside one opens nothing).
+    if ((source.startsWith('<!', at) && !source.startsWith('<!--', at)) || source.startsWith('<?', at)) {
+      const end = source.indexOf('>', at + 2);
+      if (end === -1) break;
+      at = source.indexOf('<', end + 1);
+      continue;
+    }
     if (source.startsWith('<!--', at)) {
       const end = commentEnd(source, at + 4);
       const stop = end === -1 ? source.length : end;
@@ -54,4 +67,17 @@ export function htmlCommentsHidden(source: string): ((offset: number) => boolean
     }
     return low > 0 && offset < ends[low - 1]!;
   };
+}
+
+/**
+ * The source with the template engine's comments (`{{!-- … --}}` and `{{! … }}`; `{% comment %} …
+ * {% endcomment %}` and `{% # … %}`) turned into spaces, so offsets stay where they were. Linear:
+ * each search starts where the last one ended.
+ */
+function withoutTemplateComments(source: string, syntax: 'handlebars' | 'liquid'): string {
+  const pattern =
+    syntax === 'handlebars'
+      ? /\{\{~?!--[\s\S]*?--~?\}\}|\{\{~?![\s\S]*?\}\}/g
+      : /\{%-?\s*comment\s*-?%\}[\s\S]*?\{%-?\s*endcomment\s*-?%\}|\{%-?\s*#[\s\S]*?%\}/g;
+  return source.replace(pattern, (comment) => ' '.repeat(comment.length));
 }

@@ -78,10 +78,10 @@ describe('Handlebars', () => {
     expect(fill('handlebars', '{{#if coupon}}x{{else}}{{fallback}}{{/if}}', data).unfilled).toEqual([
       'fallback',
     ]);
-    expect(fill('handlebars', '{{#each orders}}x{{else}}{{none}}{{/each}}', data).unfilled).toEqual([
-      'orders',
-      'none',
-    ]);
+    // A list or object with an {{else}} is tested, as a condition is: its else renders, nothing blank.
+    expect(fill('handlebars', '{{#each orders}}x{{else}}{{none}}{{/each}}', data).unfilled).toEqual(['none']);
+    expect(fill('handlebars', '{{#with user}}{{name}}{{else}}x{{/with}}', {}).unfilled).toEqual([]);
+    expect(fill('handlebars', '{{#with user}}{{name}}{{/with}}', {}).unfilled).toEqual(['user']);
     expect(
       fill('handlebars', '{{#if (lookup account "plan")}}{{a}}{{else}}{{b}}{{/if}}', data).unfilled,
     ).toEqual(['a', 'b']);
@@ -960,6 +960,23 @@ describe('merge tags in an HTML comment', () => {
       );
     }
     expect(fill('liquid', '<!-- {% for o in orders %}{{ o }}{% endfor %} -->', {}).unfilled).toEqual([]);
+  });
+
+  it('opens no comment at a <!-- inside a template comment or a CDATA section', () => {
+    expect(fill('handlebars', '{{!-- do not use <!-- here --}}<p>Hi {{name}}</p>', {}).unfilled).toEqual([
+      'name',
+    ]);
+    expect(fill('handlebars', '{{! old <!-- }}<p>Hi {{name}}</p>', {}).unfilled).toEqual(['name']);
+    expect(
+      fill('liquid', '{% comment %}old <!-- banner{% endcomment %}<p>Hi {{ name }}</p>', {}).unfilled,
+    ).toEqual(['name']);
+    expect(fill('liquid', '{% # old <!-- %}<p>Hi {{ name }}</p>', {}).unfilled).toEqual(['name']);
+    for (const [syntax, tag] of [
+      ['handlebars', '{{name}}'],
+      ['liquid', '{{ name }}'],
+      ['mailchimp', '*|name|*'],
+    ] as const)
+      expect(fill(syntax, `<![CDATA[ <!-- ]]><p>Hi ${tag}</p> -->`, {}).unfilled, syntax).toEqual(['name']);
   });
 });
 
