@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/e2e-server.ts';
 import { insertSharedEmail } from '../support/shared-email.ts';
+import { scrollToReviews } from '../support/public-review.ts';
 import { createUser, type TestUser } from '../support/users.ts';
 
 /*
@@ -97,5 +98,65 @@ describe('an email sized by the viewport', () => {
       expect(at(795), name).not.toEqual([51, 51, 51]);
       expect(at(exported.height - 2), name).toEqual([51, 51, 51]);
     }
+  });
+
+  it('pins a point of the email, not of the window: a pin on the footer, scrolled to, stays on the footer', async () => {
+    const { id, slug } = ids.hero;
+    const page = await browser.pageWith(server, undefined, { viewport: { width: 1280, height: 900 } });
+    await page.goto(`/s/${slug}?view=600`);
+    await seen(page);
+    const frame = page.locator(FRAME);
+    const scrollFrame = (top: number) =>
+      frame.evaluate((f: HTMLIFrameElement, y) => f.contentWindow!.scrollTo(0, y), top);
+    await scrollToReviews(page);
+    await page.getByLabel('Your name').fill('Carol');
+    await page.getByRole('radio', { name: 'Comment' }).click();
+    await page.getByLabel('Comment', { exact: true }).fill('Footer text should be bigger');
+    await page.getByRole('button', { name: 'Pin to the Email' }).click();
+    await page.getByRole('application', { name: 'Pin position' }).waitFor();
+    await frame.scrollIntoViewIfNeeded();
+    await scrollFrame(10_000);
+    // The footer's middle, in the page: where the frame is plus where the footer is in its window.
+    const target = async () => {
+      const box = (await frame.boundingBox())!;
+      const at = await frame.evaluate((f: HTMLIFrameElement) => {
+        const r = f.contentDocument!.getElementById('footer')!.getBoundingClientRect();
+        return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+      });
+      return { x: box.x + at.x, y: box.y + at.y };
+    };
+    await expect.poll(async () => (await target()).y < (await frame.boundingBox())!.y + 800).toBe(true);
+    const click = await target();
+    await page.mouse.click(click.x, click.y);
+    await page.getByTestId('pin-draft').waitFor();
+    await page.getByRole('button', { name: 'Send Review' }).click();
+    await page.getByRole('button', { name: 'Pin 1: Carol' }).waitFor();
+    const { pin_y } = await server.db
+      .selectFrom('email_reviews')
+      .select('pin_y')
+      .where('thread_id', '=', id)
+      .executeTakeFirstOrThrow();
+    // The footer is the email's last 54 of 854 px (800 of hero, then 20 + 14 + 20): past 0.93.
+    expect(pin_y!).toBeGreaterThan(0.93);
+
+    // The owner's page: at the window's top the pin is out of view; scrolled down, it is on the footer.
+    const own = await browser.sharedPage(server, owner, { viewport: { width: 1280, height: 900 } });
+    await own.goto(`/app/email/${id}?view=600`);
+    await seen(own);
+    const marker = own.getByRole('button', { name: 'Pin 1: Carol' });
+    await expect.poll(() => marker.count()).toBe(0);
+    await own.locator(FRAME).evaluate((f: HTMLIFrameElement) => f.contentWindow!.scrollTo(0, 10_000));
+    await marker.waitFor();
+    const under = await marker.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const f = document.querySelector<HTMLIFrameElement>('iframe[data-testid="email-frame"]')!;
+      const fr = f.getBoundingClientRect();
+      const hit = f.contentDocument!.elementFromPoint(
+        r.left + r.width / 2 - fr.left,
+        r.top + r.height / 2 - fr.top,
+      );
+      return hit?.id ?? hit?.textContent ?? null;
+    });
+    expect(under).toBe('footer');
   });
 });

@@ -9,6 +9,7 @@ import {
 } from 'react';
 import type { Review } from '../../../shared/contract/review.ts';
 import { cx, focusRing } from '../ui/cx.ts';
+import { emailFraction, useFrameScroll, windowFraction } from './frame-scroll.ts';
 import { pinNumbers, reviewElementId } from './pin-numbers.ts';
 
 export interface PinPoint {
@@ -94,6 +95,8 @@ export function PinMarkers({
   const cursorEl = useRef<HTMLDivElement>(null);
   const [cursor, setCursor] = useState<PinPoint | null>(null);
   const hintId = useId();
+  // Points on the layer are of the frame's window; pins are of the whole email (frame-scroll.ts).
+  const scroll = useFrameScroll(layer);
 
   // Pin mode starts with the cursor in the email, focused: the keyboard's way to place a pin.
   useLayoutEffect(() => {
@@ -110,7 +113,7 @@ export function PinMarkers({
     const frame = layer.current?.parentElement?.querySelector('iframe');
     onPick?.({
       x: clamp(point.x),
-      y: clamp(point.y),
+      y: emailFraction(clamp(point.y), scroll),
       width: Math.round(frame?.clientWidth ?? box?.width ?? 0),
     });
     // Back to the form below the email, to write what the pin is about.
@@ -159,6 +162,7 @@ export function PinMarkers({
     else if (y > window.innerHeight - margin) window.scrollBy(0, y - window.innerHeight + margin);
   };
 
+  const draftY = draft ? windowFraction(draft.y, scroll) : null;
   const marker =
     'absolute flex size-7 -translate-x-1/2 -translate-y-1/2 items-center justify-center rounded-full text-xs font-semibold shadow-md ring-2 ring-white';
   return (
@@ -179,7 +183,10 @@ export function PinMarkers({
       {reviews
         .filter((r) => r.pin && r.version === version)
         .map((r) => {
-          const pin = r.pin!;
+          const y = windowFraction(r.pin!.y, scroll);
+          // Scrolled out of the frame's window: no marker until it is back.
+          if (y === null) return null;
+          const pin = { x: r.pin!.x, y };
           const label = `Pin ${numbers.get(r.id)}: ${r.name}`;
           return (
             <button
@@ -213,11 +220,11 @@ export function PinMarkers({
             </button>
           );
         })}
-      {draft ? (
+      {draft && draftY !== null ? (
         <span
           role="img"
           className={cx(marker, 'bg-amber-400 text-slate-900')}
-          style={{ left: `${draft.x * 100}%`, top: `${draft.y * 100}%` }}
+          style={{ left: `${draft.x * 100}%`, top: `${draftY * 100}%` }}
           data-testid="pin-draft"
           aria-label="Your pin"
         >
