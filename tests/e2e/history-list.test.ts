@@ -233,6 +233,8 @@ describe('rows', () => {
     failing = false;
     await page.getByRole('button', { name: 'Try again' }).click();
     await rows(page).filter({ hasText: 'Eventually visible' }).waitFor();
+    // The button gave way to the list: the keyboard is in the search box, not lost on the page.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('search');
   });
 
   it('clicking a row opens the email; the keyboard reaches it through the To link', async () => {

@@ -194,7 +194,16 @@ export function HistoryPage() {
           <p className="font-semibold text-slate-900 dark:text-white">Failed to load emails</p>
           <p className="text-sm text-slate-600 dark:text-slate-400">{errorMessage(loadError)}</p>
         </div>
-        <Button variant="outline" busy={list.isFetching} onClick={() => void list.refetch()}>
+        <Button
+          variant="outline"
+          busy={list.isFetching}
+          onClick={() => {
+            // The failure gives way to the list while it loads again, and this button with it: the
+            // keyboard goes to the search box, where a search that failed can be changed.
+            searchRef.current?.focus();
+            void list.refetch();
+          }}
+        >
           Try Again
         </Button>
       </div>
