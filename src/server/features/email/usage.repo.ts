@@ -95,8 +95,11 @@ export async function takeSend(
       returning 1
     )
     select exists (select 1 from monthly) as monthly, exists (select 1 from rate) as rate,
-      exists (select 1 from usage_counters u where u.user_id = ${entry.userId}
-               and u.month = ${entry.month}::date and u.count >= ${entry.monthlyLimit}) as month_full,
+      -- Read only for a send the rate refused (a CASE evaluates its sub-select only when reached).
+      case when exists (select 1 from rate) then false
+           else exists (select 1 from usage_counters u where u.user_id = ${entry.userId}
+                         and u.month = ${entry.month}::date and u.count >= ${entry.monthlyLimit})
+      end as month_full,
       exists (select 1 from no_flush_wait) as applied,
       (select target_clients from users where id = ${entry.userId}) as target_clients`.execute(db);
   const row = rows[0]!;
