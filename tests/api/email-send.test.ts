@@ -337,16 +337,14 @@ describe('per-minute send rate', () => {
     try {
       limits.clock.set(new Date('2026-03-15T12:00:10Z'));
       const u = await createUser(limits.db);
-      const results = await Promise.all(
-        Array.from({ length: 30 }, (_, i) =>
-          limits.app.inject({
-            method: 'POST',
-            url: '/api/email/send',
-            headers: u.headers,
-            payload: { to: `b${i}@example.com`, html: `<p>${i}</p>` },
-          }),
-        ),
-      );
+      const send = (to: string) =>
+        limits.app.inject({
+          method: 'POST',
+          url: '/api/email/send',
+          headers: u.headers,
+          payload: { to, html: `<p>${to}</p>` },
+        });
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => send(`b${i}@example.com`)));
       const codes = results.map((r) => (r.statusCode === 200 ? 'sent' : r.json<{ code: string }>().code));
       expect(codes.filter((c) => c === 'sent')).toHaveLength(3);
       expect(codes.filter((c) => c !== 'sent')).toEqual(Array(27).fill('send_rate_limited'));
@@ -360,12 +358,7 @@ describe('per-minute send rate', () => {
         .set({ count: 10 })
         .where('user_id', '=', u.user.id)
         .execute();
-      const full = await limits.app.inject({
-        method: 'POST',
-        url: '/api/email/send',
-        headers: u.headers,
-        payload: { to: 'late@example.com', html: '<p>late</p>' },
-      });
+      const full = await send('late@example.com');
       expect(full.json().code).toBe('monthly_limit_reached');
 
       const minute = await limits.db
@@ -378,12 +371,7 @@ describe('per-minute send rate', () => {
       // With the minute's sends used up as well, the answer is still the month's: waiting a minute
       // would not help.
       await limits.db.updateTable('send_rate').set({ count: 3 }).where('user_id', '=', u.user.id).execute();
-      const both = await limits.app.inject({
-        method: 'POST',
-        url: '/api/email/send',
-        headers: u.headers,
-        payload: { to: 'later@example.com', html: '<p>later</p>' },
-      });
+      const both = await send('later@example.com');
       expect(both.json().code).toBe('monthly_limit_reached');
     } finally {
       await limits.close();
